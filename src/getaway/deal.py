@@ -1,0 +1,981 @@
+"""The deal state machine: one hand of play, from the deal to the loser (RULES.md §1–§5).
+
+A :class:`Deal` is created from (rules, dealer, seed) or from an explicit
+:class:`~getaway.position.Position`. It says whose decision it is
+(:attr:`Deal.to_act`) and of which kind (:attr:`Deal.decision`), lists the legal
+actions of any seat (:meth:`Deal.legal_actions`) and applies one
+(:meth:`Deal.apply`), returning the :class:`~getaway.events.Event` s it caused.
+An illegal action raises :class:`~getaway.events.IllegalActionError` and changes
+nothing; under ``enforcement="penalize"`` the irregularities of R-P-PENALTY are
+carried out instead.
+
+The state machine is pure: no I/O, no clock; its only chance (the shuffle and
+the blind draws of R-P-DRAW) comes from ``random.Random(seed)``.
+
+All trick logic lives in this module, in one place each: which cards may be
+played (:meth:`Deal._playable`), who is winning a trick (:meth:`Deal._winner`),
+and the two ways a trick ends (:meth:`Deal._pick_up`, :meth:`Deal._complete`).
+Profiles and variants switch branches inside them.
+
+>>> from getaway import Rules
+>>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=7)
+>>> deal.decision, str(deal.legal_actions()[0])
+('play', 'A♠')
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any, Final
+
+from .cards import (
+    ACE_OF_SPADES,
+    JOKER,
+    JOKER_INDEX,
+    SPADES,
+    SUIT_MASKS,
+    Card,
+    cards_of,
+    count,
+)
+from .events import (
+    PASS,
+    PICKUP,
+    TAKE,
+    Action,
+    Call,
+    Event,
+    EventKind,
+    IllegalActionError,
+    Outcome,
+    Termination,
+    parse_action,
+)
+from .position import Position
+from .rules import Rules
+
+__all__ = ["Deal", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay"]
+
+#: :attr:`Deal.decision` values.
+PLAY: Final = "play"
+TAKE_OR_PASS: Final = "take"
+
+_TENS: Final = sum(1 << (13 * s + 8) for s in range(4))
+_SPADES: Final = SUIT_MASKS[SPADES]
+_JOKER_BIT: Final = 1 << JOKER_INDEX
+_new_event = tuple.__new__  # Event(...) without NamedTuple's Python-level __new__ (hot path)
+
+#: R-UNEVEN ``strip``: the cards removed first, in this order (2♣, 2♦, 2♥, 2♠).
+STRIP_ORDER: Final = (Card.parse("2c"), Card.parse("2d"), Card.parse("2h"), Card.parse("2s"))
+
+
+def deal_hands(rules: Rules, dealer: int, rng: random.Random, joker_to: int | None = None) -> tuple[list[int], int]:
+    """Shuffle and deal a pack (R-DEAL, R-UNEVEN, V-JOKER).
+
+    Args:
+        rules: the rules (players, uneven handling, joker variant).
+        dealer: the dealer's seat; dealing starts at the dealer's left.
+        rng: the generator that shuffles (consumed).
+        joker_to: with V-JOKER from the second deal of a match on, the seat that
+            receives the Joker on top of its share; ``None``: the Joker (if any) is
+            dealt like any other card.
+
+    Returns:
+        ``(hands, stripped)``: one bit set per seat and the bit set of stripped cards.
+
+    Raises:
+        ValueError: ``dealer`` or ``joker_to`` is not a seat.
+    """
+    n = rules.players
+    if not 0 <= dealer < n:
+        raise ValueError(f"dealer: seat {dealer} does not exist with {n} players")
+    if joker_to is not None and not (rules.joker and 0 <= joker_to < n):
+        raise ValueError(f"joker_to: seat {joker_to!r} cannot receive a Joker under these rules")
+    pack = list(range(52))
+    if rules.joker and joker_to is None:
+        pack.append(JOKER_INDEX)
+    stripped = 0
+    if rules.uneven == "strip":
+        for card in STRIP_ORDER[: len(pack) % n]:
+            pack.remove(card)
+            stripped |= 1 << card
+    rng.shuffle(pack)
+    hands = [0] * n
+    extra = pack[len(pack) - len(pack) % n :] if rules.uneven == "loaded" else []
+    dealt = pack[: len(pack) - len(extra)]
+    for i in range(n):  # one card at a time from the dealer's left: seat dealer+1+i gets pack[i::n]
+        hands[(dealer + 1 + i) % n] = sum(1 << c for c in dealt[i::n])
+    if extra:
+        target = dealer if rules.loaded_seat is None else rules.loaded_seat
+        hands[target] |= sum(1 << c for c in extra)
+    if joker_to is not None:
+        hands[joker_to] |= _JOKER_BIT
+    return hands, stripped
+
+
+class Deal:
+    """One deal (one hand of play) under a :class:`~getaway.rules.Rules`.
+
+    Args:
+        rules: profile and options; ``rules.players`` seats, numbered clockwise from 0.
+        dealer: the dealer's seat.
+        seed: seeds ``random.Random`` for the shuffle and the blind draws; the same
+            seed and actions give the same deal, byte for byte.
+        joker_to: V-JOKER, deal 2+ of a match: the seat that gets the Joker.
+        position: start from this position instead of shuffling (validated).
+
+    Raises:
+        PositionError: the position is impossible under the rules.
+        ValueError: ``dealer`` or ``joker_to`` is not a seat.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        dealer: int = 0,
+        seed: int = 0,
+        *,
+        joker_to: int | None = None,
+        position: Position | None = None,
+    ) -> None:
+        n = rules.players
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
+            raise ValueError(f"dealer: seat {dealer!r} does not exist with {n} players")
+        self.rules: Final = rules
+        self.players: Final = n
+        self.dealer: Final = dealer
+        self.seed: Final = seed
+        self.joker_to: Final = joker_to
+        self.start: Final = position
+        self._rng = random.Random(seed)
+        # Rule switches read on every action, cached as plain attributes.
+        self._punjab = rules.profile == "punjab"
+        self._penalize = rules.enforcement == "penalize"
+        self._trump = rules.trump is not None
+        self._interrupts = rules.tochoo_interrupts
+        self._nopickup = rules.nopickup
+        self._interject = rules.take_protocol == "interject"
+        self._poll_takes = rules.take_protocol == "poll"
+        self._waste = 0
+        self._out = 0  # bit set of seats that got away
+        self._out_order: list[tuple[int, ...]] = []
+        self._first_done = False
+        if position is None:
+            self._hands, self._stripped = deal_hands(rules, dealer, self._rng, joker_to)
+        else:
+            position.validate(rules)
+            self._hands = list(position.hands)
+            self._stripped = 0
+            self._waste = position.waste
+            self._first_done = position.first_trick_done
+            gone = tuple(s for s in range(n) if not position.hands[s])
+            if gone:  # seats without cards got away before the position
+                self._out_order.append(gone)
+                for s in gone:
+                    self._out |= 1 << s
+        self._in_play = self._waste  # cards of this deal (for kicks, V-KICKER)
+        for hand in self._hands:
+            self._in_play |= hand
+        self._special = rules.special_first_trick and not self._first_done  # punjab's first trick
+        self._trick: list[tuple[int, Card]] = []
+        self._trick_mask = 0
+        self._played = 0  # seats that have acted in the current trick
+        self._kick = False
+        self._forced: Card | None = None  # R-P-DRAW: the drawn card the leader must lead
+        self._hidden_draw: Card | None = None  # drawn card not yet led (hidden from others)
+        self._hidden_knowers = 0  # seats that know _hidden_draw
+        self._after_tochoo: tuple[int, int, int] | None = None  # (picker, trick mask, seats that did not play)
+        self._poll: list[int] = []
+        self._phase = PLAY
+        self._turn = -1
+        self._leader = -1
+        self._loser: int | None = None
+        self._termination: str | None = None
+        self._tricks = 0
+        self._pickups = [0] * n
+        self._picked_cards = [0] * n
+        self._takes: list[tuple[int, int]] = []
+        self._tens = [0] * n
+        self._events: list[Event] = []
+        self._actions: list[tuple[int, Action]] = []
+        self._seen: dict[tuple[Any, ...], int] = {}  # R-LOOP: positions that began a trick
+        if position is None:
+            leader = next(s for s in range(n) if self._hands[s] >> ACE_OF_SPADES & 1)
+        else:
+            leader = position.leader
+        self._start_trick(leader)
+
+    # ------------------------------------------------------------------ public state
+
+    @property
+    def phase(self) -> str | None:
+        """Same as :attr:`decision`."""
+        return self.decision
+
+    @property
+    def decision(self) -> str | None:
+        """Kind of the pending decision: ``"play"`` (a card, or a void player's pickup/pass),
+        ``"take"`` (take or pass in the poll of R-P-TAKE), or ``None`` when the deal is over."""
+        return None if self._termination is not None else self._phase
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision it is, or ``None`` when the deal is over.
+
+        Under ``take_protocol="interject"`` other seats may also take (see :meth:`legal_actions`).
+        """
+        return None if self._termination is not None else self._turn
+
+    @property
+    def is_over(self) -> bool:
+        """True once the deal has ended (R-END)."""
+        return self._termination is not None
+
+    @property
+    def leader(self) -> int:
+        """The seat that led (or is to lead) the current trick."""
+        return self._leader
+
+    @property
+    def trick(self) -> tuple[tuple[int, Card], ...]:
+        """Cards on the table: ``(seat, card)`` in playing order."""
+        return tuple(self._trick)
+
+    @property
+    def first_trick_done(self) -> bool:
+        """Whether the first trick (A♠ lead) has been resolved."""
+        return self._first_done
+
+    @property
+    def waste_size(self) -> int:
+        """Number of cards in the waste pile."""
+        return count(self._waste)
+
+    @property
+    def tricks_played(self) -> int:
+        """Tricks resolved so far (completed or picked up)."""
+        return self._tricks
+
+    @property
+    def out_order(self) -> tuple[tuple[int, ...], ...]:
+        """Groups of seats in the order they got away (a group shares a place)."""
+        return tuple(self._out_order)
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Every event so far, hidden cards included (the referee's log; players see :meth:`view`)."""
+        return tuple(self._events)
+
+    @property
+    def actions(self) -> tuple[tuple[int, Action], ...]:
+        """``(seat, action)`` of every applied action except poll passes (what a record keeps)."""
+        return tuple(self._actions)
+
+    @property
+    def stripped(self) -> tuple[Card, ...]:
+        """Cards removed before the deal (R-UNEVEN ``strip``)."""
+        return cards_of(self._stripped)
+
+    @property
+    def forced_lead(self) -> Card | None:
+        """The drawn card the leader must lead (R-P-DRAW), if any. Referee knowledge."""
+        return self._forced
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards of ``seat`` (referee knowledge; a player sees only their own via :meth:`view`)."""
+        return cards_of(self._hands[seat])
+
+    def hand_mask(self, seat: int) -> int:
+        """The cards of ``seat`` as a bit set."""
+        return self._hands[seat]
+
+    @property
+    def waste(self) -> tuple[Card, ...]:
+        """The waste pile's cards, in card order (its order is not kept: it is shuffled before a draw)."""
+        return cards_of(self._waste)
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        """Cards per seat."""
+        return tuple(h.bit_count() for h in self._hands)
+
+    def has_got_away(self, seat: int) -> bool:
+        """Whether ``seat`` has got away (R-ACTIVE)."""
+        return bool(self._out >> seat & 1)
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """Seats still in the deal, clockwise from seat 0."""
+        return tuple(s for s in range(self.players) if not self._out >> s & 1)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The :class:`~getaway.events.Outcome` once the deal is over, else ``None``."""
+        if self._termination is None:
+            return None
+        n = self.players
+        places = [0] * n
+        place = 1
+        for group in self._out_order:
+            for s in group:
+                places[s] = place
+            place += len(group)
+        if self._loser is not None:
+            places[self._loser] = n
+        return Outcome(
+            termination=self._termination,
+            loser=self._loser,
+            out_order=tuple(self._out_order),
+            places=tuple(places),
+            tricks=self._tricks,
+            pickups=tuple(self._pickups),
+            cards_picked_up=tuple(self._picked_cards),
+            takes=tuple(self._takes),
+            captured_tens=tuple(cards_of(t) for t in self._tens) if self.rules.dehla else (),
+        )
+
+    # ------------------------------------------------------------------ legal actions
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """The legal actions of ``seat`` (default: :attr:`to_act`), cards low to high by suit.
+
+        Under ``take_protocol="interject"`` any seat allowed to take gets ``[TAKE]``
+        between tricks. A seat with nothing to decide gets ``[]``.
+        """
+        if self._termination is not None:
+            return []
+        if seat is None:
+            seat = self._turn
+        if self._phase == TAKE_OR_PASS:
+            return [TAKE, PASS] if seat == self._turn else []
+        if seat == self._turn and not self._interject and not self._trump:
+            return list(cards_of(self._playable(seat)))  # the common case, fast
+        actions: list[Action] = []
+        if seat == self._turn:
+            playable = self._playable(seat)
+            actions.extend(cards_of(playable))
+            if self._trick and not (self._hands[seat] & SUIT_MASKS[self._trick[0][1] // 13]):
+                if self._void_choice(seat):
+                    actions.append(PASS if self.rules.nopickup else PICKUP)
+        if self._can_take(seat):
+            actions.append(TAKE)
+        return actions
+
+    def _playable(self, seat: int) -> int:
+        """Bit set of the cards ``seat`` may play now, being on turn (R-ACE, R-FOLLOW,
+        R-P-FIRST, R-P-TRICK, R-C-TRICK, R-P-DRAW, V-TRUMP, V-NOPICKUP, V-JOKER)."""
+        hand = self._hands[seat]
+        if not self._trick:
+            if self._forced is not None:
+                return 1 << self._forced
+            if not self._first_done:
+                return hand & (1 << ACE_OF_SPADES)
+            return hand
+        led = self._trick[0][1] // 13
+        follow = hand & SUIT_MASKS[led]
+        if follow:
+            return follow
+        if self._special or self._interrupts:
+            return hand  # any card: the tochoo (or a free card on punjab's first trick)
+        if self._trump:
+            return hand & _SPADES  # a ruff is the only card a void player may play
+        return 0
+
+    def _void_choice(self, seat: int) -> bool:
+        """A void player under classic/no-pickup who may ruff also has the plain void action."""
+        return (
+            not self.rules.tochoo_interrupts
+            and not self._special
+            and bool(self.rules.trump)
+            and bool(self._hands[seat] & _SPADES)
+        )
+
+    def _can_take(self, seat: int) -> bool:
+        """Whether ``seat`` may take its left neighbour's hand now (R-P-TAKE), interject protocol."""
+        rules = self.rules
+        if rules.take_protocol != "interject" or self._trick or self._phase != PLAY:
+            return False
+        if self._out >> seat & 1 or not 0 <= seat < self.players:
+            return False
+        return rules.takes == "any" or seat == self._leader
+
+    # ------------------------------------------------------------------ applying actions
+
+    def apply(self, action: Action | str | int, seat: int | None = None) -> list[Event]:
+        """Apply ``action`` by ``seat`` (default: :attr:`to_act`) and return the events it caused.
+
+        Args:
+            action: a :class:`~getaway.cards.Card`, a :class:`~getaway.events.Call`, an
+                action id, or a name (``"10h"``, ``"take"``).
+            seat: the acting seat; needed for interjected takes and (penalize) plays out of turn.
+
+        Raises:
+            IllegalActionError: not legal now (the reason names why); the state is unchanged.
+            InvalidActionError: ``action`` names no action.
+        """
+        if type(action) is not Card and type(action) is not Call:
+            action = parse_action(action)
+        if self._termination is not None:
+            raise IllegalActionError("deal_over", "the deal is over", seat=seat, action=action)
+        if seat is None:
+            seat = self._turn
+        elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise IllegalActionError("bad_seat", f"no seat {seat!r} among {self.players} players", action=action)
+        if self._out >> seat & 1:
+            raise IllegalActionError("got_away", f"seat {seat} has got away", seat=seat, action=action)
+        start = len(self._events)
+        if action is TAKE:
+            self._take(seat)
+        elif action is PASS:
+            self._pass(seat)
+        elif action is PICKUP:
+            self._void_action(seat, PICKUP)
+        else:
+            self._play(seat, action)
+        return self._events[start:]
+
+    def play(self, card: Card | str, seat: int | None = None) -> list[Event]:
+        """Play ``card`` (a Card or a name such as ``"10h"``); see :meth:`apply`."""
+        return self.apply(Card.parse(card) if isinstance(card, str) else card, seat)
+
+    def take(self, seat: int | None = None) -> list[Event]:
+        """``seat`` takes its left neighbour's hand (R-P-TAKE); see :meth:`apply`."""
+        return self.apply(TAKE, seat)
+
+    def pass_(self, seat: int | None = None) -> list[Event]:
+        """Pass in the take poll (or, as a void player under no-pickup, decline to ruff)."""
+        return self.apply(PASS, seat)
+
+    def pickup(self, seat: int | None = None) -> list[Event]:
+        """A classic void player who could ruff picks up instead (V-TRUMP)."""
+        return self.apply(PICKUP, seat)
+
+    # -- takes (R-P-TAKE) --
+
+    def _take(self, seat: int) -> None:
+        rules = self.rules
+        if rules.takes == "off":
+            raise IllegalActionError("take_not_allowed", "takes are off in these rules", seat=seat, action=TAKE)
+        if rules.takes == "leader" and seat != self._leader:
+            raise IllegalActionError(
+                "take_not_allowed", f"only the player due to lead (seat {self._leader}) may take", seat=seat, action=TAKE
+            )
+        if self._phase == TAKE_OR_PASS:
+            if seat != self._turn:
+                raise IllegalActionError(
+                    "not_your_turn", f"the take poll is asking seat {self._turn}", seat=seat, action=TAKE
+                )
+        elif self._trick or rules.take_protocol != "interject":
+            raise IllegalActionError(
+                "no_take_now", "a hand can be taken only before a trick's lead card is played", seat=seat, action=TAKE
+            )
+        target = self._next_active(seat)
+        self._actions.append((seat, TAKE))
+        self._after_tochoo = None
+        taken = self._hands[target]
+        self._hands[seat] |= taken
+        self._hands[target] = 0
+        self._takes.append((seat, target))
+        if self._hidden_draw is not None and taken >> self._hidden_draw & 1:
+            self._hidden_knowers |= 1 << seat
+        self._events.append(Event(EventKind.TAKE, seat, cards_of(taken), target))
+        self._get_away((target,))
+        if target == self._leader:
+            self._leader = seat
+            self._forced = None  # the obligation was the drawer's (docs/rules.md, R-P-TAKE)
+            self._events.append(Event(EventKind.LEAD, seat))
+        if self._check_over(Termination.TAKE):
+            return
+        if self._phase == TAKE_OR_PASS:
+            if target in self._poll:
+                self._poll.remove(target)
+            self._next_poll()
+        else:
+            self._turn = self._leader
+
+    def _pass(self, seat: int) -> None:
+        if self._phase == TAKE_OR_PASS:
+            if seat != self._turn:
+                raise IllegalActionError(
+                    "not_your_turn", f"the take poll is asking seat {self._turn}", seat=seat, action=PASS
+                )
+            self._events.append(Event(EventKind.PASS, seat))
+            self._next_poll()
+            return
+        if self.rules.nopickup:
+            self._void_action(seat, PASS)
+            return
+        raise IllegalActionError("no_pass_now", "there is nothing to pass on now", seat=seat, action=PASS)
+
+    def _start_trick(self, leader: int) -> None:
+        """Begin a trick led by ``leader``: poll for takes (poll protocol) or wait for the lead.
+
+        R-LOOP (interpretation): the third time the same position (every hand, the leader,
+        a pending forced lead) begins a trick, the deal ends: nobody can ever get away from
+        a loop (classic's two players holding one card of each of four suits, say).
+        """
+        key = (*self._hands, leader, self._forced)
+        seen = self._seen.get(key, 0) + 1
+        self._seen[key] = seen
+        self._leader = leader
+        if seen >= 3:
+            self._end_by_repetition(leader)
+            return
+        self._trick = []
+        self._trick_mask = 0
+        self._played = 0
+        self._kick = False
+        rules = self.rules
+        if rules.take_protocol == "poll":
+            n = self.players
+            if rules.takes == "leader":
+                self._poll = [leader]
+            else:
+                self._poll = [s for s in ((leader + i) % n for i in range(n)) if not self._out >> s & 1]
+            self._phase = TAKE_OR_PASS
+            self._next_poll()
+        else:
+            self._phase = PLAY
+            self._turn = leader
+
+    def _next_poll(self) -> None:
+        if self._poll:
+            self._turn = self._poll.pop(0)
+            self._phase = TAKE_OR_PASS
+        else:
+            self._phase = PLAY
+            self._turn = self._leader
+
+    # -- plays --
+
+    def _play(self, seat: int, card: Card) -> None:
+        hand = self._hands[seat]
+        if seat != self._turn or self._phase != PLAY or not self._playable(seat) >> card & 1:
+            self._play_irregular(seat, card)
+            return
+        self._actions.append((seat, card))
+        self._after_tochoo = None
+        self._hands[seat] = hand & ~(1 << card)
+        if card == self._hidden_draw:
+            self._hidden_draw = None
+        self._events.append(_new_event(Event, (EventKind.PLAY, seat, (card,), None, None, 0)))
+        trick = self._trick
+        if not trick:
+            self._lead(seat, card)
+            return
+        trick.append((seat, card))
+        self._trick_mask |= 1 << card
+        self._played |= 1 << seat
+        if card == JOKER or card // 13 != trick[0][1] // 13:
+            if self._trump and card != JOKER and card // 13 == SPADES and not self._special:
+                self._events.append(Event(EventKind.RUFF, seat, (card,)))
+            elif not self._special:
+                # A tochoo (R-P-TRICK): the trick stops; only reachable when tochoos interrupt.
+                self._events.append(Event(EventKind.TOCHOO, seat, (card,)))
+                self._pick_up(seat if self._kick else self._winner(), tochoo_by=seat)
+                return
+        if not self._punjab and not self._hands[seat]:
+            self._get_away((seat,))  # R-C-OUT
+        self._advance(seat)
+
+    def _play_irregular(self, seat: int, card: Card) -> None:
+        """A play that is not plainly legal: refuse it, or (penalize) carry out R-P-PENALTY."""
+        hand = self._hands[seat]
+        if not hand >> card & 1:
+            raise IllegalActionError("card_not_in_hand", f"seat {seat} does not hold {card}", seat=seat, action=card)
+        penalize = self._penalize
+        if self._after_tochoo is not None and penalize and self._after_tochoo[2] >> seat & 1 and not self._trick:
+            self._penalty_after_tochoo(seat, card)
+            return
+        if self._phase != PLAY:
+            raise IllegalActionError(
+                "not_your_turn", f"the take poll is asking seat {self._turn} first", seat=seat, action=card
+            )
+        if seat != self._turn:
+            if penalize and self._trick:
+                self._penalty(seat, card, "out_of_turn")
+                return
+            raise IllegalActionError(
+                "not_your_turn", f"seat {self._turn} is to play, not seat {seat}", seat=seat, action=card
+            )
+        if not self._playable(seat) >> card & 1:
+            reason, message = self._why_not_playable(seat, card)
+            if penalize and reason == "must_follow_suit":
+                self._penalty(seat, card, "revoke")
+                return
+            raise IllegalActionError(reason, message, seat=seat, action=card)
+        raise AssertionError("unreachable: a legal play took the irregular path")  # pragma: no cover
+
+    def _why_not_playable(self, seat: int, card: Card) -> tuple[str, str]:
+        if not self._trick:
+            if self._forced is not None:
+                return "must_lead_drawn_card", f"seat {seat} must lead the card drawn from the waste"
+            return "must_lead_ace_of_spades", "the first trick must be led with the A♠ (R-ACE)"
+        led = self._trick[0][1] // 13
+        if self._hands[seat] & SUIT_MASKS[led]:
+            return "must_follow_suit", f"seat {seat} holds {'♠♥♦♣'[led]} and must follow suit, not play {card}"
+        return "cannot_play_when_void", f"seat {seat} cannot follow and plays no card here (it picks up or passes)"
+
+    def _lead(self, seat: int, card: Card) -> None:
+        if card == JOKER:  # V-JOKER: a led Joker goes straight to the waste; same player leads again
+            self._events.append(Event(EventKind.WASTE, seat, (card,)))
+            if self._hands[seat]:
+                self._waste |= _JOKER_BIT
+                return
+            if self.rules.profile == "punjab":
+                self._draw(seat)
+                self._waste |= _JOKER_BIT
+                return
+            self._waste |= _JOKER_BIT
+            self._classic_out(seat)
+            if not self._check_over(Termination.LAST_HOLDER):
+                self._start_trick(self._next_active(seat))
+            return
+        self._forced = None
+        self._trick = [(seat, card)]
+        self._trick_mask = 1 << card
+        self._played = 1 << seat
+        if self.rules.kicker:  # V-KICKER: no higher card of the suit is still in play
+            higher = SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+            self._kick = not (higher & self._in_play & ~self._waste)
+        self._classic_out(seat)
+        self._advance(seat)
+
+    def _void_action(self, seat: int, call: Call) -> None:
+        """A void player's plain action when a ruff was also open (classic: pickup; no-pickup: pass)."""
+        if self._phase != PLAY or seat != self._turn:
+            raise IllegalActionError("not_your_turn", f"seat {self._turn} is to act, not seat {seat}", seat=seat, action=call)
+        expected = PASS if self.rules.nopickup else PICKUP
+        if call is not expected or not self._trick or self._hands[seat] & SUIT_MASKS[self._trick[0][1] // 13]:
+            reason = "no_pass_now" if call is PASS else "no_pickup_now"
+            raise IllegalActionError(reason, f"{call} is not a choice for seat {seat} now", seat=seat, action=call)
+        if not self._void_choice(seat):
+            raise IllegalActionError(
+                "no_pickup_now" if call is PICKUP else "no_pass_now", f"{call} is not a choice now", seat=seat, action=call
+            )
+        self._actions.append((seat, call))
+        self._void(seat)
+
+    def _void(self, seat: int) -> None:
+        """A void player who plays no card: picks up (R-C-TRICK) or passes (V-NOPICKUP)."""
+        self._events.append(Event(EventKind.VOID, seat))
+        if self.rules.nopickup:
+            self._played |= 1 << seat
+            self._advance(seat)
+        else:
+            self._pick_up(seat)
+
+    def _advance(self, seat: int) -> None:
+        """Give the turn to the next seat due in this trick, applying the moves that offer no
+        choice (a classic void player's pick-up, a no-pickup pass); complete the trick when
+        every active player has acted."""
+        n = self.players
+        rules = self.rules
+        led_mask = SUIT_MASKS[self._trick[0][1] // 13]
+        s = seat
+        while True:
+            for _ in range(n):
+                s = (s + 1) % n
+                if not (self._out | self._played) >> s & 1:
+                    break
+            else:
+                self._complete()
+                return
+            hand = self._hands[s]
+            if hand & led_mask or self._interrupts or self._special:
+                self._turn = s
+                return
+            if self._trump and hand & _SPADES:
+                self._turn = s  # may ruff, or pick up / pass
+                return
+            self._events.append(Event(EventKind.VOID, s))
+            if rules.nopickup:
+                self._played |= 1 << s
+                continue
+            self._pick_up(s)
+            return
+
+    # -- resolving a trick: the two ways it ends --
+
+    def _winner(self) -> int:
+        """The seat currently winning the trick: highest spade if trumps were played (V-TRUMP),
+        else highest card of the led suit. The Joker never wins."""
+        trick = self._trick
+        led = trick[0][1] // 13
+        trumps = self.rules.trump is not None and not self._special
+        best_seat, best_key = trick[0][0], -1
+        for s, c in trick:
+            if c == JOKER:
+                continue
+            suit = c // 13
+            if trumps and suit == SPADES:
+                key = 100 + c
+            elif suit == led:
+                key = c
+            else:
+                continue
+            if key > best_key:
+                best_seat, best_key = s, key
+        return best_seat
+
+    def _pick_up(self, picker: int, *, tochoo_by: int | None = None) -> None:
+        """``picker`` takes every card of the trick into their hand and leads next
+        (R-P-TRICK, R-C-TRICK, V-KICKER, R-P-PENALTY)."""
+        cards = self._trick_mask
+        self._hands[picker] |= cards
+        self._pickups[picker] += 1
+        self._picked_cards[picker] += cards.bit_count()
+        self._tricks += 1
+        self._events.append(Event(EventKind.PICKUP, picker, cards_of(cards)))
+        if tochoo_by is not None and self.rules.enforcement == "penalize":
+            not_played = 0
+            for s in range(self.players):
+                if not (self._out | self._played) >> s & 1:
+                    not_played |= 1 << s
+            self._after_tochoo = (picker, cards, not_played)
+        # Any resolved trick ends the first trick; on punjab's special first trick only a
+        # penalty can cause a pick-up, and the next trick is then an ordinary one.
+        self._first_done = True
+        self._special = False
+        self._end_trick(picker)
+
+    def _complete(self) -> None:
+        """Every active player acted: the trick goes to the waste pile (R-P-WON, R-C-WON,
+        R-P-FIRST, V-NOPICKUP), its winner leads (R-C-OUT, R-P-DRAW)."""
+        cards = self._trick_mask
+        first = self._special
+        winner = self._trick[0][0] if first else self._winner()
+        self._tricks += 1
+        if self.rules.dehla and not first and cards & _TENS:  # V-DEHLA
+            self._tens[winner] |= cards & _TENS
+            self._events.append(Event(EventKind.CAPTURE, winner, cards_of(cards & _TENS)))
+        self._first_done = True
+        self._special = False
+        leader = winner
+        if self.rules.profile == "punjab":
+            if not self._hands[winner] and not self._others_empty(winner):
+                self._draw(winner)  # R-P-DRAW: from the waste as it was before this trick
+                cards = self._trick_mask
+        elif self._out >> winner & 1:
+            leader = self._next_active(winner)  # R-C-OUT, interpretation
+        self._waste |= cards
+        self._events.append(Event(EventKind.WASTE, winner, cards_of(cards)))
+        self._end_trick(leader)
+
+    def _others_empty(self, leader: int) -> bool:
+        """True when every other active player has an empty hand (they all get away now)."""
+        for s in range(self.players):
+            if s != leader and not self._out >> s & 1 and self._hands[s]:
+                return False
+        return True
+
+    def _end_trick(self, leader: int) -> None:
+        """After a trick: punjab's get-away rule (R-P-OUT), the end check, the next trick."""
+        if self.rules.profile == "punjab":
+            gone = tuple(
+                s for s in range(self.players) if s != leader and not self._out >> s & 1 and not self._hands[s]
+            )
+            if gone:
+                self._get_away(gone)
+        if self._check_over(Termination.LAST_HOLDER):
+            return
+        self._events.append(Event(EventKind.LEAD, leader))
+        self._start_trick(leader)
+
+    def _draw(self, seat: int) -> None:
+        """R-P-DRAW: ``seat`` draws one card blind from the (shuffled) waste and must lead it."""
+        # The Joker is never drawn (it would only go straight back). The waste is empty only
+        # on the first trick of a position where the leader held nothing but the A♠: then the
+        # draw is from that trick.
+        from_waste = bool(self._waste & ~_JOKER_BIT)
+        pool = (self._waste if from_waste else self._trick_mask) & ~_JOKER_BIT
+        cards = cards_of(pool)
+        card = cards[self._rng.randrange(len(cards))]
+        if from_waste:
+            self._waste &= ~(1 << card)
+        else:
+            self._trick_mask &= ~(1 << card)
+        self._hands[seat] |= 1 << card
+        self._forced = card
+        self._hidden_draw = card
+        self._hidden_knowers = 1 << seat
+        self._events.append(Event(EventKind.DRAW, seat, (card,)))
+
+    def _classic_out(self, seat: int) -> None:
+        """R-C-OUT: under classic a player who plays their last card gets away at once."""
+        if self.rules.profile == "classic" and not self._hands[seat]:
+            self._get_away((seat,))
+
+    def _get_away(self, seats: tuple[int, ...]) -> None:
+        place = 1 + sum(len(g) for g in self._out_order)
+        self._out_order.append(seats)
+        for s in seats:
+            self._out |= 1 << s
+            self._events.append(Event(EventKind.OUT, s, (), place))
+
+    def _active_count(self) -> int:
+        return self.players - self._out.bit_count()
+
+    def _next_active(self, seat: int) -> int:
+        """The next seat clockwise after ``seat`` that has not got away (R-ACTIVE); -1 if none."""
+        n = self.players
+        for i in range(1, n + 1):
+            s = (seat + i) % n
+            if not self._out >> s & 1:
+                return s
+        return -1
+
+    def _check_over(self, termination: str) -> bool:
+        """R-END: the deal is over when at most one player is still in it."""
+        active = self._active_count()
+        if active > 1:
+            return False
+        if active == 1:
+            self._loser = next(s for s in range(self.players) if not self._out >> s & 1)
+            self._termination = termination
+        else:
+            self._loser = None
+            self._termination = Termination.NO_LOSER
+        self._phase = PLAY
+        self._turn = -1
+        self._trick = []
+        self._trick_mask = 0
+        self._events.append(Event(EventKind.OVER, self._loser, (), None, self._termination))
+        return True
+
+    def _end_by_repetition(self, leader: int) -> None:
+        """R-LOOP: the player holding the most cards loses; among equals, classic has no
+        loser (a drawn deal) and punjab, which has no drawn deals, picks the first of them
+        clockwise from the leader."""
+        n = self.players
+        order = [(leader + i) % n for i in range(n)]
+        active = [s for s in order if not self._out >> s & 1]
+        most = max(self._hands[s].bit_count() for s in active)
+        heaviest = [s for s in active if self._hands[s].bit_count() == most]
+        loser = heaviest[0] if len(heaviest) == 1 or self.rules.profile == "punjab" else None
+        gone = tuple(s for s in active if s != loser)
+        self._loser = loser
+        self._termination = Termination.REPETITION
+        self._get_away(gone)
+        self._phase = PLAY
+        self._turn = -1
+        self._trick = []
+        self._trick_mask = 0
+        self._events.append(Event(EventKind.OVER, loser, (), None, Termination.REPETITION))
+
+    # -- R-P-PENALTY (enforcement="penalize") --
+
+    def _penalty(self, seat: int, card: Card, reason: str) -> None:
+        """The offender's card joins the trick, the offender picks it all up and leads next."""
+        self._actions.append((seat, card))
+        self._after_tochoo = None
+        self._hands[seat] &= ~(1 << card)
+        self._events.append(Event(EventKind.IRREGULARITY, seat, (card,), None, reason))
+        self._trick.append((seat, card))
+        self._trick_mask |= 1 << card
+        self._pick_up(seat)
+
+    def _penalty_after_tochoo(self, seat: int, card: Card) -> None:
+        """A player who was still due in a trick plays after its tochoo: they pick up that
+        trick (from the player who had picked it up) with their card, and lead next."""
+        picker, cards, _ = self._after_tochoo  # type: ignore[misc]
+        self._actions.append((seat, card))
+        self._after_tochoo = None
+        self._events.append(Event(EventKind.IRREGULARITY, seat, (card,), None, "after_tochoo"))
+        self._hands[picker] &= ~cards
+        self._pickups[picker] -= 1
+        self._picked_cards[picker] -= cards.bit_count()
+        self._tricks -= 1
+        self._trick = []
+        self._trick_mask = cards
+        self._hands[seat] &= ~(1 << card)
+        self._trick_mask |= 1 << card
+        self._trick.append((seat, card))
+        self._pick_up(seat)
+
+    # ------------------------------------------------------------------ copies and views
+
+    def clone(self) -> Deal:
+        """An independent copy (same state, same random generator state); for search bots."""
+        other = Deal.__new__(Deal)
+        other.__dict__.update(self.__dict__)
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
+        other._hands = list(self._hands)
+        other._out_order = list(self._out_order)
+        other._trick = list(self._trick)
+        other._poll = list(self._poll)
+        other._pickups = list(self._pickups)
+        other._picked_cards = list(self._picked_cards)
+        other._takes = list(self._takes)
+        other._tens = list(self._tens)
+        other._events = list(self._events)
+        other._actions = list(self._actions)
+        other._seen = dict(self._seen)
+        return other
+
+    def view(self, seat: int | None):  # noqa: ANN201 - PlayerView (import cycle)
+        """What ``seat`` may know (``None``: a spectator); see :func:`getaway.view.player_view`."""
+        from .view import player_view
+
+        return player_view(self, seat)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The full state as a JSON-ready dict (referee knowledge: every hand and the waste).
+
+        Two deals in the same state have equal snapshots; used to check replays.
+        """
+        return {
+            "rules": self.rules.to_dict(),
+            "dealer": self.dealer,
+            "seed": self.seed,
+            "finished": self.is_over,
+            "loser": self._loser,
+            "termination": self._termination,
+            "out_order": [list(g) for g in self._out_order],
+            "to_act": self.to_act,
+            "decision": self.decision,
+            "leader": self._leader,
+            "hands": [[str(c) for c in cards_of(h)] for h in self._hands],
+            "waste": [str(c) for c in cards_of(self._waste)],
+            "waste_size": self.waste_size,
+            "trick": [{"seat": s, "card": str(c)} for s, c in self._trick],
+            "first_trick_done": self._first_done,
+            "forced_lead": None if self._forced is None else str(self._forced),
+            "tricks": self._tricks,
+            "pickups": list(self._pickups),
+            "takes": [list(t) for t in self._takes],
+            "captured_tens": [[str(c) for c in cards_of(t)] for t in self._tens],
+            "events": [e.to_dict() for e in self._events],
+        }
+
+    def __repr__(self) -> str:
+        state = "over" if self.is_over else f"{self.decision} by seat {self._turn}"
+        return f"<Deal {self.rules.profile} {self.players}p dealer={self.dealer} seed={self.seed} {state}>"
+
+
+def replay(deal: Deal, actions: Iterable[tuple[int, Action]]) -> Deal:
+    """Apply ``(seat, action)`` pairs to ``deal`` in order, answering pending poll
+    questions with ``pass`` (records do not keep poll passes). Returns ``deal``.
+
+    Raises:
+        IllegalActionError: an action is illegal (the deal is left before it);
+            ``exc.index`` is its position in ``actions``.
+    """
+    for index, (seat, action) in enumerate(actions):
+        while True:
+            try:
+                deal.apply(action, seat)
+                break
+            except IllegalActionError as exc:
+                if deal.decision == TAKE_OR_PASS and exc.reason in _POLL_WAIT:
+                    deal.apply(PASS)  # an unrecorded poll pass
+                    continue
+                exc.index = index  # type: ignore[attr-defined]
+                raise
+    return deal
+
+
+# Refusals that only mean "the poll is still asking others": a replay passes for them.
+_POLL_WAIT: Final = frozenset({"not_your_turn", "no_take_now"})

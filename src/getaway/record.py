@@ -1,0 +1,264 @@
+"""Game records: one deal as a JSON document (format ``getaway/1``, docs/records.md).
+
+A record holds the rules, the seat names, the dealer, the seed (or an explicit start
+position) and the actions; replaying it rebuilds the deal exactly. Poll passes are not
+recorded; automatic events (a classic void player's pick-up, a blind draw) are not actions.
+
+>>> from getaway import Deal, Rules
+>>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=3)
+>>> _ = deal.play("A♠")
+>>> rec = record_of(deal, ["W", "N", "E", "S"])
+>>> rec["actions"][0]
+{'seat': 0, 'play': 'A♠'}
+>>> deal_from_record(rec).snapshot() == deal.snapshot()
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from .cards import Card, InvalidCardError
+from .deal import Deal, replay
+from .events import PASS, PICKUP, TAKE, Action, Call, IllegalActionError
+from .position import Position, PositionError
+from .rules import Rules, RulesError
+
+__all__ = [
+    "FORMAT",
+    "RecordError",
+    "record_of",
+    "deal_from_record",
+    "parse_record",
+    "load_record",
+    "dumps",
+    "state_summary",
+]
+
+FORMAT: Final = "getaway/1"
+_ACTION_KEYS: Final = {"play", "take", "pass", "pickup"}
+
+
+class RecordError(ValueError):
+    """A record that is malformed, or whose replay fails.
+
+    Attributes:
+        index: for an illegal action, its position in ``actions`` (else ``None``).
+        reason: for an illegal action, the :class:`~getaway.events.IllegalActionError` reason.
+    """
+
+    def __init__(self, message: str, *, index: int | None = None, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+        self.reason = reason
+
+
+def default_names(n: int) -> list[str]:
+    """Seat names used when none are given: ``Seat 1`` … ``Seat n``."""
+    return [f"Seat {i + 1}" for i in range(n)]
+
+
+def _action_to_json(seat: int, action: Action) -> dict[str, Any]:
+    if isinstance(action, Call):
+        return {"seat": seat, str(action): True}
+    return {"seat": seat, "play": str(action)}
+
+
+def record_of(deal: Deal, players: Sequence[str] | None = None) -> dict[str, Any]:
+    """The record of ``deal`` so far (finished or not) as a JSON-ready dict.
+
+    Args:
+        deal: the deal.
+        players: seat names, clockwise (default ``Seat 1`` …).
+
+    Raises:
+        ValueError: wrong number of names.
+    """
+    names = list(players) if players is not None else default_names(deal.players)
+    if len(names) != deal.players:
+        raise ValueError(f"players: {len(names)} names for {deal.players} seats")
+    record: dict[str, Any] = {
+        "format": FORMAT,
+        "rules": deal.rules.to_dict(),
+        "players": names,
+        "dealer": deal.dealer,
+        "seed": deal.seed,
+    }
+    if deal.joker_to is not None:
+        record["joker_to"] = deal.joker_to
+    if deal.start is not None:
+        record["start"] = deal.start.to_dict()
+    record["actions"] = [_action_to_json(seat, action) for seat, action in deal.actions]
+    outcome = deal.outcome
+    if outcome is not None:
+        record["result"] = outcome.to_dict()
+    return record
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RecordError(f"{where}: expected a whole number, got {value!r}")
+    return value
+
+
+def parse_record(data: Any) -> tuple[Deal, list[tuple[int, Action]], list[str], dict[str, Any] | None]:
+    """Check a record's structure and build its starting deal (no action applied yet).
+
+    Returns:
+        ``(deal, actions, names, result)``: the deal at its start, the parsed
+        ``(seat, action)`` list, the seat names and the recorded ``result`` (or ``None``).
+
+    Raises:
+        RecordError: anything malformed; the message names the field (``rules.players``,
+            ``actions[4].play``, …).
+    """
+    if not isinstance(data, dict):
+        raise RecordError(f"record: expected a JSON object, got {type(data).__name__}")
+    if data.get("format") != FORMAT:
+        raise RecordError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
+    known = {"format", "rules", "players", "dealer", "seed", "joker_to", "start", "actions", "result"}
+    unknown = sorted(str(k) for k in data if k not in known)
+    if unknown:
+        raise RecordError(f"record: unknown field(s) {', '.join(unknown)}")
+    names = data.get("players")
+    if not isinstance(names, list) or not all(isinstance(x, str) for x in names) or not names:
+        raise RecordError("players: expected a list of seat names (strings), clockwise")
+    rules_data = data.get("rules", {})
+    if not isinstance(rules_data, dict):
+        raise RecordError(f"rules: expected an object of options, got {type(rules_data).__name__}")
+    rules_data = dict(rules_data)
+    rules_data.setdefault("players", len(names))
+    try:
+        rules = Rules.from_dict(rules_data)
+    except RulesError as exc:
+        raise RecordError(f"rules.{exc}") from None
+    if rules.players != len(names):
+        raise RecordError(f"players: {len(names)} names but rules.players is {rules.players}")
+    dealer = _int(data.get("dealer", 0), "dealer")
+    seed = _int(data.get("seed", 0), "seed")
+    joker_to = data.get("joker_to")
+    if joker_to is not None:
+        joker_to = _int(joker_to, "joker_to")
+    start = None
+    if data.get("start") is not None:
+        try:
+            start = Position.from_dict(data["start"])
+        except PositionError as exc:
+            raise RecordError(f"start: {exc}") from None
+    try:
+        deal = Deal(rules, dealer, seed, joker_to=joker_to, position=start)
+    except PositionError as exc:
+        raise RecordError(f"start: {exc}") from None
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    raw = data.get("actions", [])
+    if not isinstance(raw, list):
+        raise RecordError("actions: expected a list")
+    actions: list[tuple[int, Action]] = []
+    for i, item in enumerate(raw):
+        where = f"actions[{i}]"
+        if not isinstance(item, dict):
+            raise RecordError(f"{where}: expected an object like {{'seat': 0, 'play': 'A♠'}}")
+        keys = set(item) - {"seat"}
+        if len(keys) != 1 or not keys <= _ACTION_KEYS:
+            raise RecordError(f"{where}: expected 'seat' and one of play, take, pass, pickup; got {sorted(item)}")
+        seat = _int(item.get("seat"), f"{where}.seat")
+        key = keys.pop()
+        value = item[key]
+        if key == "play":
+            try:
+                action: Action = Card.parse(value)
+            except InvalidCardError as exc:
+                raise RecordError(f"{where}.play: {exc}") from None
+        else:
+            if value is not True:
+                raise RecordError(f"{where}.{key}: expected true")
+            action = {"take": TAKE, "pass": PASS, "pickup": PICKUP}[key]
+        actions.append((seat, action))
+    result = data.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise RecordError("result: expected an object")
+    return deal, actions, names, result
+
+
+def deal_from_record(data: Any, *, check_result: bool = True) -> Deal:
+    """Replay a record and return the deal in its final state.
+
+    Args:
+        data: the record (a dict, as parsed from JSON).
+        check_result: if the record has a ``result``, check the replay reaches it.
+
+    Raises:
+        RecordError: malformed record; an illegal action (``index`` and ``reason`` set,
+            message ``actions[i]: <reason>: …``); a result that the replay does not reach.
+    """
+    deal, actions, _names, result = parse_record(data)
+    try:
+        replay(deal, actions)
+    except IllegalActionError as exc:
+        index = getattr(exc, "index", None)
+        raise RecordError(f"actions[{index}]: {exc}", index=index, reason=exc.reason) from None
+    if check_result and result is not None:
+        outcome = deal.outcome
+        if outcome is None:
+            raise RecordError("result: the record has a result but its actions do not finish the deal")
+        if outcome.to_dict() != result:
+            raise RecordError("result: the recorded result differs from the replay's")
+    return deal
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file (UTF-8 JSON).
+
+    Raises:
+        RecordError: unreadable file or invalid JSON (the message says where).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+
+
+def dumps(obj: Any, *, indent: int | None = 2) -> str:
+    """JSON text for a record or summary: UTF-8 card symbols, stable key order (byte-identical
+    for the same input)."""
+    return json.dumps(obj, ensure_ascii=False, indent=indent)
+
+
+def state_summary(deal: Deal) -> dict[str, Any]:
+    """The referee's summary of a deal's state (what ``getaway replay --json`` prints).
+
+    Keys: ``finished``, ``loser`` (seat or null), ``termination``, ``out_order`` (lists of
+    seats, ties together), ``to_act``, ``decision``, ``leader``, ``hands`` (card names per
+    seat), ``waste_size``, ``trick`` (``{"seat", "card"}``), ``first_trick_done``,
+    ``tricks``, ``pickups``, ``takes``, ``captured_tens``, ``events``.
+    """
+    snap = deal.snapshot()
+    return {
+        "finished": snap["finished"],
+        "loser": snap["loser"],
+        "termination": snap["termination"],
+        "out_order": snap["out_order"],
+        "to_act": snap["to_act"],
+        "decision": snap["decision"],
+        "leader": snap["leader"],
+        "hands": snap["hands"],
+        "waste_size": snap["waste_size"],
+        "trick": snap["trick"],
+        "first_trick_done": snap["first_trick_done"],
+        "tricks": snap["tricks"],
+        "pickups": snap["pickups"],
+        "takes": snap["takes"],
+        "captured_tens": snap["captured_tens"],
+        "stripped": [str(c) for c in deal.stripped],
+        "events": snap["events"],
+    }

@@ -1,0 +1,38 @@
+"""Shared test helpers: build deals from explicit positions, and soak sizes."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from getaway import Deal, Position, Rules
+
+#: Scale of the soak tests (marker ``soak``): CI runs 1, a long local run e.g. GETAWAY_SOAK=20.
+SOAK = max(1, int(os.environ.get("GETAWAY_SOAK", "1")))
+
+
+def make_deal(
+    hands: list[list[str]] | list[str],
+    *,
+    profile: str = "punjab",
+    waste: list[str] | str = (),
+    leader: int = 0,
+    first_trick_done: bool = True,
+    seed: int = 0,
+    **options: object,
+) -> Deal:
+    """A deal from an explicit position; hands as lists of card names or space-separated strings."""
+    hands = [h.split() if isinstance(h, str) else list(h) for h in hands]
+    if isinstance(waste, str):
+        waste = waste.split()
+    options.setdefault("takes", "off")
+    rules = Rules.profile(profile, players=len(hands), **options)
+    position = Position.from_cards(hands, waste=list(waste), leader=leader, first_trick_done=first_trick_done)
+    return Deal(rules, dealer=0, seed=seed, position=position)
+
+
+@pytest.fixture
+def deal_from():
+    """The :func:`make_deal` helper as a fixture."""
+    return make_deal
