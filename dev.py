@@ -30,8 +30,6 @@ def _python() -> Path:
 
 def ensure_env() -> Path:
     """Create the venv and install the project with its test extras, once per pyproject version."""
-    if sys.version_info < (3, 11):
-        sys.exit(f"getaway needs Python 3.11 or newer, this is {sys.version.split()[0]}")
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == want and _python().exists():
         return _python()

@@ -54,14 +54,34 @@ RANK_NAMES: Final = ("", "", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", 
 JOKER_INDEX: Final = 52
 
 _SUIT_PARSE = {
-    "s": SPADES, "♠": SPADES, "♤": SPADES,
-    "h": HEARTS, "♥": HEARTS, "♡": HEARTS,
-    "d": DIAMONDS, "♦": DIAMONDS, "♢": DIAMONDS,
-    "c": CLUBS, "♣": CLUBS, "♧": CLUBS,
+    "s": SPADES,
+    "♠": SPADES,
+    "♤": SPADES,
+    "h": HEARTS,
+    "♥": HEARTS,
+    "♡": HEARTS,
+    "d": DIAMONDS,
+    "♦": DIAMONDS,
+    "♢": DIAMONDS,
+    "c": CLUBS,
+    "♣": CLUBS,
+    "♧": CLUBS,
 }
 _RANK_PARSE = {
-    "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
-    "10": 10, "t": 10, "j": 11, "q": 12, "k": 13, "a": 14,
+    "2": 2,
+    "3": 3,
+    "4": 4,
+    "5": 5,
+    "6": 6,
+    "7": 7,
+    "8": 8,
+    "9": 9,
+    "10": 10,
+    "t": 10,
+    "j": 11,
+    "q": 12,
+    "k": 13,
+    "a": 14,
 }
 _JOKER_NAMES = {"jk", "joker", "🃏", "jo"}
 
@@ -204,8 +224,7 @@ SUIT_MASKS: Final = tuple(0x1FFF << (13 * s) for s in SUITS)
 # Cards of every 13-bit suit pattern, low to high, so that listing the cards of
 # a hand is a few table look-ups instead of a loop over 53 bits.
 _PATTERN_CARDS: Final = tuple(
-    tuple(tuple(_TABLE[13 * s + r] for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13))
-    for s in SUITS
+    tuple(tuple(_TABLE[13 * s + r] for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13)) for s in SUITS
 )
 
 

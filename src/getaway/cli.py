@@ -52,8 +52,12 @@ def cli() -> None:
 @click.option("--players", "-n", type=int, default=4, show_default=True, help="Number of seats.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the shuffle and of the bots.")
 @click.option("--dealer", type=int, default=0, show_default=True)
-@click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option, e.g. trump=spades.")
-@click.option("--record", "record_path", type=click.Path(dir_okay=False, writable=True), help="Write the game record here.")
+@click.option(
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option, e.g. trump=spades."
+)
+@click.option(
+    "--record", "record_path", type=click.Path(dir_okay=False, writable=True), help="Write the game record here."
+)
 def demo(profile: str, players: int, seed: int, dealer: int, options: tuple[str, ...], record_path: str | None) -> None:
     """Play one seeded deal among random bots and print it trick by trick."""
     try:

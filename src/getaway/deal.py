@@ -355,9 +355,12 @@ class Deal:
         if seat == self._turn:
             playable = self._playable(seat)
             actions.extend(cards_of(playable))
-            if self._trick and not (self._hands[seat] & SUIT_MASKS[self._trick[0][1] // 13]):
-                if self._void_choice(seat):
-                    actions.append(PASS if self.rules.nopickup else PICKUP)
+            if (
+                self._trick
+                and not (self._hands[seat] & SUIT_MASKS[self._trick[0][1] // 13])
+                and self._void_choice(seat)
+            ):
+                actions.append(PASS if self.rules.nopickup else PICKUP)
         if self._can_take(seat):
             actions.append(TAKE)
         return actions
@@ -459,7 +462,10 @@ class Deal:
             raise IllegalActionError("take_not_allowed", "takes are off in these rules", seat=seat, action=TAKE)
         if rules.takes == "leader" and seat != self._leader:
             raise IllegalActionError(
-                "take_not_allowed", f"only the player due to lead (seat {self._leader}) may take", seat=seat, action=TAKE
+                "take_not_allowed",
+                f"only the player due to lead (seat {self._leader}) may take",
+                seat=seat,
+                action=TAKE,
             )
         if self._phase == TAKE_OR_PASS:
             if seat != self._turn:
@@ -645,14 +651,19 @@ class Deal:
     def _void_action(self, seat: int, call: Call) -> None:
         """A void player's plain action when a ruff was also open (classic: pickup; no-pickup: pass)."""
         if self._phase != PLAY or seat != self._turn:
-            raise IllegalActionError("not_your_turn", f"seat {self._turn} is to act, not seat {seat}", seat=seat, action=call)
+            raise IllegalActionError(
+                "not_your_turn", f"seat {self._turn} is to act, not seat {seat}", seat=seat, action=call
+            )
         expected = PASS if self.rules.nopickup else PICKUP
         if call is not expected or not self._trick or self._hands[seat] & SUIT_MASKS[self._trick[0][1] // 13]:
             reason = "no_pass_now" if call is PASS else "no_pickup_now"
             raise IllegalActionError(reason, f"{call} is not a choice for seat {seat} now", seat=seat, action=call)
         if not self._void_choice(seat):
             raise IllegalActionError(
-                "no_pickup_now" if call is PICKUP else "no_pass_now", f"{call} is not a choice now", seat=seat, action=call
+                "no_pickup_now" if call is PICKUP else "no_pass_now",
+                f"{call} is not a choice now",
+                seat=seat,
+                action=call,
             )
         self._actions.append((seat, call))
         self._void(seat)
@@ -765,10 +776,7 @@ class Deal:
 
     def _others_empty(self, leader: int) -> bool:
         """True when every other active player has an empty hand (they all get away now)."""
-        for s in range(self.players):
-            if s != leader and not self._out >> s & 1 and self._hands[s]:
-                return False
-        return True
+        return all(not (s != leader and not self._out >> s & 1 and self._hands[s]) for s in range(self.players))
 
     def _end_trick(self, leader: int) -> None:
         """After a trick: punjab's get-away rule (R-P-OUT), the end check, the next trick."""

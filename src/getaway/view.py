@@ -127,9 +127,8 @@ def _redact(event: Event, seat: int | None) -> Event:
     if event.kind == EventKind.DRAW:
         if event.seat != seat:
             return event._replace(cards=(), hidden=len(event.cards))
-    elif event.kind == EventKind.TAKE:
-        if seat is None or seat not in (event.seat, event.other):
-            return event._replace(cards=(), hidden=len(event.cards))
+    elif event.kind == EventKind.TAKE and (seat is None or seat not in (event.seat, event.other)):
+        return event._replace(cards=(), hidden=len(event.cards))
     return event
 
 
@@ -170,7 +169,9 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
         first_trick_done=deal.first_trick_done,
         waste_size=deal.waste_size,
         waste_seen=cards_of(waste),
-        must_lead=forced if forced is not None and seat is not None and hand_mask >> forced & 1 and seat == deal.leader else None,
+        must_lead=forced
+        if forced is not None and seat is not None and hand_mask >> forced & 1 and seat == deal.leader
+        else None,
         tricks_played=deal.tricks_played,
         pickups=tuple(deal._pickups),
         takes=tuple(deal._takes),
