@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from getaway import Deal, Position, Rules
+from getaway import Deal, Position, Rules, parse_cards
 
 #: Scale of the soak tests (marker ``soak``): CI runs 1, a long local run e.g. GETAWAY_SOAK=20.
 SOAK = max(1, int(os.environ.get("GETAWAY_SOAK", "1")))
@@ -36,3 +36,27 @@ def make_deal(
 def deal_from():
     """The :func:`make_deal` helper as a fixture."""
     return make_deal
+
+
+def play_all(deal: Deal, cards: str, seat: int | None = None) -> list:
+    """Play space-separated ``cards`` one after another, each by the seat on turn (or ``seat``),
+    and return every event they caused."""
+    events = []
+    for card in cards.split():
+        events.extend(deal.play(card, seat))
+    return events
+
+
+def kinds(events) -> list[str]:
+    """The kinds of ``events``, in order."""
+    return [e.kind for e in events]
+
+
+def names(cards) -> list[str]:
+    """Card names of ``cards`` (as the engine prints them)."""
+    return [str(c) for c in cards]
+
+
+def card_set(text: str) -> set:
+    """The set of cards named in ``text`` (space-separated), to compare hands and piles."""
+    return set(parse_cards(text))
