@@ -27,10 +27,7 @@ from typing import Any
 from getaway import PASS, TAKE, Deal, Rules
 
 CONFIGS: list[tuple[str, int, str]] = [
-    (profile, players, takes)
-    for profile in ("punjab", "classic")
-    for players in (4, 6)
-    for takes in ("off", "poll")
+    (profile, players, takes) for profile in ("punjab", "classic") for players in (4, 6) for takes in ("off", "poll")
 ]
 
 

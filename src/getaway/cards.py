@@ -110,10 +110,9 @@ class Card(int):
     __slots__ = ()
 
     def __new__(cls, index: int) -> Card:
-        try:
-            return _TABLE[index]
-        except (IndexError, TypeError):
-            raise InvalidCardError(f"not a card index: {index!r} (expected 0–52)") from None
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= 52:
+            raise InvalidCardError(f"not a card index: {index!r} (expected 0–52)")
+        return _TABLE[index]
 
     @classmethod
     def make(cls, rank: int, suit: int) -> Card:

@@ -180,6 +180,7 @@ class Deal:
         self._special = rules.special_first_trick and not self._first_done  # punjab's first trick
         self._trick: list[tuple[int, Card]] = []
         self._trick_mask = 0
+        self._led_mask = 0  # the led suit's cards, while a trick is on the table
         self._played = 0  # seats that have acted in the current trick
         self._kick = False
         self._forced: Card | None = None  # R-P-DRAW: the drawn card the leader must lead
@@ -338,7 +339,8 @@ class Deal:
     # ------------------------------------------------------------------ legal actions
 
     def legal_actions(self, seat: int | None = None) -> list[Action]:
-        """The legal actions of ``seat`` (default: :attr:`to_act`), cards low to high by suit.
+        """The legal actions of ``seat`` (default: :attr:`to_act`), a new list: cards in suit
+        order, low to high, then ``PASS``/``PICKUP``/``TAKE`` where they are legal.
 
         Under ``take_protocol="interject"`` any seat allowed to take gets ``[TAKE]``
         between tricks. A seat with nothing to decide gets ``[]``.
@@ -375,8 +377,7 @@ class Deal:
             if not self._first_done:
                 return hand & (1 << ACE_OF_SPADES)
             return hand
-        led = self._trick[0][1] // 13
-        follow = hand & SUIT_MASKS[led]
+        follow = hand & self._led_mask
         if follow:
             return follow
         if self._special or self._interrupts:
@@ -417,6 +418,10 @@ class Deal:
             IllegalActionError: not legal now (the reason names why); the state is unchanged.
             InvalidActionError: ``action`` names no action.
         """
+        if type(action) is Card and self._termination is None and (seat is None or seat == self._turn):
+            start = len(self._events)
+            self._play(self._turn, action)  # the common case: the player on turn plays a card
+            return self._events[start:]
         if type(action) is not Card and type(action) is not Call:
             action = parse_action(action)
         if self._termination is not None:
@@ -490,7 +495,7 @@ class Deal:
         if target == self._leader:
             self._leader = seat
             self._forced = None  # the obligation was the drawer's (docs/rules.md, R-P-TAKE)
-            self._events.append(Event(EventKind.LEAD, seat))
+            self._events.append(_new_event(Event, (EventKind.LEAD, seat, (), None, None, 0)))
         if self._check_over(Termination.TAKE):
             return
         if self._phase == TAKE_OR_PASS:
@@ -506,7 +511,7 @@ class Deal:
                 raise IllegalActionError(
                     "not_your_turn", f"the take poll is asking seat {self._turn}", seat=seat, action=PASS
                 )
-            self._events.append(Event(EventKind.PASS, seat))
+            self._events.append(_new_event(Event, (EventKind.PASS, seat, (), None, None, 0)))
             self._next_poll()
             return
         if self.rules.nopickup:
@@ -578,7 +583,7 @@ class Deal:
                 self._events.append(Event(EventKind.RUFF, seat, (card,)))
             elif not self._special:
                 # A tochoo (R-P-TRICK): the trick stops; only reachable when tochoos interrupt.
-                self._events.append(Event(EventKind.TOCHOO, seat, (card,)))
+                self._events.append(_new_event(Event, (EventKind.TOCHOO, seat, (card,), None, None, 0)))
                 self._pick_up(seat if self._kick else self._winner(), tochoo_by=seat)
                 return
         if not self._punjab and not self._hands[seat]:
@@ -641,6 +646,7 @@ class Deal:
         self._forced = None
         self._trick = [(seat, card)]
         self._trick_mask = 1 << card
+        self._led_mask = SUIT_MASKS[card // 13]
         self._played = 1 << seat
         if self.rules.kicker:  # V-KICKER: no higher card of the suit is still in play
             higher = SUIT_MASKS[card // 13] & ~((2 << card) - 1)
@@ -683,7 +689,7 @@ class Deal:
         every active player has acted."""
         n = self.players
         rules = self.rules
-        led_mask = SUIT_MASKS[self._trick[0][1] // 13]
+        led_mask = self._led_mask
         s = seat
         while True:
             for _ in range(n):
@@ -700,7 +706,7 @@ class Deal:
             if self._trump and hand & _SPADES:
                 self._turn = s  # may ruff, or pick up / pass
                 return
-            self._events.append(Event(EventKind.VOID, s))
+            self._events.append(_new_event(Event, (EventKind.VOID, s, (), None, None, 0)))
             if rules.nopickup:
                 self._played |= 1 << s
                 continue
@@ -738,7 +744,7 @@ class Deal:
         self._pickups[picker] += 1
         self._picked_cards[picker] += cards.bit_count()
         self._tricks += 1
-        self._events.append(Event(EventKind.PICKUP, picker, cards_of(cards)))
+        self._events.append(_new_event(Event, (EventKind.PICKUP, picker, cards_of(cards), None, None, 0)))
         if tochoo_by is not None and self.rules.enforcement == "penalize":
             not_played = 0
             for s in range(self.players):
@@ -771,7 +777,7 @@ class Deal:
         elif self._out >> winner & 1:
             leader = self._next_active(winner)  # R-C-OUT, interpretation
         self._waste |= cards
-        self._events.append(Event(EventKind.WASTE, winner, cards_of(cards)))
+        self._events.append(_new_event(Event, (EventKind.WASTE, winner, cards_of(cards), None, None, 0)))
         self._end_trick(leader)
 
     def _others_empty(self, leader: int) -> bool:
@@ -788,7 +794,7 @@ class Deal:
                 self._get_away(gone)
         if self._check_over(Termination.LAST_HOLDER):
             return
-        self._events.append(Event(EventKind.LEAD, leader))
+        self._events.append(_new_event(Event, (EventKind.LEAD, leader, (), None, None, 0)))
         self._start_trick(leader)
 
     def _draw(self, seat: int) -> None:
@@ -820,7 +826,7 @@ class Deal:
         self._out_order.append(seats)
         for s in seats:
             self._out |= 1 << s
-            self._events.append(Event(EventKind.OUT, s, (), place))
+            self._events.append(_new_event(Event, (EventKind.OUT, s, (), place, None, 0)))
 
     def _active_count(self) -> int:
         return self.players - self._out.bit_count()
@@ -849,7 +855,7 @@ class Deal:
         self._turn = -1
         self._trick = []
         self._trick_mask = 0
-        self._events.append(Event(EventKind.OVER, self._loser, (), None, self._termination))
+        self._events.append(_new_event(Event, (EventKind.OVER, self._loser, (), None, self._termination, 0)))
         return True
 
     def _end_by_repetition(self, leader: int) -> None:
