@@ -79,7 +79,8 @@ def table(rows: list[dict[str, Any]], deals: int) -> str:
         f"Random bots, 4 players, takes off, {deals:,} deals per row (same seeds for every row);",
         "command: `.venv/bin/python bench/variants.py`.",
         "",
-        "| profile | variant | tricks / deal | plays / deal | pick-ups / deal | cards picked up / deal | how deals ended |",
+        "| profile | variant | tricks / deal | plays / deal | pick-ups / deal | cards picked up / deal "
+        "| how deals ended |",
         "|---|---|---:|---:|---:|---:|---|",
     ]
     for r in rows:
