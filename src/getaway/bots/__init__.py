@@ -14,7 +14,7 @@ from ..deal import Deal
 from ..events import Action, Event
 from ..view import PlayerView
 
-__all__ = ["Bot", "RandomBot", "play_deal"]
+__all__ = ["Bot", "RandomBot", "play_deal", "BOTS", "LEVELS", "make_bot"]
 
 
 class Bot(Protocol):
@@ -28,6 +28,32 @@ class Bot(Protocol):
 
 
 from .random import RandomBot  # noqa: E402  (the protocol above is what it implements)
+
+#: Bot kinds by name: a factory taking keyword settings. Other bot modules register here.
+BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot}
+
+#: Difficulty levels for people, mapped onto bot kinds and settings (issue 4 refines these).
+LEVELS: dict[str, tuple[str, dict[str, object]]] = {
+    "easy": ("random", {}),
+    "medium": ("random", {}),
+    "hard": ("random", {}),
+    "expert": ("random", {}),
+}
+
+
+def make_bot(name: str, **settings: object) -> Bot:
+    """A bot from a kind (``random`` …) or a level (``easy``, ``medium``, ``hard``, ``expert``).
+
+    Raises:
+        ValueError: unknown name (the message lists the known ones).
+    """
+    if name in LEVELS:
+        kind, defaults = LEVELS[name]
+        return BOTS[kind](**{**defaults, **settings})
+    if name in BOTS:
+        return BOTS[name](**settings)
+    known = ", ".join([*BOTS, *LEVELS])
+    raise ValueError(f"bot: unknown bot or level {name!r} (known: {known})")
 
 
 def play_deal(
