@@ -60,3 +60,12 @@ def names(cards) -> list[str]:
 def card_set(text: str) -> set:
     """The set of cards named in ``text`` (space-separated), to compare hands and piles."""
     return set(parse_cards(text))
+
+
+def play_out(deal: Deal, rng, limit: int = 20_000) -> Deal:
+    """Play random legal actions of the seat on turn until the deal ends; returns ``deal``."""
+    for _ in range(limit):
+        if deal.is_over:
+            return deal
+        deal.apply(rng.choice(deal.legal_actions()))
+    raise AssertionError(f"the deal did not end within {limit} actions")
