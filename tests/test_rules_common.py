@@ -300,10 +300,6 @@ def test_R_INFO_what_others_see_does_not_depend_on_the_blind_draw() -> None:
     assert len({str(d.view(1).must_lead) for d in deals}) > 1  # the drawer knows
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: a card drawn from the trick itself (empty waste) is left out of the public waste event",
-)
 def test_R_INFO_a_card_drawn_from_the_trick_itself_stays_hidden() -> None:
     # penalize: the first trick is picked up as a penalty, so the waste pile is still empty when
     # seat 0 wins the next trick with its last card; the draw is then made from that trick.

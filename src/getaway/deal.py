@@ -97,7 +97,7 @@ def deal_hands(rules: Rules, dealer: int, rng: random.Random, joker_to: int | No
         pack.append(JOKER_INDEX)
     stripped = 0
     if rules.uneven == "strip":
-        for card in STRIP_ORDER[: len(pack) % n]:
+        for card in STRIP_ORDER[: 52 % n]:  # the 52-card pack divides evenly; a Joker stays extra
             pack.remove(card)
             stripped |= 1 << card
     rng.shuffle(pack)
@@ -198,6 +198,7 @@ class Deal:
         self._picked_cards = [0] * n
         self._takes: list[tuple[int, int]] = []
         self._tens = [0] * n
+        self._captured = 0  # every ten captured so far (V-DEHLA)
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
         self._seen: dict[tuple[Any, ...], int] = {}  # R-LOOP: positions that began a trick
@@ -380,7 +381,7 @@ class Deal:
         follow = hand & self._led_mask
         if follow:
             return follow
-        if self._special or self._interrupts:
+        if self._interrupts or (self._special and not self._nopickup):
             return hand  # any card: the tochoo (or a free card on punjab's first trick)
         if self._trump:
             return hand & _SPADES  # a ruff is the only card a void player may play
@@ -596,13 +597,13 @@ class Deal:
         if not hand >> card & 1:
             raise IllegalActionError("card_not_in_hand", f"seat {seat} does not hold {card}", seat=seat, action=card)
         penalize = self._penalize
-        if self._after_tochoo is not None and penalize and self._after_tochoo[2] >> seat & 1 and not self._trick:
-            self._penalty_after_tochoo(seat, card)
-            return
-        if self._phase != PLAY:
+        if self._phase != PLAY:  # no play at all during the poll: a replay's unrecorded passes stay exact
             raise IllegalActionError(
                 "not_your_turn", f"the take poll is asking seat {self._turn} first", seat=seat, action=card
             )
+        if self._after_tochoo is not None and penalize and self._after_tochoo[2] >> seat & 1 and not self._trick:
+            self._penalty_after_tochoo(seat, card)
+            return
         if seat != self._turn:
             if penalize and self._trick:
                 self._penalty(seat, card, "out_of_turn")
@@ -634,14 +635,15 @@ class Deal:
             if self._hands[seat]:
                 self._waste |= _JOKER_BIT
                 return
-            if self.rules.profile == "punjab":
-                self._draw(seat)
+            if self._punjab and self._waste & ~_JOKER_BIT:
+                self._draw(seat)  # R-P-DRAW, the Joker not included; then it joins the waste
                 self._waste |= _JOKER_BIT
                 return
+            # Classic: the player got away (R-C-OUT). Punjab with nothing to draw (only after a
+            # penalty emptied the waste): the same, as there is no card to lead.
             self._waste |= _JOKER_BIT
-            self._classic_out(seat)
-            if not self._check_over(Termination.LAST_HOLDER):
-                self._start_trick(self._next_active(seat))
+            self._get_away((seat,))
+            self._end_trick(self._next_active(seat))
             return
         self._forced = None
         self._trick = [(seat, card)]
@@ -700,7 +702,7 @@ class Deal:
                 self._complete()
                 return
             hand = self._hands[s]
-            if hand & led_mask or self._interrupts or self._special:
+            if hand & led_mask or self._interrupts or (self._special and not self._nopickup):
                 self._turn = s
                 return
             if self._trump and hand & _SPADES:
@@ -764,25 +766,27 @@ class Deal:
         first = self._special
         winner = self._trick[0][0] if first else self._winner()
         self._tricks += 1
-        if self.rules.dehla and not first and cards & _TENS:  # V-DEHLA
-            self._tens[winner] |= cards & _TENS
-            self._events.append(Event(EventKind.CAPTURE, winner, cards_of(cards & _TENS)))
+        tens = cards & _TENS & ~self._captured if self.rules.dehla and not first else 0
+        if tens:  # V-DEHLA: a ten counts once per deal, even if a blind draw brings it back
+            self._captured |= tens
+            self._tens[winner] |= tens
+            self._events.append(Event(EventKind.CAPTURE, winner, cards_of(tens)))
         self._first_done = True
         self._special = False
         leader = winner
-        if self.rules.profile == "punjab":
-            if not self._hands[winner] and not self._others_empty(winner):
-                self._draw(winner)  # R-P-DRAW: from the waste as it was before this trick
-                cards = self._trick_mask
-        elif self._out >> winner & 1:
+        must_draw = self._punjab and not self._hands[winner]
+        if must_draw and self._waste & ~_JOKER_BIT:
+            self._draw(winner)  # R-P-DRAW: from the waste as it was before this trick
+            must_draw = False
+        elif not self._punjab and self._out >> winner & 1:
             leader = self._next_active(winner)  # R-C-OUT, interpretation
         self._waste |= cards
         self._events.append(_new_event(Event, (EventKind.WASTE, winner, cards_of(cards), None, None, 0)))
+        if must_draw:
+            # The waste was empty (a penalty put the first trick in a hand): draw from the
+            # waste this trick has just formed, so the draw stays blind to the others.
+            self._draw(winner)
         self._end_trick(leader)
-
-    def _others_empty(self, leader: int) -> bool:
-        """True when every other active player has an empty hand (they all get away now)."""
-        return all(not (s != leader and not self._out >> s & 1 and self._hands[s]) for s in range(self.players))
 
     def _end_trick(self, leader: int) -> None:
         """After a trick: punjab's get-away rule (R-P-OUT), the end check, the next trick."""
@@ -799,17 +803,10 @@ class Deal:
 
     def _draw(self, seat: int) -> None:
         """R-P-DRAW: ``seat`` draws one card blind from the (shuffled) waste and must lead it."""
-        # The Joker is never drawn (it would only go straight back). The waste is empty only
-        # on the first trick of a position where the leader held nothing but the A♠: then the
-        # draw is from that trick.
-        from_waste = bool(self._waste & ~_JOKER_BIT)
-        pool = (self._waste if from_waste else self._trick_mask) & ~_JOKER_BIT
-        cards = cards_of(pool)
+        # The Joker is never drawn (it would only go straight back).
+        cards = cards_of(self._waste & ~_JOKER_BIT)
         card = cards[self._rng.randrange(len(cards))]
-        if from_waste:
-            self._waste &= ~(1 << card)
-        else:
-            self._trick_mask &= ~(1 << card)
+        self._waste &= ~(1 << card)
         self._hands[seat] |= 1 << card
         self._forced = card
         self._hidden_draw = card
