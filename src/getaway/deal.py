@@ -25,6 +25,7 @@ Profiles and variants switch branches inside them.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Iterable
 from typing import Any, Final
@@ -124,6 +125,11 @@ class Deal:
             seed and actions give the same deal, byte for byte.
         joker_to: V-JOKER, deal 2+ of a match: the seat that gets the Joker.
         position: start from this position instead of shuffling (validated).
+        rng: the generator to use instead of ``random.Random(seed)``: any object with
+            ``shuffle(list)`` and ``randrange(n)``. The blind draw of R-P-DRAW takes
+            ``randrange(len(waste))`` as an index into the waste's cards in card order
+            (the Joker left out), so an adapter with explicit chance nodes (OpenSpiel) can
+            choose the drawn card. A record only replays if the seed gives the same draws.
 
     Raises:
         PositionError: the position is impossible under the rules.
@@ -138,6 +144,7 @@ class Deal:
         *,
         joker_to: int | None = None,
         position: Position | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         n = rules.players
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
@@ -148,7 +155,7 @@ class Deal:
         self.seed: Final = seed
         self.joker_to: Final = joker_to
         self.start: Final = position
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed) if rng is None else rng
         # Rule switches read on every action, cached as plain attributes.
         self._punjab = rules.profile == "punjab"
         self._penalize = rules.enforcement == "penalize"
@@ -911,8 +918,11 @@ class Deal:
         """An independent copy (same state, same random generator state); for search bots."""
         other = Deal.__new__(Deal)
         other.__dict__.update(self.__dict__)
-        other._rng = random.Random()
-        other._rng.setstate(self._rng.getstate())
+        if type(self._rng) is random.Random:
+            other._rng = random.Random()
+            other._rng.setstate(self._rng.getstate())
+        else:
+            other._rng = copy.deepcopy(self._rng)
         other._hands = list(self._hands)
         other._out_order = list(self._out_order)
         other._trick = list(self._trick)
