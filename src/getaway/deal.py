@@ -218,11 +218,6 @@ class Deal:
     # ------------------------------------------------------------------ public state
 
     @property
-    def phase(self) -> str | None:
-        """Same as :attr:`decision`."""
-        return self.decision
-
-    @property
     def decision(self) -> str | None:
         """Kind of the pending decision: ``"play"`` (a card, or a void player's pickup/pass),
         ``"take"`` (take or pass in the poll of R-P-TAKE), or ``None`` when the deal is over."""
@@ -660,7 +655,8 @@ class Deal:
         if self.rules.kicker:  # V-KICKER: no higher card of the suit is still in play
             higher = SUIT_MASKS[card // 13] & ~((2 << card) - 1)
             self._kick = not (higher & self._in_play & ~self._waste)
-        self._classic_out(seat)
+        if not self._punjab and not self._hands[seat]:
+            self._get_away((seat,))  # R-C-OUT: a lead with the last card gets away at once
         self._advance(seat)
 
     def _void_action(self, seat: int, call: Call) -> None:
@@ -819,11 +815,6 @@ class Deal:
         self._hidden_draw = card
         self._hidden_knowers = 1 << seat
         self._events.append(Event(EventKind.DRAW, seat, (card,)))
-
-    def _classic_out(self, seat: int) -> None:
-        """R-C-OUT: under classic a player who plays their last card gets away at once."""
-        if self.rules.profile == "classic" and not self._hands[seat]:
-            self._get_away((seat,))
 
     def _get_away(self, seats: tuple[int, ...]) -> None:
         place = 1 + sum(len(g) for g in self._out_order)
