@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from .cards import (
+    _PATTERN_CARDS,
     ACE_OF_SPADES,
     JOKER,
     JOKER_INDEX,
@@ -162,6 +163,7 @@ class Deal:
         self._trump = rules.trump is not None
         self._interrupts = rules.tochoo_interrupts
         self._nopickup = rules.nopickup
+        self._dehla = rules.dehla
         self._interject = rules.take_protocol == "interject"
         self._poll_takes = rules.take_protocol == "poll"
         self._waste = 0
@@ -188,6 +190,7 @@ class Deal:
         self._trick: list[tuple[int, Card]] = []
         self._trick_mask = 0
         self._led_mask = 0  # the led suit's cards, while a trick is on the table
+        self._led_suit = 0
         self._played = 0  # seats that have acted in the current trick
         self._kick = False
         self._forced: Card | None = None  # R-P-DRAW: the drawn card the leader must lead
@@ -355,7 +358,12 @@ class Deal:
         if self._phase == TAKE_OR_PASS:
             return [TAKE, PASS] if seat == self._turn else []
         if seat == self._turn and not self._interject and not self._trump:
-            return list(cards_of(self._playable(seat)))  # the common case, fast
+            if self._trick:  # the common case, fast: following suit
+                follow = self._hands[seat] & self._led_mask
+                if follow:
+                    suit = self._led_suit
+                    return list(_PATTERN_CARDS[suit][follow >> 13 * suit])
+            return list(cards_of(self._playable(seat)))
         actions: list[Action] = []
         if seat == self._turn:
             playable = self._playable(seat)
@@ -565,7 +573,12 @@ class Deal:
 
     def _play(self, seat: int, card: Card) -> None:
         hand = self._hands[seat]
-        if seat != self._turn or self._phase != PLAY or not self._playable(seat) >> card & 1:
+        trick = self._trick
+        if seat != self._turn or self._phase != PLAY:
+            self._play_irregular(seat, card)
+            return
+        follow = hand & self._led_mask if trick else 0
+        if not (follow if follow else self._playable(seat)) >> card & 1:
             self._play_irregular(seat, card)
             return
         self._actions.append((seat, card))
@@ -574,7 +587,6 @@ class Deal:
         if card == self._hidden_draw:
             self._hidden_draw = None
         self._events.append(_new_event(Event, (EventKind.PLAY, seat, (card,), None, None, 0)))
-        trick = self._trick
         if not trick:
             self._lead(seat, card)
             return
@@ -650,7 +662,8 @@ class Deal:
         self._forced = None
         self._trick = [(seat, card)]
         self._trick_mask = 1 << card
-        self._led_mask = SUIT_MASKS[card // 13]
+        self._led_suit = card // 13
+        self._led_mask = SUIT_MASKS[self._led_suit]
         self._played = 1 << seat
         if self.rules.kicker:  # V-KICKER: no higher card of the suit is still in play
             higher = SUIT_MASKS[card // 13] & ~((2 << card) - 1)
@@ -693,18 +706,19 @@ class Deal:
         choice (a classic void player's pick-up, a no-pickup pass); complete the trick when
         every active player has acted."""
         n = self.players
-        rules = self.rules
         led_mask = self._led_mask
+        hands = self._hands
         s = seat
         while True:
+            busy = self._out | self._played
             for _ in range(n):
                 s = (s + 1) % n
-                if not (self._out | self._played) >> s & 1:
+                if not busy >> s & 1:
                     break
             else:
                 self._complete()
                 return
-            hand = self._hands[s]
+            hand = hands[s]
             if hand & led_mask or self._interrupts or (self._special and not self._nopickup):
                 self._turn = s
                 return
@@ -712,7 +726,7 @@ class Deal:
                 self._turn = s  # may ruff, or pick up / pass
                 return
             self._events.append(_new_event(Event, (EventKind.VOID, s, (), None, None, 0)))
-            if rules.nopickup:
+            if self._nopickup:
                 self._played |= 1 << s
                 continue
             self._pick_up(s)
@@ -725,7 +739,7 @@ class Deal:
         else highest card of the led suit. The Joker never wins."""
         trick = self._trick
         led = trick[0][1] // 13
-        trumps = self.rules.trump is not None and not self._special
+        trumps = self._trump and not self._special
         best_seat, best_key = trick[0][0], -1
         for s, c in trick:
             if c == JOKER:
@@ -769,7 +783,7 @@ class Deal:
         first = self._special
         winner = self._trick[0][0] if first else self._winner()
         self._tricks += 1
-        tens = cards & _TENS & ~self._captured if self.rules.dehla and not first else 0
+        tens = cards & _TENS & ~self._captured if self._dehla and not first else 0
         if tens:  # V-DEHLA: a ten counts once per deal, even if a blind draw brings it back
             self._captured |= tens
             self._tens[winner] |= tens
@@ -793,7 +807,7 @@ class Deal:
 
     def _end_trick(self, leader: int) -> None:
         """After a trick: punjab's get-away rule (R-P-OUT), the end check, the next trick."""
-        if self.rules.profile == "punjab":
+        if self._punjab:
             gone = tuple(
                 s for s in range(self.players) if s != leader and not self._out >> s & 1 and not self._hands[s]
             )
@@ -837,7 +851,7 @@ class Deal:
 
     def _check_over(self, termination: str) -> bool:
         """R-END: the deal is over when at most one player is still in it."""
-        active = self._active_count()
+        active = self.players - self._out.bit_count()
         if active > 1:
             return False
         if active == 1:
