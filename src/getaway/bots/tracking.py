@@ -1,0 +1,332 @@
+"""Card tracking: what one player can deduce from their :class:`~getaway.view.PlayerView`.
+
+A :class:`Tracker` reads the public history of a view (plus the viewer's own hand) and
+keeps, for every other seat:
+
+- the cards **known** to be in that hand: picked up publicly, or seen by the viewer in a
+  take (as taker or taken), until that seat plays them; the A♠ holder before the first lead;
+- the **proven voids**: a tochoo, a ruff, any off-suit card on punjab's first trick, or a
+  ``void`` event proves that the hand held no card of the led suit; the proof holds for the
+  hand's *unknown* cards until new unknown cards reach it (a hidden take, a blind draw);
+- exact hand sizes, the cards seen played, the waste pile's contents, and a card drawn
+  blind by someone else (one of the waste's cards, in a known hand).
+
+:meth:`Tracker.sample` deals the unknown cards into a world consistent with all of it:
+hand sizes, known cards and voids, every card in exactly one place.
+
+>>> from getaway import Deal, Rules
+>>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=3)
+>>> tracker = Tracker(deal.view(1))
+>>> world = tracker.sample(random.Random(0))
+>>> [h.bit_count() for h in world.hands] == list(deal.hand_sizes)
+True
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..cards import ACE_OF_SPADES, FULL_PACK, JOKER_INDEX, SUIT_MASKS, cards_of
+from ..events import EventKind
+from ..view import PlayerView
+
+__all__ = ["Tracker", "World", "SamplingError"]
+
+_JOKER_BIT = 1 << JOKER_INDEX
+#: Card groups for the sampler's constraints: the four suits, then the Joker (no suit, never void).
+_GROUPS = (*SUIT_MASKS, _JOKER_BIT)
+
+
+class SamplingError(RuntimeError):
+    """No world fits the tracked facts (a tracking bug: the real deal always fits)."""
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """One sampled deal state consistent with a view.
+
+    Attributes:
+        hands: per seat, the bit set of its cards (the viewer's own hand as it is).
+        waste: bit set of the waste pile (without a card someone drew blind).
+    """
+
+    hands: tuple[int, ...]
+    waste: int
+
+
+class Tracker:
+    """Everything ``view.seat`` can deduce about the other hands (see the module docstring).
+
+    Attributes:
+        seat: the viewer.
+        known: per seat, bit set of cards known to be in that hand (the viewer's whole hand
+            for the viewer).
+        voids: per seat, bit set of suits (bit ``s`` = suit ``s``) that its unknown cards
+            cannot contain.
+        sizes: exact hand sizes.
+        unknown: per seat, how many of its cards are unknown to the viewer.
+        played: every card seen played to a trick.
+        waste: the waste pile as the viewer knows it (a card drawn blind by someone else
+            still counted in, as in ``view.waste_seen``).
+        hidden_holder: the seat holding a card drawn blind that the viewer has not seen, or ``None``.
+        hidden_candidates: bit set of the cards that hidden card can be.
+        pool: bit set of the cards whose place is unknown (dealt into the unknown slots).
+
+    Raises:
+        ValueError: a spectator's view (``seat`` is ``None``).
+    """
+
+    def __init__(self, view: PlayerView) -> None:
+        if view.seat is None:
+            raise ValueError("seat: a tracker needs a player's view, not a spectator's")
+        n = view.players
+        me = view.seat
+        self.seat = me
+        self.players = n
+        self.rules = view.rules
+        known = [0] * n
+        voids = [0] * n
+        played = 0
+        waste = 0
+        trick_led: int | None = None  # led suit of the current trick, None between tricks
+        hidden_holder: int | None = None
+        hidden_candidates = 0
+        for e in view.history:
+            kind = e.kind
+            if kind == EventKind.PLAY:
+                seat, card = e.seat, e.cards[0]
+                played |= 1 << card
+                known[seat] &= ~(1 << card)
+                waste &= ~(1 << card)  # a card drawn blind comes back into sight when led
+                if trick_led is None:
+                    if card != JOKER_INDEX:
+                        trick_led = card // 13
+                elif card == JOKER_INDEX or card // 13 != trick_led:
+                    voids[seat] |= 1 << trick_led  # tochoo, ruff, or an off-suit card on the first trick
+            elif kind == EventKind.VOID:
+                if trick_led is not None:
+                    voids[e.seat] |= 1 << trick_led
+            elif kind == EventKind.PICKUP:
+                known[e.seat] |= _mask(e.cards)
+                trick_led = None
+            elif kind == EventKind.WASTE:
+                waste |= _mask(e.cards)
+                if not (len(e.cards) == 1 and e.cards[0] == JOKER_INDEX and trick_led is None):
+                    trick_led = None
+            elif kind == EventKind.DRAW:
+                if e.cards:  # the viewer drew it: it is in the viewer's hand
+                    waste &= ~(1 << e.cards[0])
+                else:
+                    hidden_holder = e.seat
+                    hidden_candidates = waste & ~_JOKER_BIT
+                    voids[e.seat] = 0
+            elif kind == EventKind.TAKE:
+                taker, taken = e.seat, e.other
+                if e.cards:
+                    if taken == me:
+                        known[taker] |= _mask(e.cards)
+                    # the viewer took it: the cards are in the viewer's hand
+                else:
+                    known[taker] |= known[taken]
+                    voids[taker] &= voids[taken]
+                    if hidden_holder == taken:
+                        hidden_holder = taker
+                known[taken] = 0
+                voids[taken] = 0
+            elif kind == EventKind.OUT:
+                known[e.seat] = 0
+            elif kind == EventKind.IRREGULARITY:
+                # R-P-PENALTY moves cards between hands in ways a few events do not spell out:
+                # forget what was known, keep only what is certain (the sizes).
+                played |= _mask(e.cards)
+                known = [0] * n
+                voids = [0] * n
+        hand = view.hand_mask
+        known[me] = hand
+        voids[me] = 0
+        # The waste as the view shows it is exact (R-INFO); a blind draw the viewer did not see
+        # leaves its card counted in it.
+        waste = _mask(view.waste_seen)
+        if len(view.waste_seen) == view.waste_size or hidden_holder is None:
+            hidden_holder = None
+            hidden_candidates = 0
+        else:
+            hidden_candidates &= waste
+        if not view.first_trick_done and not view.trick and not hand >> ACE_OF_SPADES & 1:
+            known[view.leader] |= 1 << ACE_OF_SPADES  # R-ACE: the player due to lead holds it
+        for s in range(n):
+            if s != me and view.hand_sizes[s] == 0:
+                known[s] = 0
+        trick = _mask(c for _, c in view.trick)
+        universe = FULL_PACK & ~_mask(view.stripped)
+        if view.rules.joker:
+            universe |= _JOKER_BIT
+        placed = waste | trick
+        for s in range(n):
+            placed |= known[s]
+        self.known = known
+        self.voids = voids
+        self.sizes = tuple(view.hand_sizes)
+        self.unknown = [max(0, view.hand_sizes[s] - known[s].bit_count()) for s in range(n)]
+        self.unknown[me] = 0
+        self.played = played
+        self.waste = waste
+        self.trick = trick
+        self.hidden_holder = hidden_holder
+        self.hidden_candidates = hidden_candidates
+        self.pool = universe & ~placed
+        self.view = view
+
+    # ------------------------------------------------------------------ queries
+
+    def is_void(self, seat: int, suit: int) -> bool:
+        """Whether ``seat`` certainly holds no card of ``suit`` (0–3)."""
+        if seat == self.seat:
+            return not self.known[seat] & SUIT_MASKS[suit]
+        if self.known[seat] & SUIT_MASKS[suit]:
+            return False
+        if self.unknown[seat] == 0 and self.hidden_holder != seat:
+            return True
+        if self.hidden_holder == seat and self.hidden_candidates & SUIT_MASKS[suit]:
+            return False
+        return bool(self.voids[seat] >> suit & 1) or not self.pool & SUIT_MASKS[suit]
+
+    def outstanding(self, suit: int) -> int:
+        """Bit set of the cards of ``suit`` held by the other players (known or possibly)."""
+        mask = self.pool
+        for s in range(self.players):
+            if s != self.seat:
+                mask |= self.known[s]
+        if self.hidden_holder is not None:
+            mask |= self.hidden_candidates
+        return mask & SUIT_MASKS[suit]
+
+    def has_probability(self, seat: int, suit: int) -> float:
+        """Rough chance that ``seat`` holds at least one card of ``suit`` (0 or 1 when certain)."""
+        if seat == self.seat:
+            return 1.0 if self.known[seat] & SUIT_MASKS[suit] else 0.0
+        if self.known[seat] & SUIT_MASKS[suit]:
+            return 1.0
+        if self.is_void(seat, suit):
+            return 0.0
+        k = self.unknown[seat]
+        if self.hidden_holder == seat:
+            k += 1
+        total = self.pool.bit_count() or 1
+        in_suit = (self.pool & SUIT_MASKS[suit]).bit_count()
+        # chance that none of k unknown cards is of the suit, drawing without replacement
+        p_none = 1.0
+        for i in range(k):
+            if total - i <= 0:
+                break
+            p_none *= max(0.0, (total - in_suit - i) / (total - i))
+        return 1.0 - p_none
+
+    # ------------------------------------------------------------------ sampling
+
+    def slots(self) -> tuple[list[int], list[int]]:
+        """Per seat: unknown cards to deal from the pool, and the allowed card groups
+        (bit ``g`` of the five groups: four suits, the Joker)."""
+        caps = list(self.unknown)
+        allowed = []
+        for s in range(self.players):
+            allowed.append(0b11111 & ~self.voids[s])
+        if self.hidden_holder is not None:
+            caps[self.hidden_holder] -= 1
+        return caps, allowed
+
+    def sample(self, rng: random.Random) -> World:
+        """A world consistent with every tracked fact, drawn from ``rng``.
+
+        Raises:
+            SamplingError: no consistent world exists (a tracking bug).
+        """
+        n = self.players
+        hands = list(self.known)
+        waste = self.waste
+        if self.hidden_holder is not None:
+            h = self.hidden_holder
+            candidates = self.hidden_candidates
+            allowed_hidden = candidates
+            for suit in range(4):
+                if self.voids[h] >> suit & 1:
+                    allowed_hidden &= ~SUIT_MASKS[suit]
+            options = cards_of(allowed_hidden or candidates)
+            if not options:
+                raise SamplingError("no card for the blind draw")
+            card = options[rng.randrange(len(options))]
+            hands[h] |= 1 << card
+            waste &= ~(1 << card)
+        caps, allowed = self.slots()
+        pool = list(cards_of(self.pool))
+        if sum(c for c in caps if c > 0) != len(pool) or any(c < 0 for c in caps):
+            raise SamplingError(f"pool of {len(pool)} cards for {caps} unknown slots")
+        rng.shuffle(pool)
+        constrained = any(caps[s] and allowed[s] != 0b11111 for s in range(n))
+        if not constrained:
+            i = 0
+            for s in range(n):
+                k = caps[s]
+                if k:
+                    hands[s] |= _mask(pool[i : i + k])
+                    i += k
+            return World(tuple(hands), waste)
+        counts = [0] * 5
+        for c in pool:
+            counts[_group(c)] += 1
+        seats = [s for s in range(n) if caps[s] > 0]
+        if not _feasible(counts, caps, allowed, seats):
+            raise SamplingError("the voids leave no room for the unknown cards")
+        # Most constrained groups first, so that the weighted choice rarely needs a retry.
+        pool.sort(key=lambda c: sum(1 for s in seats if allowed[s] >> _group(c) & 1))
+        for c in pool:
+            g = _group(c)
+            counts[g] -= 1
+            choices = [s for s in seats if caps[s] > 0 and allowed[s] >> g & 1]
+            while True:
+                if not choices:
+                    raise SamplingError(f"no hand can hold {cards_of(1 << c)[0]}")
+                weights = [caps[s] for s in choices]
+                s = rng.choices(choices, weights)[0]
+                caps[s] -= 1
+                if _feasible(counts, caps, allowed, seats):
+                    break
+                caps[s] += 1
+                choices.remove(s)
+            hands[s] |= 1 << c
+        return World(tuple(hands), waste)
+
+
+def _mask(cards) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def _group(card: int) -> int:
+    return 4 if card == JOKER_INDEX else card // 13
+
+
+def _feasible(counts: list[int], caps: list[int], allowed: list[int], seats: list[int]) -> bool:
+    """Hall's condition for dealing ``counts[g]`` cards of each group into seats of
+    capacity ``caps`` that accept the groups in ``allowed``: every set of groups needs
+    at least as many places as it has cards."""
+    present = [g for g in range(5) if counts[g]]
+    k = len(present)
+    for subset in range(1, 1 << k):
+        need = 0
+        groups = 0
+        for i in range(k):
+            if subset >> i & 1:
+                need += counts[present[i]]
+                groups |= 1 << present[i]
+        room = 0
+        for s in seats:
+            if allowed[s] & groups:
+                room += caps[s]
+        if need > room:
+            return False
+    return True
+
