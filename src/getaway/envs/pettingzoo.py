@@ -1,0 +1,202 @@
+"""PettingZoo AEC environment: one deal of Getaway, every seat an agent (docs/envs.md).
+
+>>> from getaway.envs.pettingzoo import env
+>>> e = env(profile="punjab", players=4, takes="off")
+>>> e.reset(seed=1)
+>>> obs, reward, termination, truncation, info = e.last()
+>>> e.agent_selection, int(obs["action_mask"].sum())
+('player_3', 1)
+
+Agents are ``player_0`` … ``player_{n-1}`` (seat numbers). One ``Discrete(56)`` action
+space for all: card ids 0–52 (52 = the Joker), 53 take, 54 pass, 55 pickup
+(:data:`~getaway.events.NUM_ACTIONS`). The observation is a dict with ``observation`` (the
+shared encoding, :mod:`getaway.envs.encoding`) and ``action_mask`` (all zeros for an agent
+that is not to act); the same mask is also in ``infos[agent]["action_mask"]`` for loops that
+call ``last(observe=False)``.
+
+Takes use the poll protocol (R-P-TAKE): before each trick each active player is asked once,
+``take`` or ``pass``. A player who got away stops acting (it is never selected again) and
+stays in ``agents`` with ``infos[agent]["got_away"] = True`` until the deal ends, because its
+reward is only known then (a classic deal can still end drawn). At the end every agent is
+terminated with its reward: the loser −1, every other player +1/(n−1) (zero-sum); a drawn
+classic deal (R-C-TIE) gives 0 to all. Terminated agents are then removed one by one by the
+usual ``step(None)``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..deal import Deal
+from ..events import NUM_ACTIONS, action_from_id
+from ..rules import Rules
+from .encoding import Tracker, encode, observation_size
+
+__all__ = ["env", "raw_env", "rules_from_options", "deal_rewards"]
+
+
+def rules_from_options(options: dict[str, Any]) -> Rules:
+    """Rules for a sequential environment from keyword options (``profile`` and every rules
+    option); takes always use the poll protocol.
+
+    Raises:
+        RulesError: unknown option or bad value.
+        ValueError: ``take_protocol="interject"`` (a sequential environment polls).
+    """
+    options = dict(options)
+    profile = options.pop("profile", "punjab")
+    if options.get("take_protocol") == "interject":
+        raise ValueError("take_protocol: environments are sequential and poll for takes ('poll' or 'off')")
+    return Rules.profile(profile, **options)
+
+
+def deal_rewards(deal: Deal) -> list[float]:
+    """Terminal rewards per seat: loser −1, the others +1/(n−1) each; all 0 for a drawn deal."""
+    n = deal.players
+    outcome = deal.outcome
+    if outcome is None or outcome.loser is None:
+        return [0.0] * n
+    share = 1.0 / (n - 1)
+    return [-1.0 if s == outcome.loser else share for s in range(n)]
+
+
+def env(render_mode: str | None = None, **rules_options: Any) -> AECEnv:
+    """The environment with PettingZoo's usual safety wrappers (bounds, call order).
+
+    Args:
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints).
+        rules_options: ``profile`` (default ``punjab``) and any rules option (``players``,
+            ``takes``, ``trump`` …; docs/rules.md).
+    """
+    e: AECEnv = raw_env(render_mode=render_mode, **rules_options)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
+    """The unwrapped AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "getaway_v0", "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None, **rules_options: Any) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode: {render_mode!r} is not one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.rules = rules_from_options(rules_options)
+        n = self.rules.players
+        self.possible_agents = [f"player_{s}" for s in range(n)]
+        self._seat = {a: s for s, a in enumerate(self.possible_agents)}
+        size = observation_size(n)
+        self.observation_spaces = {
+            a: gymnasium.spaces.Dict(
+                {
+                    "observation": gymnasium.spaces.Box(0.0, 1.0, (size,), dtype=np.float32),
+                    "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._rng = random.Random()
+        self.deal: Deal | None = None
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new deal. ``seed`` seeds the environment's generator, which draws each
+        deal's seed and dealer (so a seeded env replays the same sequence of deals);
+        ``options={"dealer": seat, "deal_seed": int}`` fixes them for this deal."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        n = self.rules.players
+        options = options or {}
+        deal_seed = options.get("deal_seed", self._rng.getrandbits(63))
+        dealer = options.get("dealer", self._rng.randrange(n))
+        self.deal = Deal(self.rules, dealer, deal_seed)
+        self._trackers = [Tracker(n) for _ in range(n)]
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {"got_away": False} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.deal.to_act]
+        self._set_mask_info()
+
+    def _set_mask_info(self) -> None:
+        deal = self.deal
+        assert deal is not None
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[deal.legal_actions()] = 1
+        self.infos[self.agent_selection]["action_mask"] = mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        deal = self.deal
+        assert deal is not None
+        seat = self._seat[agent]
+        view = deal.view(seat)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if agent == self.agent_selection and not deal.is_over:
+            mask[list(view.legal_actions)] = 1
+        return {"observation": encode(view, self._trackers[seat]), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        deal = self.deal
+        assert deal is not None
+        seat = self._seat[agent]
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent].pop("action_mask", None)
+        deal.apply(action_from_id(int(action)), seat)  # type: ignore[arg-type]
+        if deal.is_over:
+            for s, r in enumerate(deal_rewards(deal)):
+                a = self.possible_agents[s]
+                self.rewards[a] = r
+                self.terminations[a] = True
+                self.infos[a]["got_away"] = deal.has_got_away(s)
+            self._accumulate_rewards()
+            self.agent_selection = self._deads_step_first()
+        else:
+            for s in range(deal.players):
+                if deal.has_got_away(s):
+                    self.infos[self.possible_agents[s]]["got_away"] = True
+            self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
+            self._set_mask_info()
+        if self.render_mode == "human":
+            print(self.render())
+
+    def render(self) -> str | None:
+        """Text of the deal: hands, trick, waste size, whose turn (``ansi``: returned; ``human``: printed)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        deal = self.deal
+        if deal is None:
+            return ""
+        lines = []
+        for s in range(deal.players):
+            cards = " ".join(str(c) for c in deal.hand(s)) or "(no cards)"
+            if deal.has_got_away(s):
+                cards += " (got away)"
+            lines.append(f"player_{s}: {cards}")
+        lines.append("trick: " + " ".join(f"{s}:{c}" for s, c in deal.trick))
+        lines.append(f"waste: {deal.waste_size} cards")
+        lines.append("over" if deal.is_over else f"to act: player_{deal.to_act} ({deal.decision})")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        pass

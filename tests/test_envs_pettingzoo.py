@@ -1,0 +1,106 @@
+"""The PettingZoo adapter: PettingZoo's own API and seed tests, and our loop over many deals."""
+
+from __future__ import annotations
+
+import random
+from functools import partial
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from getaway import IllegalActionError  # noqa: E402
+from getaway.envs.encoding import observation_size  # noqa: E402
+from getaway.envs.pettingzoo import env, raw_env  # noqa: E402
+
+CONFIGS = [(profile, n) for profile in ("punjab", "classic") for n in (3, 4, 8)]
+
+
+@pytest.mark.parametrize(("profile", "players"), CONFIGS)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pettingzoo_api_and_seed(profile: str, players: int) -> None:
+    api_test(env(profile=profile, players=players), num_cycles=200)
+    seed_test(partial(env, profile=profile, players=players), num_cycles=200)
+
+
+def _play(e: raw_env, rng: random.Random, seed: int) -> dict[str, float]:
+    e.reset(seed=seed)
+    n = e.rules.players
+    total = dict.fromkeys(e.possible_agents, 0.0)
+    steps = 0
+    for agent in e.agent_iter(max_iter=10_000):
+        obs, reward, termination, truncation, info = e.last()
+        total[agent] += reward
+        assert obs["observation"].shape == (observation_size(n),)
+        assert obs["observation"].dtype == np.float32
+        if termination or truncation:
+            e.step(None)
+            continue
+        mask = obs["action_mask"]
+        legal = np.flatnonzero(mask)
+        assert len(legal) > 0, "the agent to act always has a legal action"
+        assert (info["action_mask"] == mask).all()
+        assert not info["got_away"], "a player who got away never acts again"
+        illegal = np.flatnonzero(mask == 0)
+        bad = int(illegal[rng.randrange(len(illegal))])
+        before = e.deal.snapshot()
+        with pytest.raises((IllegalActionError, ValueError)):
+            e.step(bad)
+        assert e.deal.snapshot() == before, "an illegal action changes nothing"
+        e.step(int(legal[rng.randrange(len(legal))]))
+        steps += 1
+    assert not e.agents, "every agent is removed at the end"
+    assert e.deal.is_over
+    return total
+
+
+@pytest.mark.parametrize(("profile", "players"), CONFIGS)
+def test_many_seeded_episodes(profile: str, players: int) -> None:
+    options = {"takes": "any"} if profile == "punjab" else {"trump": "spades"}
+    e = raw_env(profile=profile, players=players, **options)
+    rng = random.Random(players)
+    for seed in range(30):
+        total = _play(e, rng, seed)
+        assert abs(sum(total.values())) < 1e-9, "zero-sum"
+        loser = e.deal.outcome.loser
+        if loser is None:
+            assert all(v == 0 for v in total.values())
+        else:
+            assert total[f"player_{loser}"] == -1.0
+
+
+def test_variants_and_other_rules_run() -> None:
+    rng = random.Random(0)
+    for options in (
+        {"profile": "punjab", "players": 5, "joker": True, "kicker": True},
+        {"profile": "punjab", "players": 6, "nopickup": True, "trump": "spades"},
+        {"profile": "classic", "players": 2, "dehla": True, "uneven": "strip"},
+        {"profile": "punjab", "players": 7, "uneven": "loaded", "takes": "leader"},
+    ):
+        e = raw_env(**options)
+        for seed in range(20):
+            total = _play(e, rng, seed)
+            assert abs(sum(total.values())) < 1e-9
+
+
+def test_interject_is_refused() -> None:
+    with pytest.raises(ValueError, match="poll"):
+        raw_env(profile="punjab", take_protocol="interject")
+
+
+def test_seeded_reset_replays_the_same_deal() -> None:
+    a, b = raw_env(players=4), raw_env(players=4)
+    a.reset(seed=5)
+    b.reset(seed=5)
+    assert a.deal.snapshot() == b.deal.snapshot()
+    a.reset(options={"deal_seed": 9, "dealer": 2})
+    assert a.deal.seed == 9 and a.deal.dealer == 2
+
+
+def test_render_ansi() -> None:
+    e = raw_env(render_mode="ansi", players=3)
+    e.reset(seed=1)
+    assert "to act" in e.render()
