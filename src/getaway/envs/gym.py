@@ -1,0 +1,150 @@
+"""Gymnasium single-agent environment: the learner's seat against bots (docs/envs.md).
+
+>>> from getaway.envs.gym import GetawayEnv
+>>> env = GetawayEnv(profile="punjab", players=4, takes="off", opponents="random")
+>>> obs, info = env.reset(seed=3)
+>>> obs.shape == env.observation_space.shape, int(info["action_mask"].sum()) >= 1
+(True, True)
+
+One episode is one deal. The learner sits at ``seat`` (an int, or ``"random"``: drawn at
+each reset); every other seat is a bot made by :func:`getaway.bots.make_bot` from
+``opponents`` (one name for all, or one per other seat, clockwise from the learner's
+left). The observation is the shared encoding (:mod:`getaway.envs.encoding`); the legal
+actions are in ``info["action_mask"]`` (``int8``, 56 entries: cards 0–52, take, pass,
+pickup). Bots act until it is the learner's turn; once the learner has got away the bots
+play the deal out. The reward comes at the end: −1 for the loser, +1/(n−1) for each other
+player, 0 for all in a drawn deal.
+
+An illegal action (``info["action_mask"]`` is 0 for it) ends the episode as a loss
+(reward −1, ``info["illegal"] = True``) with ``illegal_action="lose"`` (the default, so
+random exploration never crashes), or raises
+:class:`~getaway.events.IllegalActionError` with ``illegal_action="raise"``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from ..bots import make_bot
+from ..deal import Deal
+from ..events import NUM_ACTIONS, action_from_id
+from .encoding import Tracker, encode, observation_size
+from .pettingzoo import deal_rewards, rules_from_options
+
+__all__ = ["GetawayEnv"]
+
+
+class GetawayEnv(gymnasium.Env):
+    """One learner against bots; see the module docstring.
+
+    Args:
+        seat: the learner's seat, or ``"random"``.
+        opponents: a bot name (kind or level) for every other seat, or one name per other seat.
+        illegal_action: ``"lose"`` or ``"raise"``.
+        render_mode: ``None`` or ``"ansi"``.
+        rules_options: ``profile`` and any rules option (takes are polled).
+
+    Raises:
+        ValueError: bad seat, wrong number of opponents, unknown bot, bad ``illegal_action``.
+        RulesError: bad rules option.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        seat: int | str = 0,
+        opponents: str | Sequence[str] = "random",
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+        **rules_options: Any,
+    ) -> None:
+        self.rules = rules_from_options(rules_options)
+        n = self.rules.players
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise ValueError(f"seat: expected 0–{n - 1} or 'random', got {seat!r}")
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action: 'lose' or 'raise', not {illegal_action!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode: None or 'ansi', not {render_mode!r}")
+        names = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
+        if len(names) != n - 1:
+            raise ValueError(f"opponents: {len(names)} names for {n - 1} other seats")
+        self._bots = [make_bot(name) for name in names]
+        self.seat_choice = seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (observation_size(n),), dtype=np.float32)
+        self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.deal: Deal | None = None
+        self.seat = 0 if seat == "random" else int(seat)
+        self._rng = random.Random()
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = random.Random(seed)
+        n = self.rules.players
+        while True:  # a deal in which bots take the learner's hand before it acts is dealt again
+            if self.seat_choice == "random":
+                self.seat = self._rng.randrange(n)
+            self.deal = Deal(self.rules, self._rng.randrange(n), self._rng.getrandbits(63))
+            self._tracker = Tracker(n)
+            self._bots_play()
+            if not self.deal.is_over and self.deal.to_act == self.seat:
+                return self._observation(), self._info()
+
+    def _bot_of(self, seat: int):  # noqa: ANN202 - a Bot
+        return self._bots[(seat - self.seat - 1) % self.rules.players]
+
+    def _bots_play(self) -> None:
+        deal = self.deal
+        assert deal is not None
+        while not deal.is_over and deal.to_act != self.seat:
+            seat = deal.to_act
+            assert seat is not None
+            view = deal.view(seat)
+            legal = view.legal_actions
+            action = legal[0] if len(legal) == 1 else self._bot_of(seat).act(view, legal, self._rng)
+            deal.apply(action, seat)
+
+    def _observation(self) -> np.ndarray:
+        assert self.deal is not None
+        return encode(self.deal.view(self.seat), self._tracker)
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        deal = self.deal
+        assert deal is not None
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if not deal.is_over and deal.to_act == self.seat:
+            mask[deal.legal_actions(self.seat)] = 1
+        return {"action_mask": mask, **extra}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        deal = self.deal
+        if deal is None or deal.is_over:
+            raise RuntimeError("step() after the episode ended: call reset()")
+        action = int(action)
+        if action not in deal.legal_actions(self.seat):
+            if self.illegal_action == "raise":
+                deal.apply(action_from_id(action), self.seat)  # raises IllegalActionError
+            return self._observation(), -1.0, True, False, self._info(illegal=True)
+        deal.apply(action_from_id(action), self.seat)
+        self._bots_play()
+        if deal.is_over:
+            reward = deal_rewards(deal)[self.seat]
+            return self._observation(), reward, True, False, self._info(outcome=deal.outcome)
+        return self._observation(), 0.0, False, False, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi" or self.deal is None:
+            return None
+        view = self.deal.view(self.seat)
+        hand = " ".join(str(c) for c in view.hand or ())
+        trick = " ".join(f"{s}:{c}" for s, c in view.trick)
+        return f"seat {self.seat} hand: {hand}\ntrick: {trick}\nsizes: {list(view.hand_sizes)}"

@@ -1,0 +1,91 @@
+"""The Gymnasium adapter (env checker, episodes against bots) and the Ray backend."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from getaway import IllegalActionError, Rules
+from getaway.simulation import Job, run_jobs
+
+gymnasium = pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+from getaway.envs.gym import GetawayEnv  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"profile": "punjab", "players": 4},
+        {"profile": "classic", "players": 3, "seat": "random"},
+        {"profile": "punjab", "players": 8, "takes": "off", "seat": 5},
+    ],
+)
+def test_gymnasium_env_checker(options: dict) -> None:
+    check_env(GetawayEnv(**options), skip_render_check=True)
+
+
+def test_episodes_against_bots() -> None:
+    env = GetawayEnv(profile="punjab", players=4, opponents=["random", "easy", "random"])
+    rng = np.random.default_rng(0)
+    losses = 0
+    for seed in range(40):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            assert env.observation_space.contains(obs)
+            legal = np.flatnonzero(info["action_mask"])
+            assert len(legal) > 0
+            obs, reward, done, truncated, info = env.step(int(rng.choice(legal)))
+        assert "illegal" not in info
+        losses += reward == -1.0
+        assert reward in (-1.0, 1 / 3)
+    assert 0 < losses < 40
+
+
+def test_illegal_action_loses_or_raises() -> None:
+    env = GetawayEnv(profile="classic", players=4)
+    obs, info = env.reset(seed=1)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, done, _, info = env.step(bad)
+    assert (reward, done, info["illegal"]) == (-1.0, True, True)
+    env = GetawayEnv(profile="classic", players=4, illegal_action="raise")
+    obs, info = env.reset(seed=1)
+    with pytest.raises(IllegalActionError):
+        env.step(bad)
+
+
+def test_bad_settings() -> None:
+    with pytest.raises(ValueError, match="opponents"):
+        GetawayEnv(players=4, opponents=["random"])
+    with pytest.raises(ValueError, match="seat"):
+        GetawayEnv(players=4, seat=4)
+
+
+def _comparable(result) -> dict:  # noqa: ANN001
+    d = dataclasses.asdict(result)
+    d.pop("think_times")  # measured time: never equal twice
+    return d
+
+
+def test_ray_backend_gives_the_results_of_one_worker() -> None:
+    ray = pytest.importorskip("ray")
+    from getaway.envs.ray_backend import run_jobs_ray
+
+    rules = Rules.profile("punjab", players=4)
+    jobs = [Job(rules, ("random",) * 4, seed, seed % 4) for seed in range(24)]
+    jobs += [Job(Rules.profile("classic", players=3), ("random",) * 3, seed, 1, keep_record=True) for seed in range(6)]
+    expected = [_comparable(r) for r in run_jobs(jobs, workers=1)]
+    done: list[int] = []
+    try:
+        if not ray.is_initialized():
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        got = run_jobs_ray(jobs, progress=done.append, chunk=4)
+    finally:
+        ray.shutdown()
+    assert [_comparable(r) for r in got] == expected
+    assert sum(done) == len(jobs)
