@@ -1,21 +1,34 @@
-"""The ``getaway`` command line: ``demo`` (a seeded deal among bots) and ``replay``.
+"""The ``getaway`` command line: ``play``, ``simulate``, ``replay``, ``rules`` and ``demo``.
 
-Built on Click. Errors in input are one clear line on standard error and exit code 2
-(bad options, malformed records) or 1 (a record whose replay fails).
+Built on Click; the screen is drawn with Rich (docs/cli.md says why). Every message goes
+through the gettext catalogs of :mod:`getaway.i18n` (``--lang`` or the locale).
+Errors in input are one clear line on standard error and exit code 2 (bad options,
+malformed records) or 1 (a record whose replay fails).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
 
 from . import Deal, Rules, RulesError
-from .bots import RandomBot, play_deal
-from .narrate import describe
-from .record import RecordError, deal_from_record, dumps, load_record, record_of, state_summary
+from .bots import BOTS, LEVELS, RandomBot, play_deal
+from .deal import replay as replay_actions
+from .i18n import LANGUAGES, _, use
+from .match import Match, MatchError
+from .narrate import Narrator, describe
+from .record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
+from .rules_text import print_rules
 
 __all__ = ["main", "cli"]
 
@@ -41,10 +54,62 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _console(err: bool = False) -> Console:
+    """A Rich console: colour only on a terminal and without ``NO_COLOR``; 80 columns when
+    the output is not a terminal (so files and pipes get stable lines)."""
+    stream = sys.stderr if err else sys.stdout
+    terminal = stream.isatty()
+    return Console(
+        file=stream,
+        no_color=bool(os.environ.get("NO_COLOR")) or None,
+        width=None if terminal else 80,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
+    )
+
+
+class _Group(click.Group):
+    """A Click group whose usage errors are one line: ``getaway CMD: error: …`` (exit 2)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+        kwargs["standalone_mode"] = False
+        try:
+            result = super().main(*args, **kwargs)
+        except click.exceptions.Abort:
+            click.echo("", err=True)
+            sys.exit(1)
+        except click.ClickException as exc:
+            where = exc.ctx.command_path if isinstance(exc, click.UsageError) and exc.ctx else "getaway"
+            label = _("error")
+            click.echo(f"{where}: {label}: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def _lang_option(func: Any) -> Any:
+    return click.option(
+        "--lang",
+        type=click.Choice(LANGUAGES),
+        default=None,
+        help="Language of every message (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG).",
+    )(func)
+
+
+def _rules_from(profile: str, players: int, options: tuple[str, ...], **more: Any) -> Rules:
+    try:
+        return Rules.profile(profile, players=players, **{**_parse_options(options), **more})
+    except RulesError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="getaway")
 def cli() -> None:
     """Getaway (Bhabhi, Bhabhi Thulla): the South Asian shedding card game."""
+
+
+# ---------------------------------------------------------------------------------- demo
 
 
 @cli.command()
@@ -58,22 +123,36 @@ def cli() -> None:
 @click.option(
     "--record", "record_path", type=click.Path(dir_okay=False, writable=True), help="Write the game record here."
 )
-def demo(profile: str, players: int, seed: int, dealer: int, options: tuple[str, ...], record_path: str | None) -> None:
+@_lang_option
+def demo(
+    profile: str,
+    players: int,
+    seed: int,
+    dealer: int,
+    options: tuple[str, ...],
+    record_path: str | None,
+    lang: str | None,
+) -> None:
     """Play one seeded deal among random bots and print it trick by trick."""
+    use(lang)
+    rules = _rules_from(profile, players, options)
     try:
-        rules = Rules.profile(profile, players=players, **_parse_options(options))
         deal = Deal(rules, dealer=dealer, seed=seed)
-    except (RulesError, ValueError) as exc:
+    except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     names = [chr(ord("A") + i) for i in range(players)]
-    click.echo(f"Getaway, {profile} profile, {players} players, seed {seed}; dealer {names[dealer]}.")
+    click.echo(
+        _("Getaway, {profile} profile, {players} players, seed {seed}; dealer {dealer}.").format(
+            profile=profile, players=players, seed=seed, dealer=names[dealer]
+        )
+    )
     options_on = ", ".join(f"{k}={v}" for k, v in _parse_options(options).items())
     if options_on:
-        click.echo(f"Options: {options_on}")
+        click.echo(_("Options: {options}").format(options=options_on))
     for seat in range(players):
         click.echo(f"  {names[seat]}: {' '.join(str(c) for c in deal.hand(seat))}")
     trick_no = [1]
-    click.echo(f"\nTrick {trick_no[0]}")
+    click.echo("\n" + _("Trick {k}").format(k=trick_no[0]))
 
     def show(seat: int, action: Any, events: list[Any]) -> None:
         for event in events:
@@ -84,26 +163,296 @@ def demo(profile: str, players: int, seed: int, dealer: int, options: tuple[str,
                 click.echo(f"  {line}")
             if event.kind == "lead":
                 trick_no[0] += 1
-                click.echo(f"\nTrick {trick_no[0]}")
+                click.echo("\n" + _("Trick {k}").format(k=trick_no[0]))
 
-    bots = [RandomBot() for _ in range(players)]
+    bots = [RandomBot() for _seat in range(players)]
     play_deal(deal, bots, random.Random(seed), on_events=show)
     outcome = deal.outcome
     assert outcome is not None
     order = " ; ".join(", ".join(names[s] for s in group) for group in outcome.out_order)
-    click.echo(f"\nOrder of getting away: {order}")
-    click.echo("Loser: " + (names[outcome.loser] if outcome.loser is not None else "none (drawn deal)"))
+    click.echo("\n" + _("Order of getting away: {order}").format(order=order))
+    if outcome.loser is not None:
+        click.echo(_("Loser: {name}").format(name=names[outcome.loser]))
+    else:
+        click.echo(_("Loser: none (drawn deal)"))
     if record_path:
         with open(record_path, "w", encoding="utf-8") as fh:
             fh.write(dumps(record_of(deal, names)) + "\n")
-        click.echo(f"Record written to {record_path}")
+        click.echo(_("Record written to {path}").format(path=record_path))
+
+
+# ---------------------------------------------------------------------------------- play
+
+
+def _parse_seat(text: str, players: int) -> int:
+    """``B`` or ``2`` → seat 1 (letters A… or numbers from 1)."""
+    t = text.strip().upper()
+    if len(t) == 1 and "A" <= t <= "H":
+        seat = ord(t) - ord("A")
+    elif t.isdigit():
+        seat = int(t) - 1
+    else:
+        seat = -1
+    if not 0 <= seat < players:
+        message = _("no seat {seat!r} among {n} players (use A–{last} or 1–{n})")
+        raise click.BadParameter(
+            message.format(seat=text, n=players, last=chr(ord("A") + players - 1)), param_hint="--seat"
+        )
+    return seat
+
+
+def _bot_list(text: str, count: int, option: str = "--bots") -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    known = [*LEVELS, *BOTS]
+    for name in names:
+        if name not in known:
+            message = _("unknown bot or level {name!r} (known: {known})")
+            raise click.BadParameter(message.format(name=name, known=", ".join(known)), param_hint=option)
+    if len(names) == 1:
+        return names * count
+    if len(names) != count:
+        message = _("expected 1 or {count} names, got {n}")
+        raise click.BadParameter(message.format(count=count, n=len(names)), param_hint=option)
+    return names
+
+
+@cli.command()
+@click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
+@click.option("--players", "-n", type=int, default=4, show_default=True, help="Number of seats.")
+@click.option(
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option, e.g. trump=spades."
+)
+@click.option("--deals", type=int, default=1, show_default=True, help="Deals in the match.")
+@click.option("--seat", default="A", show_default=True, help="Your seat: a letter (A, B …) or a number from 1.")
+@click.option(
+    "--bots",
+    default="medium",
+    show_default=True,
+    help="Bot level (easy, medium, hard, expert) for every other seat, or one per other seat, comma-separated.",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the shuffles and of the bots (default: random).")
+@click.option("--load", "load_path", type=click.Path(dir_okay=False), help="Resume a game saved with `save`.")
+@_lang_option
+def play(
+    profile: str,
+    players: int,
+    options: tuple[str, ...],
+    deals: int,
+    seat: str,
+    bots: str,
+    seed: int | None,
+    load_path: str | None,
+    lang: str | None,
+) -> None:
+    """Play against bots in the terminal (one human, bots in the other seats)."""
+    from .terminal import TerminalGame, seat_names
+
+    use(lang)
+    console = _console()
+    if load_path:
+        try:
+            data = json.loads(Path(load_path).read_text(encoding="utf-8"))
+            match = Match.from_dict(data)
+            info = data.get("play", {})
+            human = int(info.get("human", 0))
+            bot_names = list(info.get("bots", ["medium"] * match.rules.players))
+            _bot_list(",".join(n for i, n in enumerate(bot_names) if i != human), match.rules.players - 1)
+        except (OSError, ValueError, MatchError, TypeError, AttributeError) as exc:
+            raise click.UsageError(f"--load: {load_path}: {exc}") from None
+        seed_used = match.seed
+        console.print(Text(_("Resuming the game saved in {path}.").format(path=load_path)))
+    else:
+        rules_options = dict(_parse_options(options))
+        rules_options.setdefault("deals", deals)
+        try:
+            rules = Rules.profile(profile, players=players, **rules_options)
+        except RulesError as exc:
+            raise click.UsageError(str(exc)) from None
+        human = _parse_seat(seat, players)
+        others = _bot_list(bots, players - 1)
+        bot_names = others[:human] + ["human"] + others[human:]
+        seed_used = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
+        match = Match(rules, seat_names(players), seed_used)
+        console.print(
+            Text(
+                _("Getaway, {profile} profile, {players} players, seed {seed}.").format(
+                    profile=rules.profile, players=players, seed=seed_used
+                )
+            )
+        )
+    game = TerminalGame(
+        console,
+        match,
+        human,
+        bot_names,
+        seed_used,
+        rules_text=lambda c: print_rules(c, match.rules.profile),
+    )
+    sys.exit(game.run())
+
+
+# ---------------------------------------------------------------------------------- simulate
+
+
+@cli.command()
+@click.option("--deals", "-d", "count", type=int, default=1000, show_default=True, help="Deals to play.")
+@click.option(
+    "--matches",
+    type=int,
+    default=None,
+    help="Play this many matches instead (each of `deals` deals, option -o deals=N; dealer rotating).",
+)
+@click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
+@click.option("--players", "-n", type=int, default=4, show_default=True, help="Number of seats.")
+@click.option(
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option, e.g. trump=spades."
+)
+@click.option(
+    "--bots",
+    default="random",
+    show_default=True,
+    help="Bot (level or kind) for every seat, or one per seat, comma-separated.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first deal (deal i uses seed+i).")
+@click.option("--workers", "-w", type=int, default=None, help="Processes (default: all cores).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), help="Write one line per deal (.jsonl or .csv).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Draw loss rates and deal lengths (.png).")
+@_lang_option
+def simulate(
+    count: int,
+    matches: int | None,
+    profile: str,
+    players: int,
+    options: tuple[str, ...],
+    bots: str,
+    seed: int,
+    workers: int | None,
+    out_path: str | None,
+    plot_path: str | None,
+    lang: str | None,
+) -> None:
+    """Play many seeded deals among bots on all cores and summarize who loses."""
+    from .simstats import plot, summarize, write_results
+    from .simulation import Job, default_workers, run_jobs
+
+    use(lang)
+    rules = _rules_from(profile, players, options)
+    names = _bot_list(bots, players)
+    if count < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=count), param_hint="--deals")
+    if matches is not None:
+        if matches < 1:
+            raise click.BadParameter(_("at least 1, not {n}").format(n=matches), param_hint="--matches")
+        count = matches * rules.deals
+    workers = workers if workers is not None else default_workers()
+    if workers < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=workers), param_hint="--workers")
+    if out_path and Path(out_path).suffix.lower() not in (".jsonl", ".csv"):
+        message = _("expected a .jsonl or .csv file, got {path!r}")
+        raise click.BadParameter(message.format(path=out_path), param_hint="--out")
+    if plot_path and Path(plot_path).suffix.lower() != ".png":
+        message = _("expected a .png file, got {path!r}")
+        raise click.BadParameter(message.format(path=plot_path), param_hint="--plot")
+    if matches is not None:
+        # A match: rules.deals deals; the first dealer by lot from the match's seed, then to the left.
+        jobs = []
+        for m in range(matches):
+            first = random.Random(seed + m).randrange(players)
+            for d in range(rules.deals):
+                i = m * rules.deals + d
+                jobs.append(Job(rules, tuple(names), seed + i, (first + d) % players))
+    else:
+        jobs = [Job(rules, tuple(names), seed + i, i % players) for i in range(count)]
+    err = _console(err=True)
+    with Progress(
+        TextColumn(_("Simulating")),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn(_("ETA")),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not err.is_terminal,
+    ) as progress:
+        task = progress.add_task("simulate", total=len(jobs))
+        results = run_jobs(jobs, workers=workers, progress=lambda k: progress.advance(task, k))
+    summary = summarize(results)
+    out = _console()
+    _print_summary(out, summary, rules, names, matches, results)
+    if out_path:
+        write_results(results, out_path)
+        out.print(Text(_("Results written to {path}").format(path=out_path)))
+    if plot_path:
+        title = _("{profile}, {players} players, {n} deals").format(profile=profile, players=players, n=len(results))
+        labels = {"seat": _("seat"), "loss": _("loss rate"), "tricks": _("tricks per deal"), "deals": _("deals")}
+        plot(summary, plot_path, title, labels)
+        out.print(Text(_("Plot written to {path}").format(path=plot_path)))
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _print_summary(
+    out: Console, summary: Any, rules: Rules, names: list[str], matches: int | None, results: list[Any]
+) -> None:
+    out.print(
+        Text(
+            _("{n} deals, {profile} profile, {players} players").format(
+                n=summary.deals, profile=rules.profile, players=rules.players
+            ),
+            style="bold",
+        )
+    )
+    table = Table(title=_("Loss rate per seat (95% Wilson interval)"), show_edge=False)
+    for col in (_("seat"), _("bot"), _("deals"), _("losses"), _("loss rate"), _("interval at 95%")):
+        table.add_column(col, justify="right" if col not in (_("bot"),) else "left")
+    for r in summary.seats:
+        lo, hi = r.interval
+        table.add_row(
+            chr(ord("A") + int(r.label)), r.bot, str(r.deals), str(r.losses), _pct(r.rate), f"{_pct(lo)}–{_pct(hi)}"
+        )
+    out.print(table)
+    if len(summary.bots) > 1:
+        table = Table(title=_("Loss rate per bot (95% Wilson interval)"), show_edge=False)
+        for col in (_("bot"), _("seat-deals"), _("losses"), _("loss rate"), _("interval at 95%")):
+            table.add_column(col, justify="left" if col == _("bot") else "right")
+        for r in summary.bots:
+            lo, hi = r.interval
+            table.add_row(r.bot, str(r.deals), str(r.losses), _pct(r.rate), f"{_pct(lo)}–{_pct(hi)}")
+        out.print(table)
+    average = _(
+        "Average deal: {tricks:.1f} tricks, {plays:.1f} cards played, {pickups:.2f} pick-ups, {takes:.3f} takes"
+    )
+    out.print(average.format(tricks=summary.tricks, plays=summary.plays, pickups=summary.pickups, takes=summary.takes))
+    if summary.drawn:
+        out.print(_("Drawn deals (no loser): {n}").format(n=summary.drawn))
+    if matches:
+        per = rules.deals
+        lost = [0] * rules.players
+        for m in range(matches):
+            losses = [0] * rules.players
+            for r in results[m * per : (m + 1) * per]:
+                if r.loser is not None:
+                    losses[r.loser] += 1
+            worst = max(losses)
+            for s in range(rules.players):
+                if losses[s] == worst:
+                    lost[s] += 1
+        line = ", ".join(f"{chr(ord('A') + s)} {lost[s]}" for s in range(rules.players))
+        out.print(_("Matches lost (most losses, ties counted for each): {line}").format(line=line))
+
+
+# ---------------------------------------------------------------------------------- replay
 
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the final state as one JSON object.")
-def replay(file: str, as_json: bool) -> None:
-    """Replay a game record (format getaway/1) and show where it ends."""
+@click.option("--seat", "seat", default=None, help="Show the deal as this seat saw it (a letter or a number from 1).")
+@_lang_option
+def replay(file: str, as_json: bool, seat: str | None, lang: str | None) -> None:
+    """Replay a game record (format getaway/1) trick by trick (Enter to advance on a terminal)."""
     try:
         data = load_record(file)
         deal = deal_from_record(data)
@@ -113,13 +462,67 @@ def replay(file: str, as_json: bool) -> None:
     if as_json:
         click.echo(dumps(state_summary(deal), indent=None))
         return
+    use(lang)
     names = data["players"]
-    for event in deal.events:
-        line = describe(event, names)
-        if line and event.kind != "pass":
-            click.echo(line)
+    viewer = None if seat is None else _parse_seat(seat, len(names))
+    start, actions, _names, _result = parse_record(data)
+    _step_through(_console(), start, actions, names, viewer)
+
+
+def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[str], viewer: int | None) -> None:
+    interactive = console.is_terminal and sys.stdin.isatty()
+    narrator = Narrator(names)
+    seen = 0
+    trick = 1
+
+    def show_state() -> None:
+        view = deal.view(viewer)
+        console.rule(Text(_("Trick {k}").format(k=trick)))
+        for s in range(deal.players):
+            if viewer is None:
+                cards = " ".join(str(c) for c in deal.hand(s)) or _("(got away)")
+            elif s == viewer:
+                cards = " ".join(str(c) for c in view.hand or ()) or _("(got away)")
+            else:
+                n = view.hand_sizes[s]
+                cards = _("(got away)") if view.got_away[s] else _("{n} hidden").format(n=n)
+            console.print(Text(f"  {names[s]}: {cards}"))
+        console.print(Text("  " + _("waste pile: {n}").format(n=view.waste_size), style="dim"))
+
+    def history() -> list[Any]:
+        return list(deal.events) if viewer is None else list(deal.view(viewer).history)
+
+    show_state()
+    for seat, action in actions:
+        replay_actions(deal, [(seat, action)])
+        events = history()
+        new, seen = events[seen:], len(events)
+        for line in narrator.feed(new):
+            console.print(Text("  " + line))
+        if any(e.kind in ("lead",) for e in new) and not deal.is_over:
+            trick += 1
+            if interactive:
+                try:
+                    console.input(_("(Enter: next trick) "))
+                except EOFError:
+                    interactive = False
+            show_state()
     if not deal.is_over:
-        click.echo(f"(record ends here: {names[deal.to_act]} to {deal.decision})")
+        console.print(
+            Text(_("(record ends here: {name} to {decision})").format(name=names[deal.to_act], decision=deal.decision))
+        )
+
+
+# ---------------------------------------------------------------------------------- rules
+
+
+@cli.command()
+@click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
+@_lang_option
+def rules(profile: str, lang: str | None) -> None:
+    """Print the rules of a profile, condensed for the terminal."""
+    use(lang)
+    print_rules(_console(), profile)
 
 
 def main() -> None:

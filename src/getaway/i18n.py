@@ -1,0 +1,150 @@
+"""Languages of the command line: gettext catalogs (managed with Babel), card and suit names.
+
+Satellite of the core. The messages are English in the code, wrapped in :func:`_` /
+:func:`ngettext`; the catalogs ``locale/<lang>/LC_MESSAGES/getaway.po`` translate them and
+their compiled ``.mo`` files ship with the package (docs/cli.md, "Languages").
+
+>>> _ = use("fr")
+>>> card_name(Card.parse("qh"))
+'dame de cœur'
+>>> _ = use("en")
+>>> card_name(Card.parse("10s"))
+'ten of spades'
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+from .cards import Card
+
+__all__ = [
+    "LANGUAGES",
+    "LOCALE_DIR",
+    "DOMAIN",
+    "_",
+    "ngettext",
+    "use",
+    "current",
+    "detect",
+    "card_name",
+    "suit_name",
+    "suit_plural",
+]
+
+#: Languages with a catalog (English is the source language and needs none).
+LANGUAGES: Final = ("en", "fr", "it", "pt", "es")
+LOCALE_DIR: Final = Path(__file__).resolve().parent / "locale"
+DOMAIN: Final = "getaway"
+
+_translations: _gettext.NullTranslations = _gettext.NullTranslations()
+_language = "en"
+
+
+def detect(environ: Mapping[str, str] | None = None) -> str:
+    """The language chosen by the locale: the first of ``LANGUAGE`` (a ``:`` list), ``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG`` that names a known language; English otherwise.
+
+    >>> detect({"LANG": "pt_BR.UTF-8"}), detect({"LANGUAGE": "de:es", "LANG": "fr_FR"}), detect({})
+    ('pt', 'es', 'en')
+    """
+    env = os.environ if environ is None else environ
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var, "")
+        for item in value.split(":"):
+            code = item.split(".")[0].split("@")[0].split("_")[0].split("-")[0].lower()
+            if code in LANGUAGES:
+                return code
+            if code in ("c", "posix"):
+                return "en"
+    return "en"
+
+
+def use(language: str | None) -> str:
+    """Switch every message to ``language`` (``None``: :func:`detect`); returns the code used.
+
+    Raises:
+        ValueError: not one of :data:`LANGUAGES`.
+    """
+    global _translations, _language
+    lang = detect() if language is None else language.lower().replace("-", "_").split("_")[0]
+    if lang not in LANGUAGES:
+        raise ValueError(f"language: {language!r} is not one of {', '.join(LANGUAGES)}")
+    if lang == "en":
+        _translations = _gettext.NullTranslations()
+    else:
+        _translations = _gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
+    _language = lang
+    return lang
+
+
+def current() -> str:
+    """The language in use."""
+    return _language
+
+
+def translations() -> _gettext.NullTranslations:
+    """The catalog in use (tests wrap it to find missing messages)."""
+    return _translations
+
+
+def set_translations(catalog: _gettext.NullTranslations) -> None:
+    """Install ``catalog`` as the one in use (for tests)."""
+    global _translations
+    _translations = catalog
+
+
+def _(message: str) -> str:
+    """``message`` in the current language."""
+    return _translations.gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form for ``n``, in the current language."""
+    return _translations.ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the current language, disambiguated by ``context``."""
+    return _translations.pgettext(context, message)
+
+
+def _rank_names() -> tuple[str, ...]:
+    return (
+        pgettext("rank", "two"),
+        pgettext("rank", "three"),
+        pgettext("rank", "four"),
+        pgettext("rank", "five"),
+        pgettext("rank", "six"),
+        pgettext("rank", "seven"),
+        pgettext("rank", "eight"),
+        pgettext("rank", "nine"),
+        pgettext("rank", "ten"),
+        pgettext("rank", "jack"),
+        pgettext("rank", "queen"),
+        pgettext("rank", "king"),
+        pgettext("rank", "ace"),
+    )
+
+
+def suit_plural(suit: int) -> str:
+    """The name of a suit as in "no hearts": ``spades`` … (translated)."""
+    return (pgettext("suit", "spades"), pgettext("suit", "hearts"), pgettext("suit", "diamonds"),
+            pgettext("suit", "clubs"))[suit]  # fmt: skip
+
+
+def suit_name(suit: int) -> str:
+    """The suit as in "queen of hearts" (some languages inflect it differently)."""
+    return (pgettext("of suit", "spades"), pgettext("of suit", "hearts"), pgettext("of suit", "diamonds"),
+            pgettext("of suit", "clubs"))[suit]  # fmt: skip
+
+
+def card_name(card: Card) -> str:
+    """The full name of a card in the current language: ``queen of hearts``, ``dame de cœur``."""
+    if card.is_joker:
+        return pgettext("card", "joker")
+    return _("{rank} of {suit}").format(rank=_rank_names()[card.rank - 2], suit=suit_name(card.suit or 0))

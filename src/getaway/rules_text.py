@@ -1,0 +1,138 @@
+"""The rules as the terminal shows them (``getaway rules``, the ``rules`` command of ``play``).
+
+A condensed retelling of docs/rules.md, one translatable paragraph at a time.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from .i18n import _
+
+__all__ = ["rules_sections", "print_rules"]
+
+
+def _common() -> list[tuple[str, str]]:
+    return [
+        (
+            _("The aim"),
+            _(
+                "Getaway (Bhabhi, Bhabhi Thulla) is a shedding game with tricks. The whole pack of 52 cards "
+                "is dealt out; everyone tries to empty their hand. A player with no cards left has got away "
+                "and is safe. The last player still holding cards loses the deal. Tricks score nothing."
+            ),
+        ),
+        (
+            _("Cards and the deal"),
+            _(
+                "Ranks run 2 (low) to ace (high) in each suit, with no trump. Cards are dealt one at a time, "
+                "clockwise from the dealer's left; with an uneven count the first players get one card more. "
+                "Whoever holds the ace of spades leads the first trick with it."
+            ),
+        ),
+        (
+            _("Following suit"),
+            _(
+                "Play goes clockwise. If you hold a card of the suit led, you must play one (any one: you do "
+                "not have to beat the table). What happens when you cannot follow depends on the profile."
+            ),
+        ),
+    ]
+
+
+def _punjab() -> list[tuple[str, str]]:
+    return [
+        (
+            _("The first trick (punjab)"),
+            _(
+                "The ace of spades is led and everyone plays exactly one card: a spade if they can, otherwise "
+                "any card. Nobody picks up; the whole trick goes face down to the waste pile and the player of "
+                "the ace of spades leads again, any card."
+            ),
+        ),
+        (
+            _("The tochoo (punjab)"),
+            _(
+                "From the second trick on, a player who cannot follow plays any card: a tochoo. The trick stops "
+                "at once. The player who played the highest card of the suit led picks up every card of the "
+                "trick, tochoo included, and leads the next trick. If everyone follows, the trick goes to the "
+                "waste pile for good and its highest card leads next."
+            ),
+        ),
+        (
+            _("Getting away (punjab)"),
+            _(
+                "When a trick is settled, every player with an empty hand gets away, except the player who must "
+                "lead next. If your last card wins a trick that everyone followed, you draw one card blind from "
+                "the old waste pile and must lead it: you get away only by losing the lead. Every deal has "
+                "exactly one loser."
+            ),
+        ),
+        (
+            _("Taking the left hand (punjab)"),
+            _(
+                "Before any trick, a player may take the whole hand of the next player on their left who still "
+                "holds cards; that player has got away. Here you are asked before each trick: answer take, or "
+                "pass (Enter). If a take leaves only the taker with cards, the taker loses."
+            ),
+        ),
+    ]
+
+
+def _classic() -> list[tuple[str, str]]:
+    return [
+        (
+            _("Tricks (classic)"),
+            _(
+                "The first trick is an ordinary trick led with the ace of spades. A player who cannot follow "
+                "plays no card: they pick up every card already played to the trick and lead the next one. If "
+                "everyone follows, the highest card of the suit led wins; the trick goes to the waste pile for "
+                "good and its winner leads."
+            ),
+        ),
+        (
+            _("Getting away (classic)"),
+            _(
+                "You get away the moment you play your last card, leading or following. If the winner of a "
+                "trick has got away, the next player on their left leads. If the last players all get away on "
+                "the same trick, nobody loses (a drawn deal)."
+            ),
+        ),
+    ]
+
+
+def _match() -> list[tuple[str, str]]:
+    return [
+        (
+            _("A match"),
+            _(
+                "A match is a number of deals agreed in advance (option deals). Each lost deal costs its loser "
+                "one penalty point; fewest points win, equal totals share a place. The deal passes to the left."
+            ),
+        ),
+        (
+            _("Variants"),
+            _(
+                "Options change the game: trump=spades (spades ruff), nopickup=true (a void player passes), "
+                "kicker=true, dehla=true (tens are captured), joker=true, beggar=true, progressive=true, "
+                "uneven=strip or loaded, takes=any, leader or off. The full rules are in docs/rules.md."
+            ),
+        ),
+    ]
+
+
+def rules_sections(profile: str) -> list[tuple[str, str]]:
+    """``(title, paragraph)`` pairs of the rules of ``profile`` in the current language."""
+    body = _punjab() if profile == "punjab" else _classic()
+    return [*_common(), *body, *_match()]
+
+
+def print_rules(console: Console, profile: str) -> None:
+    """Print the rules of ``profile``, wrapped to the console's width."""
+    title = _("Getaway: the rules (profile {profile})").format(profile=profile)
+    console.rule(Text(title, style="bold"))
+    for heading, paragraph in rules_sections(profile):
+        console.print(Text(heading, style="bold underline"))
+        console.print(Text(paragraph))
+        console.print()

@@ -1,0 +1,533 @@
+"""The terminal game: a person plays a match against bots (``getaway play``).
+
+Satellite of the core. Everything shown about a deal comes from ``deal.view(human)``
+(the player's view, R-INFO): the hand, the trick, hand sizes, who got away, the waste size
+and the history of events with hidden cards removed. Bots are given their own seat's view.
+Rendering uses Rich, which wraps to the terminal's width, drops colour under ``NO_COLOR``
+or when the output is not a terminal; playable cards are also marked with ``*`` so that
+nothing depends on colour.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .bots import LEVELS, Bot, make_bot
+from .cards import SUIT_SYMBOLS, Card, InvalidCardError
+from .events import PASS, PICKUP, TAKE, Action, Call, IllegalActionError
+from .i18n import _, card_name, ngettext, pgettext, suit_plural
+from .match import Match
+from .narrate import Narrator
+from .view import PlayerView
+
+__all__ = ["TerminalGame", "HINT_LEVELS", "best_hint", "explain", "standings_table", "seat_names"]
+
+#: Levels tried for ``hint``, best first: the best one that exists gives the hint.
+HINT_LEVELS = ("expert", "hard", "medium", "easy")
+
+
+def seat_names(n: int) -> list[str]:
+    """Seat names A, B, C … clockwise."""
+    return [chr(ord("A") + i) for i in range(n)]
+
+
+def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
+    """What the best available bot would do for ``view`` and why: ``(action, reason, level)``.
+
+    Uses the bot's ``hint(view, legal, rng) -> (action, reason)`` when it has one, else its
+    ``act`` with no reason.
+    """
+    level = next((name for name in HINT_LEVELS if name in LEVELS), "random")
+    bot = make_bot(level)
+    legal = view.legal_actions
+    hint = getattr(bot, "hint", None)
+    if callable(hint):
+        try:
+            action, reason = hint(view, legal, rng)
+            if action in legal:
+                return legal[legal.index(action)], str(reason or ""), level
+        except Exception:  # a bot's explanation must never crash the game
+            pass
+    action = bot.act(view, legal, rng)
+    return legal[legal.index(action)], "", level
+
+
+def explain(view: PlayerView, action: Action) -> str:
+    """Why ``action`` is not legal for the viewer now, in the current language (from the view only)."""
+    hand = view.hand or ()
+    if view.decision == "take":
+        if action in (TAKE, PASS):
+            return _("Takes are not allowed here.")
+        return _("Before this trick you may only answer take or pass.")
+    if isinstance(action, Call):
+        if action is TAKE:
+            return _("You can take a hand only before a trick starts, when the rules allow it.")
+        if action is PICKUP:
+            return _("You can pick up only when you cannot follow suit and could ruff.")
+        return _("You cannot pass now.")
+    if action not in hand:
+        return _("{card} is not in your hand.").format(card=f"{action} ({card_name(action)})")
+    if not view.trick:
+        if view.must_lead is not None:
+            return _("You drew {card} blind: you must lead it.").format(card=str(view.must_lead))
+        if not view.first_trick_done:
+            return _("The first trick must be led with the ace of spades.")
+        return _("You cannot play that card now.")
+    led = view.led_suit
+    if led is not None and any(c.suit == led for c in hand):
+        if not view.first_trick_done and view.rules.profile == "punjab":
+            return _("On the first trick you must play a spade while you have one.")
+        return _("You must follow suit: you still hold {suit}.").format(suit=suit_plural(led))
+    if led is not None:
+        if view.rules.trump and any(c.suit == 0 for c in hand):
+            return _("You have no {suit}: you may ruff with a spade, or type {word}.").format(
+                suit=suit_plural(led), word=command_word("pickup" if not view.rules.nopickup else "pass")
+            )
+        return _("You have no {suit}: you play no card on this trick.").format(suit=suit_plural(led))
+    return _("You cannot play that card now.")
+
+
+def command_word(word: str) -> str:
+    """The translated name of a command word (``hint``, ``take`` …); the English one works too."""
+    return {
+        "hint": pgettext("command", "hint"),
+        "rules": pgettext("command", "rules"),
+        "history": pgettext("command", "history"),
+        "save": pgettext("command", "save"),
+        "quit": pgettext("command", "quit"),
+        "help": pgettext("command", "help"),
+        "take": pgettext("command", "take"),
+        "pass": pgettext("command", "pass"),
+        "pickup": pgettext("command", "pickup"),
+        "yes": pgettext("command", "yes"),
+        "no": pgettext("command", "no"),
+    }[word]
+
+
+def _command_of(text: str) -> str | None:
+    key = text.strip().lower()
+    for word in ("hint", "rules", "history", "save", "quit", "help", "take", "pass", "pickup"):
+        if key in (word, command_word(word).lower()):
+            return word
+    if key in ("?",):
+        return "help"
+    if key in ("exit", "q"):
+        return "quit"
+    return None
+
+
+def standings_table(match: Match, title: str | None = None) -> Table:
+    """The match standings as a Rich table (place, player, losses, penalty points …)."""
+    rules = match.rules
+    table = Table(title=title, show_edge=False, pad_edge=False)
+    table.add_column(_("place"), justify="right")
+    table.add_column(_("player"))
+    table.add_column(_("losses"), justify="right")
+    table.add_column(_("penalty points"), justify="right")
+    if rules.dehla:
+        table.add_column(_("tens"), justify="right")
+    if rules.ante or rules.beggar:
+        table.add_column(_("chips"), justify="right")
+    for row in match.standings():
+        cells = [str(row.place), row.name, str(row.losses), str(row.points)]
+        if rules.dehla:
+            cells.append(str(row.tens))
+        if rules.ante or rules.beggar:
+            cells.append(f"{row.chips:+d}")
+        table.add_row(*cells)
+    return table
+
+
+class QuitGame(Exception):
+    """The player quit."""
+
+
+class TerminalGame:
+    """A match in the terminal: one human seat, bots in the others.
+
+    Args:
+        console: where to print.
+        match: the match (new, or resumed from a save).
+        human: the person's seat.
+        bots: a level or bot kind per seat (ignored for ``human``).
+        seed: seeds the bots' generator and the hints' generator.
+        ask: reads one line after printing a prompt (default: ``console.input``); raises
+            ``EOFError`` at the end of input.
+        save_path: default file for ``save``.
+        rules_text: renders the rules (the ``rules`` command).
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        match: Match,
+        human: int,
+        bots: Sequence[str],
+        seed: int,
+        *,
+        ask: Callable[[str], str] | None = None,
+        save_path: str = "getaway-save.json",
+        rules_text: Callable[[Console], None] | None = None,
+    ) -> None:
+        self.console = console
+        self.match = match
+        self.human = human
+        self.bot_names = list(bots)
+        self.bots: list[Bot | None] = [None if s == human else make_bot(bots[s]) for s in range(len(bots))]
+        actions = sum(len(d.actions) for d in match.deals)
+        self.rng = random.Random(seed * 1_000_003 + actions)
+        self.hint_rng = random.Random(seed * 7 + 1)
+        self.ask = ask or self._input
+        self.save_path = save_path
+        self.rules_text = rules_text
+        self.names = list(match.names)
+        self._seen = 0
+        self._narrator = Narrator(self.names)
+
+    def _input(self, prompt: str) -> str:
+        line = self.console.input(prompt)
+        if not sys.stdin.isatty():  # a script or a pipe: show what was read, as a terminal would
+            self.console.print(Text(line), highlight=False)
+        return line
+
+    # ------------------------------------------------------------------ the match
+
+    def run(self) -> int:
+        """Play until the match is over or the player quits; returns an exit code (0)."""
+        try:
+            self._run()
+        except QuitGame:
+            return 0
+        return 0
+
+    def _run(self) -> None:
+        match = self.match
+        while True:
+            self._play_deal()
+            if match.finished:
+                break
+            self._between_deals()
+            match.next_deal()
+        if match.rules.deals > 1:
+            self.console.print()
+            self.console.print(standings_table(match, _("Final standings")))
+            winners = [s.name for s in match.standings() if s.place == 1]
+            self.console.print(_("Winner of the match: {names}").format(names=", ".join(winners)))
+
+    def _between_deals(self) -> None:
+        self.console.print(standings_table(self.match, _("Standings")))
+        while True:
+            try:
+                line = self.ask(_("Press Enter for the next deal (or save, quit): "))
+            except EOFError:
+                raise QuitGame from None
+            command = _command_of(line) if line.strip() else None
+            if not line.strip():
+                return
+            if command == "save":
+                self._save(line)
+            elif command == "quit":
+                self._quit()
+            elif command == "rules":
+                self._rules()
+            else:
+                return
+
+    def _play_deal(self) -> None:
+        match = self.match
+        deal = match.deal
+        number = len(match.deals)
+        self._narrator = Narrator(self.names)
+        self._seen = 0
+        head = _("Deal {k} of {n}").format(k=number, n=match.rules.deals)
+        dealer = _("dealer {name}").format(name=self.names[deal.dealer])
+        self.console.rule(Text(f"{head} · {dealer} · " + _("you are {name}").format(name=self.names[self.human])))
+        self._polled = False
+        while not deal.is_over:
+            self._narrate()
+            seat = deal.to_act
+            assert seat is not None
+            if seat == self.human:
+                self._human_turn()
+            else:
+                bot = self.bots[seat]
+                assert bot is not None
+                bview = deal.view(seat)
+                action = bot.act(bview, bview.legal_actions, self.rng)
+                deal.apply(action, seat)
+        self._narrate()
+        self._deal_over()
+
+    def _deal_over(self) -> None:
+        view = self.match.deal.view(self.human)
+        outcome = view.outcome
+        assert outcome is not None
+        order = " ; ".join(", ".join(self.names[s] for s in group) for group in outcome.out_order)
+        self.console.print(Text(_("Order of getting away: {order}").format(order=order or "-"), style="bold"))
+        if outcome.loser is None:
+            self.console.print(Text(_("Loser: none (drawn deal)"), style="bold"))
+        else:
+            loser = self.names[outcome.loser]
+            if outcome.loser == self.human:
+                line = _("Loser: {name} (you)").format(name=loser)
+            else:
+                line = _("Loser: {name}").format(name=loser)
+            self.console.print(Text(line, style="bold red" if outcome.loser == self.human else "bold"))
+
+    # ------------------------------------------------------------------ narration and screen
+
+    def _narrate(self) -> None:
+        history = self.match.deal.view(self.human).history
+        new = history[self._seen :]
+        self._seen = len(history)
+        for line in self._narrator.feed(new):
+            self.console.print(Text("  " + line))
+
+    def _hand_line(self, view: PlayerView, mark: bool = True) -> Text:
+        hand = view.hand or ()
+        legal = set(a for a in view.legal_actions if isinstance(a, Card)) if mark else set()
+        text = Text()
+        head = ngettext("Your hand ({n} card)", "Your hand ({n} cards)", len(hand)).format(n=len(hand))
+        text.append(head, style="bold")
+        if mark and legal:
+            text.append("   " + _("* = playable"), style="dim")
+        number = 0
+        groups: dict[int, list[Card]] = {}
+        for card in hand:
+            groups.setdefault(4 if card.is_joker else card.suit or 0, []).append(card)
+        for suit in sorted(groups):
+            text.append("\n  ")
+            text.append(SUIT_SYMBOLS[suit] if suit < 4 else "🃏", style="red" if suit in (1, 2) else "")
+            for card in groups[suit]:
+                number += 1
+                playable = card in legal
+                text.append(f"  {number}:", style="dim")
+                colour = "red" if card.suit in (1, 2) else ""
+                text.append(str(card), style=("bold " + (colour or "green")) if playable else (colour + " dim").strip())
+                text.append("*" if playable else " ")
+        return text
+
+    def _table_lines(self, view: PlayerView) -> Text:
+        text = Text()
+        parts = []
+        for seat in range(view.players):
+            if seat == self.human:
+                continue
+            name = self.names[seat]
+            if view.got_away[seat]:
+                place = next((i + 1 for i, g in enumerate(view.out_order) if seat in g), 0)
+                status = _("got away ({place})").format(place=place)
+            else:
+                status = ngettext("{n} card", "{n} cards", view.hand_sizes[seat]).format(n=view.hand_sizes[seat])
+            marker = " ◀" if view.to_act == seat else ""
+            parts.append(f"{name} ({self.bot_names[seat]}): {status}{marker}")
+        text.append("  " + " · ".join(parts))
+        trick = "  ".join(f"{self.names[s]} {c}" for s, c in view.trick) or "-"
+        text.append("\n  " + _("Table: {cards}").format(cards=trick))
+        waste = ngettext("waste pile: {n} card", "waste pile: {n} cards", view.waste_size)
+        text.append("   " + waste.format(n=view.waste_size), style="dim")
+        return text
+
+    def _screen(self, view: PlayerView) -> None:
+        trick_no = view.tricks_played + 1
+        self.console.rule(
+            Text(_("Trick {k}").format(k=trick_no) + " · " + _("{name} to play").format(name=self.names[view.to_act]))
+            if view.to_act is not None
+            else Text("")
+        )
+        self.console.print(self._table_lines(view))
+        self.console.print(self._hand_line(view))
+
+    # ------------------------------------------------------------------ the person's decisions
+
+    def _human_turn(self) -> None:
+        deal = self.match.deal
+        view = deal.view(self.human)
+        if view.decision == "take":
+            self._poll(view)
+            return
+        self._screen(view)
+        if not view.trick:
+            say = _("You lead. Card (name or number), or hint, rules, history, save, quit:")
+        else:
+            say = _("Your turn. Card (name or number), or hint, rules, history, save, quit:")
+        self.console.print(Text(say, style="bold"))
+        prompt = "> "
+        while True:
+            try:
+                line = self.ask(prompt)
+            except EOFError:
+                self.console.print(Text(_("Goodbye.")))
+                raise QuitGame from None
+            action = self._read(line, view)
+            if action is None:
+                continue
+            if action not in view.legal_actions:
+                self.console.print(Text(explain(view, action), style="yellow"))
+                continue
+            try:
+                deal.apply(action, self.human)
+            except IllegalActionError as exc:  # the view said legal; should not happen
+                self.console.print(Text(str(exc), style="yellow"))
+                continue
+            return
+
+    def _poll(self, view: PlayerView) -> None:
+        deal = self.match.deal
+        target = self._left_active(view)
+        size = view.hand_sizes[target] if target is not None else 0
+        name = self.names[target] if target is not None else "?"
+        if not self._polled:  # the first question of the deal: show the hand first
+            self._screen(view)
+            self._polled = True
+        prompt = ngettext(
+            "Take {name}'s hand ({n} card)? take/pass, Enter = pass: ",
+            "Take {name}'s hand ({n} cards)? take/pass, Enter = pass: ",
+            size,
+        ).format(name=name, n=size)
+        while True:
+            try:
+                line = self.ask(prompt)
+            except EOFError:
+                raise QuitGame from None
+            if not line.strip():
+                deal.apply(PASS, self.human)
+                return
+            action = self._read(line, view)
+            if action is None:
+                continue
+            if action not in view.legal_actions:
+                self.console.print(Text(explain(view, action), style="yellow"))
+                continue
+            deal.apply(action, self.human)
+            return
+
+    def _left_active(self, view: PlayerView) -> int | None:
+        for step in range(1, view.players):
+            seat = (self.human + step) % view.players
+            if not view.got_away[seat]:
+                return seat
+        return None
+
+    def _read(self, line: str, view: PlayerView) -> Action | None:
+        """The action typed on ``line``, or ``None`` after handling a command or an error."""
+        text = line.strip()
+        if not text:
+            return None
+        command = _command_of(text.split()[0])
+        if command == "take":
+            return TAKE
+        if command == "pass":
+            return PASS
+        if command == "pickup":
+            return PICKUP
+        if command == "hint":
+            self._hint(view)
+            return None
+        if command == "rules":
+            self._rules()
+            return None
+        if command == "history":
+            self._history()
+            return None
+        if command == "save":
+            self._save(text)
+            return None
+        if command == "quit":
+            self._quit()
+            return None
+        if command == "help":
+            self._help()
+            return None
+        hand = view.hand or ()
+        if text.isdigit():
+            index = int(text)
+            if 1 <= index <= len(hand):
+                return hand[index - 1]
+            self.console.print(
+                Text(_("There is no card number {k}: your cards are numbered 1 to {n}.").format(k=index, n=len(hand)))
+            )
+            return None
+        try:
+            return Card.parse(text)
+        except InvalidCardError:
+            self.console.print(
+                Text(
+                    _("'{text}' is not a card or a command. Type a card (10h, qs, 10♥) or its number, or help.").format(
+                        text=text
+                    ),
+                    style="yellow",
+                )
+            )
+            return None
+
+    def _hint(self, view: PlayerView) -> None:
+        action, reason, level = best_hint(view, self.hint_rng)
+        if isinstance(action, Card):
+            what = _("play {card} ({name})").format(card=str(action), name=card_name(action))
+        else:
+            what = command_word(str(action))
+        line = _("Hint ({level} bot): {what}").format(level=level, what=what)
+        if reason:
+            line += f": {reason}"
+        self.console.print(Text(line, style="cyan"))
+
+    def _history(self) -> None:
+        history = self.match.deal.view(self.human).history
+        self.console.rule(Text(_("History of this deal")))
+        for line in Narrator(self.names).feed(history):
+            self.console.print(Text("  " + line))
+        self.console.rule()
+
+    def _rules(self) -> None:
+        if self.rules_text is not None:
+            self.rules_text(self.console)
+
+    def _help(self) -> None:
+        self.console.print(
+            Text(
+                _(
+                    "Type a card by name (10h, qs, 10♥, joker) or by its number in your hand. "
+                    "Commands: hint (what the best bot would play), rules, history (this deal so far), "
+                    "save [FILE], quit; before a trick: take or pass."
+                )
+            )
+        )
+
+    def save_data(self) -> dict[str, Any]:
+        """The save: the match (``Match.to_dict``) plus who plays which seat."""
+        data = self.match.to_dict()
+        data["play"] = {"human": self.human, "bots": self.bot_names}
+        return data
+
+    def _save(self, text: str) -> None:
+        parts = text.split(maxsplit=1)
+        path = parts[1].strip() if len(parts) > 1 else self.save_path
+        try:
+            Path(path).write_text(json.dumps(self.save_data(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            self.console.print(Text(_("Cannot save to {path}: {error}").format(path=path, error=exc.strerror)))
+            return
+        self.console.print(
+            Text(_("Saved to {path}; resume with: getaway play --load {path}").format(path=path), style="green")
+        )
+
+    def _quit(self) -> None:
+        yes = command_word("yes").lower()
+        try:
+            answer = self.ask(_("Save the game before quitting? [{yes}/{no}] ").format(yes=yes, no=command_word("no")))
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() in (yes, yes[:1], "yes", "y"):
+            self._save("save")
+        self.console.print(Text(_("Goodbye.")))
+        raise QuitGame

@@ -1,0 +1,195 @@
+"""Languages of the command line: complete catalogs, compiled files up to date, no message
+left untranslated in the rules or in a whole scripted deal, card names translated."""
+
+from __future__ import annotations
+
+import gettext
+import io
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+from click.testing import CliRunner
+from rich.console import Console
+
+from getaway import Rules, i18n
+from getaway.cards import Card
+from getaway.cli import cli
+from getaway.match import Match
+from getaway.terminal import TerminalGame
+
+LOCALE = i18n.LOCALE_DIR
+TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != "en"]
+KEYWORDS = {"_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+
+
+def _po(lang: str):
+    with open(LOCALE / lang / "LC_MESSAGES" / "getaway.po", "rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+def _key(message) -> tuple[str | None, str]:
+    ident = message.id[0] if isinstance(message.id, tuple) else message.id
+    return message.context, ident
+
+
+def test_every_message_in_the_code_is_in_the_catalogs():
+    src = Path(i18n.__file__).parent
+    found = set()
+    for _file, _line, message, _comments, context in extract_from_dir(
+        str(src), method_map=[("**.py", "python")], keywords=KEYWORDS
+    ):
+        ident = message[0] if isinstance(message, tuple) else message
+        found.add((context, ident))
+    with open(LOCALE / "getaway.pot", "rb") as fh:
+        template = {_key(m) for m in read_po(fh) if m.id}
+    assert found - template == set(), "run pybabel extract/update (docs/cli.md, Languages)"
+    for lang in TRANSLATED:
+        catalog = {_key(m) for m in _po(lang) if m.id}
+        assert found - catalog == set(), f"{lang}: run pybabel update (docs/cli.md, Languages)"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_msgid_has_a_translation_with_the_same_placeholders(lang):
+    for message in _po(lang):
+        if not message.id:
+            continue
+        assert "fuzzy" not in message.flags, message.id
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        assert all(s.strip() for s in strings), f"{lang}: untranslated {ids[0]!r}"
+        want = set(re.findall(r"\{[^}]*\}", ids[-1]))
+        for s in strings:
+            assert set(re.findall(r"\{[^}]*\}", s)) == want, f"{lang}: placeholders of {ids[0]!r}"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_compiled_catalogs_match_the_po_files(lang):
+    with open(LOCALE / lang / "LC_MESSAGES" / "getaway.mo", "rb") as fh:
+        compiled = gettext.GNUTranslations(fh)
+    for message in _po(lang):
+        if not message.id:
+            continue
+        if isinstance(message.id, tuple):
+            for n, want in ((1, message.string[0]), (2, message.string[-1])):
+                got = (
+                    compiled.npgettext(message.context, *message.id, n)
+                    if message.context
+                    else compiled.ngettext(*message.id, n)
+                )
+                assert got == want, f"{lang}: stale .mo, run pybabel compile (docs/cli.md)"
+        else:
+            got = compiled.pgettext(message.context, message.id) if message.context else compiled.gettext(message.id)
+            assert got == message.string, f"{lang}: stale .mo for {message.id!r}: run pybabel compile"
+
+
+def test_card_and_suit_names_are_translated():
+    try:
+        assert i18n.use("fr") == "fr"
+        assert i18n.card_name(Card.parse("qh")) == "dame de cœur"
+        i18n.use("es")
+        assert i18n.card_name(Card.parse("as")) == "as de picas"
+        i18n.use("it")
+        assert i18n.card_name(Card.parse("jc")) == "fante di fiori"
+        i18n.use("pt")
+        assert i18n.card_name(Card.parse("kd")) == "rei de ouros"
+    finally:
+        i18n.use("en")
+    assert i18n.card_name(Card.parse("10s")) == "ten of spades"
+
+
+def test_language_from_the_locale():
+    assert i18n.detect({"LC_ALL": "es_ES.UTF-8"}) == "es"
+    assert i18n.detect({"LANGUAGE": "it", "LANG": "fr_FR.UTF-8"}) == "it"
+    assert i18n.detect({"LANG": "C.UTF-8"}) == "en"
+    assert i18n.detect({"LANG": "de_DE.UTF-8"}) == "en"
+    with pytest.raises(ValueError):
+        i18n.use("xx")
+
+
+class Recorder(gettext.NullTranslations):
+    """Wraps a catalog and records every lookup that it does not contain."""
+
+    def __init__(self, inner: gettext.GNUTranslations) -> None:
+        super().__init__()
+        self.inner = inner
+        self.missing: set[str] = set()
+        self.seen = 0
+
+    def _has(self, key) -> bool:
+        self.seen += 1
+        return key in self.inner._catalog  # type: ignore[attr-defined]
+
+    def gettext(self, message):
+        if not self._has(message):
+            self.missing.add(message)
+        return self.inner.gettext(message)
+
+    def ngettext(self, singular, plural, n):
+        if not self._has((singular, 0)):
+            self.missing.add(singular)
+        return self.inner.ngettext(singular, plural, n)
+
+    def pgettext(self, context, message):
+        if not self._has(f"{context}\x04{message}"):
+            self.missing.add(f"{context}|{message}")
+        return self.inner.pgettext(context, message)
+
+
+def _recording(lang: str) -> Recorder:
+    i18n.use(lang)
+    recorder = Recorder(i18n.translations())  # type: ignore[arg-type]
+    i18n.set_translations(recorder)
+    return recorder
+
+
+def _scripted_game(console: Console, deals: int = 1) -> TerminalGame:
+    """A seeded match where the person always plays their last legal card and passes on takes,
+    and asks for a hint, the rules, the history and help once each."""
+    match = Match(Rules.profile("punjab", deals=deals), ["A", "B", "C", "D"], 11)
+    extra = ["hint", "history", "rules", "help", "zz", "99"]
+    game: TerminalGame
+
+    def ask(prompt: str) -> str:
+        console.print(prompt)
+        view = game.match.deal.view(0)
+        if view.finished:
+            return ""
+        if extra:
+            return extra.pop(0)
+        return "" if view.decision == "take" else str(view.legal_actions[-1])
+
+    game = TerminalGame(console, match, 0, ["human", "easy", "easy", "easy"], 11, ask=ask)
+    return game
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_rules_and_a_whole_deal_use_only_translated_messages(lang):
+    try:
+        recorder = _recording(lang)
+        console = Console(width=80, no_color=True, record=True, file=io.StringIO())
+        from getaway.rules_text import print_rules
+
+        print_rules(console, "punjab")
+        print_rules(console, "classic")
+        game = _scripted_game(console, deals=2)
+        assert game.run() == 0
+        assert game.match.finished
+        text = console.export_text()
+    finally:
+        i18n.use("en")
+    assert recorder.seen > 50
+    assert recorder.missing == set()
+    assert "tochoo" in text
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_rules_command_in_each_language(lang):
+    english = CliRunner().invoke(cli, ["rules", "--lang", "en"]).output
+    out = CliRunner().invoke(cli, ["rules", "--lang", lang, "--profile", "classic"])
+    assert out.exit_code == 0
+    assert "Getaway" in out.output
+    assert not set(english.splitlines()[1:4]) & set(out.output.splitlines())
+    i18n.use("en")
