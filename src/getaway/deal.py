@@ -193,9 +193,8 @@ class Deal:
         self._led_suit = 0
         self._played = 0  # seats that have acted in the current trick
         self._kick = False
-        self._forced: Card | None = None  # R-P-DRAW: the drawn card the leader must lead
-        self._hidden_draw: Card | None = None  # drawn card not yet led (hidden from others)
-        self._hidden_knowers = 0  # seats that know _hidden_draw
+        # R-P-DRAW: the drawn card the leader must lead
+        self._forced: Card | None = None if position is None else position.forced_lead
         self._after_tochoo: tuple[int, int, int] | None = None  # (picker, trick mask, seats that did not play)
         self._poll: list[int] = []
         self._phase = PLAY
@@ -499,8 +498,6 @@ class Deal:
         self._hands[seat] |= taken
         self._hands[target] = 0
         self._takes.append((seat, target))
-        if self._hidden_draw is not None and taken >> self._hidden_draw & 1:
-            self._hidden_knowers |= 1 << seat
         self._events.append(Event(EventKind.TAKE, seat, cards_of(taken), target))
         self._get_away((target,))
         if target == self._leader:
@@ -584,8 +581,6 @@ class Deal:
         self._actions.append((seat, card))
         self._after_tochoo = None
         self._hands[seat] = hand & ~(1 << card)
-        if card == self._hidden_draw:
-            self._hidden_draw = None
         self._events.append(_new_event(Event, (EventKind.PLAY, seat, (card,), None, None, 0)))
         if not trick:
             self._lead(seat, card)
@@ -826,8 +821,6 @@ class Deal:
         self._waste &= ~(1 << card)
         self._hands[seat] |= 1 << card
         self._forced = card
-        self._hidden_draw = card
-        self._hidden_knowers = 1 << seat
         self._events.append(Event(EventKind.DRAW, seat, (card,)))
 
     def _get_away(self, seats: tuple[int, ...]) -> None:

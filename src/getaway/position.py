@@ -35,12 +35,15 @@ class Position:
         waste: bit set of the waste pile's cards.
         leader: the seat to lead the next trick.
         first_trick_done: whether the first trick (A♠ lead) has been played.
+        forced_lead: a card the leader drew blind from the waste and must lead (R-P-DRAW),
+            or ``None``.
     """
 
     hands: tuple[int, ...]
     waste: int = 0
     leader: int = 0
     first_trick_done: bool = False
+    forced_lead: Card | None = None
 
     @classmethod
     def from_cards(
@@ -49,6 +52,7 @@ class Position:
         waste: Sequence[Any] = (),
         leader: int = 0,
         first_trick_done: bool = False,
+        forced_lead: Any = None,
     ) -> Position:
         """A position from card names or cards (any accepted notation), checked for duplicates.
 
@@ -79,7 +83,13 @@ class Position:
             raise PositionError(f"leader: expected a seat number, got {leader!r}")
         if not isinstance(first_trick_done, bool):
             raise PositionError(f"first_trick_done: expected true or false, got {first_trick_done!r}")
-        return cls(masks, to_mask(waste, "waste"), leader, first_trick_done)
+        forced = None
+        if forced_lead is not None:
+            try:
+                forced = Card(forced_lead) if isinstance(forced_lead, int) else Card.parse(forced_lead)
+            except InvalidCardError as exc:
+                raise PositionError(f"forced_lead: {exc}") from None
+        return cls(masks, to_mask(waste, "waste"), leader, first_trick_done, forced)
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
@@ -88,12 +98,15 @@ class Position:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict, as the ``start`` of a game record (cards by name)."""
-        return {
+        data: dict[str, Any] = {
             "hands": [[str(c) for c in cards_of(h)] for h in self.hands],
             "waste": [str(c) for c in cards_of(self.waste)],
             "leader": self.leader,
             "first_trick_done": self.first_trick_done,
         }
+        if self.forced_lead is not None:
+            data["forced_lead"] = str(self.forced_lead)
+        return data
 
     @classmethod
     def from_dict(cls, data: Any) -> Position:
@@ -104,13 +117,17 @@ class Position:
         """
         if not isinstance(data, dict):
             raise PositionError(f"start: expected an object, got {type(data).__name__}")
-        unknown = set(data) - {"hands", "waste", "leader", "first_trick_done"}
+        unknown = set(data) - {"hands", "waste", "leader", "first_trick_done", "forced_lead"}
         if unknown:
             raise PositionError(f"start: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
         if "hands" not in data:
             raise PositionError("start: 'hands' is missing")
         return cls.from_cards(
-            data["hands"], data.get("waste", ()), data.get("leader", 0), data.get("first_trick_done", False)
+            data["hands"],
+            data.get("waste", ()),
+            data.get("leader", 0),
+            data.get("first_trick_done", False),
+            data.get("forced_lead"),
         )
 
     def validate(self, rules: Rules) -> None:
@@ -145,3 +162,8 @@ class Position:
             raise PositionError(f"leader: seat {self.leader} must hold the A♠ to lead the first trick (R-ACE)")
         if rules.profile == "punjab" and self.first_trick_done and not self.waste:
             raise PositionError("waste: empty after the first trick (punjab puts the first trick in the waste)")
+        if self.forced_lead is not None:
+            if rules.profile != "punjab" or not self.first_trick_done:
+                raise PositionError("forced_lead: only after the first trick under punjab (R-P-DRAW)")
+            if not self.hands[self.leader] >> self.forced_lead & 1:
+                raise PositionError(f"forced_lead: the leader (seat {self.leader}) does not hold {self.forced_lead}")

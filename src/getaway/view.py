@@ -132,6 +132,27 @@ def _redact(event: Event, seat: int | None) -> Event:
     return event
 
 
+def _waste_seen(deal: Deal, seat: int | None) -> int:
+    """Cards ``seat`` saw go into the waste pile and has not seen come out, from the history:
+    a blind draw is seen leaving only by the drawer (and by whoever later takes that hand);
+    everyone sees it once it is played."""
+    seen = deal.start.waste if deal.start is not None else 0
+    for e in deal._events:
+        kind = e.kind
+        if kind == EventKind.WASTE:
+            for c in e.cards:
+                seen |= 1 << c
+        elif kind == EventKind.PLAY or kind == EventKind.IRREGULARITY:
+            seen &= ~(1 << e.cards[0])
+        elif kind == EventKind.DRAW:
+            if e.seat == seat:
+                seen &= ~(1 << e.cards[0])
+        elif kind == EventKind.TAKE and seat is not None and seat in (e.seat, e.other):
+            for c in e.cards:
+                seen &= ~(1 << c)
+    return seen
+
+
 def player_view(deal: Deal, seat: int | None) -> PlayerView:
     """What ``seat`` may know about ``deal`` now; ``seat=None`` is a spectator (no hand).
 
@@ -141,11 +162,6 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
     n = deal.players
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
         raise ValueError(f"seat: no seat {seat!r} among {n} players")
-    hidden = deal._hidden_draw
-    knows_draw = hidden is not None and seat is not None and bool(deal._hidden_knowers >> seat & 1)
-    waste = deal._waste
-    if hidden is not None and not knows_draw:
-        waste |= 1 << hidden  # they saw it go in and have not seen it come out
     history = tuple(
         _redact(e, seat) if e.kind == EventKind.DRAW or e.kind == EventKind.TAKE else e for e in deal._events
     )
@@ -168,7 +184,7 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
         trick=deal.trick,
         first_trick_done=deal.first_trick_done,
         waste_size=deal.waste_size,
-        waste_seen=cards_of(waste),
+        waste_seen=cards_of(_waste_seen(deal, seat)),
         must_lead=forced
         if forced is not None and seat is not None and hand_mask >> forced & 1 and seat == deal.leader
         else None,
