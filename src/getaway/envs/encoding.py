@@ -100,6 +100,7 @@ class Tracker:
         "led",
         "pending",
         "pending_cards",
+        "pending_forced",
     )
 
     def __init__(self, players: int, first_trick_done: bool = False) -> None:
@@ -114,6 +115,7 @@ class Tracker:
         self.led: int | None = None  # its led suit (None: the Joker, or nothing led)
         self.pending = -1  # seat holding a card drawn blind by someone else (R-P-DRAW), else -1
         self.pending_cards = 0  # the cards it may be (the waste as it was)
+        self.pending_forced = False  # the holder drew it and must lead it (not a taker)
 
     def copy(self) -> Tracker:
         """An independent copy."""
@@ -179,6 +181,7 @@ class Tracker:
                 else:  # the waste as it was before this trick (R-P-DRAW), the Joker never drawn
                     self.pending = seat
                     self.pending_cards = self.waste & ~_JOKER_BIT
+                    self.pending_forced = True
             elif kind == _TAKE:
                 target = history[i][3]
                 mask = known[target]
@@ -192,6 +195,7 @@ class Tracker:
                 voids[target] = 0
                 if self.pending == target:
                     self.pending = seat
+                    self.pending_forced = False
             elif kind == _IRREGULARITY and cards:
                 known[seat] &= ~(1 << cards[0])
                 public[seat] &= ~(1 << cards[0])

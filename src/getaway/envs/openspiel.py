@@ -1,0 +1,574 @@
+"""OpenSpiel Python game ``python_getaway``: one deal, with explicit chance (docs/envs.md).
+
+Importing this module registers the game::
+
+    import pyspiel
+    import getaway.envs.openspiel  # registers python_getaway
+    game = pyspiel.load_game("python_getaway", {"profile": "classic", "players": 5})
+
+>>> import pyspiel
+>>> game = pyspiel.load_game("python_getaway", {"players": 3, "takes": "off"})
+>>> game.num_players(), game.num_distinct_actions(), game.max_chance_outcomes()
+(3, 56, 53)
+
+Parameters: ``profile``, ``players``, ``dealer`` (seat), and every rules option
+(docs/rules.md) with the same name; ``trump`` is ``"spades"`` or ``"none"``,
+``loaded_seat`` −1 for the dealer; ``take_protocol`` must be ``poll`` or ``off``
+(a sequential game polls for takes). The :class:`pyspiel.GameInfo` is built from them
+(players, chance outcomes: the pack size).
+
+**Chance.** The shuffle is dealt one card at a time: chance node ``i`` chooses, uniformly
+among the cards not yet chosen, the card at position ``i`` of the shuffled pack (chance
+action = card id); the engine's own dealing rule (:func:`getaway.deal.deal_hands`, with
+R-UNEVEN and the stripped cards) then gives position ``i`` to its seat, and the deal starts
+from that :class:`~getaway.position.Position`. A blind draw (R-P-DRAW) is a chance node
+too: after the action whose trick calls for a draw, the state becomes a chance node whose
+outcomes are the cards of the waste as it was (chance action = card id), uniform.
+
+Every deal gets a stand-in generator through the engine's ``rng=`` hook: its ``shuffle``
+puts the pack in the chosen order. The engine cannot say in advance whether an action
+will call for a draw, so before a punjab action the adapter keeps a clone; if the engine
+asks for a draw, the stand-in stops the action, the clone is kept and the state becomes a
+chance node; the chance outcome is then applied to the clone, the stand-in answering the
+engine's ``randrange`` with the chosen card's index (docs/envs.md "Engine hooks").
+
+**Observations.** Information-state and observation tensors are the shared encoding of the
+player's view (:mod:`getaway.envs.encoding`); the strings list its non-zero entries by slice.
+Both are the same summary of everything the player has seen (known cards, voids …), not a
+perfect-recall record of the history.
+
+**Resampling.** :func:`resample` deals the hidden cards again consistently with what one
+player knows (hand sizes, known cards, proven voids, a blind draw someone else holds) and
+returns a state with the same information state: use it as the resampler of
+``open_spiel.python.algorithms.ismcts.ISMCTSBot`` (OpenSpiel's C++ MCTS/ISMCTS bots must
+not be given Python games).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from ..cards import ACE_OF_SPADES, JOKER_INDEX, SUIT_MASKS, Card, cards_of
+from ..deal import Deal, deal_hands
+from ..events import NUM_ACTIONS, PASS, Event, EventKind, action_from_id
+from ..position import Position
+from ..rules import Rules
+from .encoding import Tracker, encode, layout, observation_size
+from .pettingzoo import deal_rewards
+
+__all__ = ["GetawayGame", "GetawayState", "resample", "rules_of_params", "SHORT_NAME"]
+
+SHORT_NAME = "python_getaway"
+_JOKER_BIT = 1 << JOKER_INDEX
+
+#: Every parameter and its default (OpenSpiel parameters have no ``None``).
+_DEFAULTS: dict[str, Any] = {
+    "profile": "punjab",
+    "players": 4,
+    "dealer": 0,
+    "uneven": "round_robin",
+    "loaded_seat": -1,
+    "takes": "profile",
+    "take_protocol": "profile",
+    "enforcement": "strict",
+    "deals": 7,
+    "ante": 0,
+    "trump": "none",
+    "nopickup": False,
+    "kicker": False,
+    "dehla": False,
+    "joker": False,
+    "beggar": False,
+    "progressive": False,
+}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Python Getaway (Bhabhi)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=8,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS,
+)
+
+# Longest deal seen in random play is a few hundred actions; R-LOOP ends every deal.
+_MAX_GAME_LENGTH = 20_000
+
+
+def rules_of_params(params: dict[str, Any]) -> tuple[Rules, int]:
+    """The :class:`Rules` and dealer seat of a parameter dict (missing ones: defaults).
+
+    Raises:
+        RulesError: bad option. ValueError: interject protocol, bad dealer.
+    """
+    p = {**_DEFAULTS, **params}
+    options: dict[str, Any] = {k: v for k, v in p.items() if k not in ("profile", "dealer")}
+    for name in ("takes", "take_protocol"):
+        if options[name] == "profile":
+            del options[name]
+    if options.get("take_protocol") == "interject":
+        raise ValueError("take_protocol: a sequential game polls for takes ('poll' or 'off')")
+    options["trump"] = None if options["trump"] in ("none", "", None) else options["trump"]
+    options["loaded_seat"] = None if options["loaded_seat"] < 0 else options["loaded_seat"]
+    rules = Rules.profile(p["profile"], **options)
+    dealer = p["dealer"]
+    if not 0 <= dealer < rules.players:
+        raise ValueError(f"dealer: seat {dealer} does not exist with {rules.players} players")
+    return rules, dealer
+
+
+class _Order:
+    """Stand-in generator for :func:`deal_hands` at setup: leaves the pack as it is and remembers it."""
+
+    def __init__(self) -> None:
+        self.pack: list[int] = []
+
+    def shuffle(self, pack: list[int]) -> None:
+        self.pack = list(pack)
+
+
+class _NeedDraw(Exception):
+    def __init__(self, k: int) -> None:
+        super().__init__("a blind draw")
+        self.k = k
+
+
+class _Chance:
+    """The generator given to every deal of this game (the engine's ``rng=`` hook): it plays
+    the chance nodes' outcomes. Armed just before each engine call: ``shuffle`` puts the
+    pack in the order the dealing chance nodes chose; ``randrange`` answers a blind draw
+    with the index the draw chance node chose, or, when none is armed, stops the action
+    with :class:`_NeedDraw`. Shared by clones (it holds nothing between calls)."""
+
+    def __init__(self) -> None:
+        self.order: list[int] | None = None
+        self.index: int | None = None
+
+    def shuffle(self, pack: list[int]) -> None:
+        assert self.order is not None and sorted(self.order) == sorted(pack)
+        pack[:] = self.order
+        self.order = None
+
+    def randrange(self, k: int) -> int:
+        if self.index is None:
+            raise _NeedDraw(k)
+        index, self.index = self.index, None
+        return index
+
+    def __deepcopy__(self, memo: dict) -> _Chance:
+        return self
+
+
+_CHANCE = _Chance()
+
+
+class _Setup:
+    """What a game's parameters fix: rules, dealer, the pack, which seat each pack position goes to."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.rules, self.dealer = rules_of_params(params)
+        order = _Order()
+        hands, _ = deal_hands(self.rules, self.dealer, order)
+        self.pack = tuple(order.pack)  # the cards dealt, stripped ones removed
+        slot_seat = {}
+        for seat, hand in enumerate(hands):
+            for c in cards_of(hand):
+                slot_seat[order.pack.index(c)] = seat
+        self.slot_seat = tuple(slot_seat[i] for i in range(len(self.pack)))
+
+
+_SETUPS: dict[str, _Setup] = {}
+
+
+def _setup_of(game: pyspiel.Game) -> _Setup:
+    # A game rebuilt by OpenSpiel (deserialisation) may skip __init__: derive from its parameters.
+    params = {k: v for k, v in game.get_parameters().items() if k in _DEFAULTS}
+    key = repr(sorted(params.items()))
+    setup = _SETUPS.get(key)
+    if setup is None:
+        setup = _SETUPS[key] = _Setup(params)
+    return setup
+
+
+def _draw_cards(before: Deal, action: int, k: int) -> tuple[Card, ...]:
+    """The cards a blind draw chooses from, in the engine's order (waste cards in card order,
+    the Joker left out): the waste as it was before the trick; in the one case where that
+    was empty (a penalty put the first trick in a hand) the waste this trick formed."""
+    cards = tuple(c for c in before.waste if c != JOKER_INDEX)
+    if len(cards) != k:
+        trick = {c for _, c in before.trick} | {action}
+        cards = tuple(sorted(c for c in {*before.waste, *trick} if c != JOKER_INDEX))
+    if len(cards) != k:
+        raise RuntimeError("blind draw: the engine's list of cards changed; update getaway.envs.openspiel")
+    return tuple(Card(c) for c in cards)
+
+
+class GetawayGame(pyspiel.Game):
+    """``python_getaway``: see the module docstring."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        setup = _Setup(params)
+        self.rules, self.dealer = setup.rules, setup.dealer
+        n = self.rules.players
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_ACTIONS,
+            max_chance_outcomes=53,
+            num_players=n,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=_MAX_GAME_LENGTH,
+        )
+        super().__init__(_GAME_TYPE, info, params)
+
+    def new_initial_state(self) -> GetawayState:
+        return GetawayState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        return _Observer(_setup_of(self).rules.players)
+
+
+class _Core:
+    """The mutable part of a state, copied quickly by :func:`copy.deepcopy` (state clones)."""
+
+    __slots__ = ("order", "deal", "trackers", "pending", "before", "candidates")
+
+    def __init__(self, players: int) -> None:
+        self.order: list[int] = []  # the pack as chosen so far (dealing chance nodes)
+        self.deal: Deal | None = None
+        self.trackers = [Tracker(players) for _ in range(players)]
+        self.pending: tuple[int, int] | None = None  # (seat, action) awaiting a blind draw
+        self.before: Deal | None = None
+        self.candidates: tuple[Card, ...] = ()
+
+    def __deepcopy__(self, memo: dict) -> _Core:
+        other = _Core.__new__(_Core)
+        other.order = list(self.order)
+        other.deal = None if self.deal is None else self.deal.clone()
+        other.trackers = [t.copy() for t in self.trackers]
+        other.pending = self.pending
+        other.before = self.before  # never mutated: a draw outcome applies to a clone of it
+        other.candidates = self.candidates
+        return other
+
+
+class GetawayState(pyspiel.State):
+    """A state of ``python_getaway``: dealing (chance), playing, a blind draw (chance), over."""
+
+    def __init__(self, game: GetawayGame) -> None:
+        super().__init__(game)
+        self._game_ref = _setup_of(game)
+        self.core = _Core(self._game_ref.rules.players)
+
+    # -- the engine state --
+
+    @property
+    def deal(self) -> Deal | None:
+        """The engine's deal (``None`` while dealing). Referee knowledge."""
+        return self.core.deal
+
+    def current_player(self) -> int:
+        core = self.core
+        if core.deal is None or core.pending is not None:
+            return pyspiel.PlayerId.CHANCE
+        if core.deal.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        return core.deal.to_act  # type: ignore[return-value]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        deal = self.core.deal
+        if deal is None or deal.is_over or self.core.pending is not None:
+            return []
+        return sorted(int(a) for a in deal.legal_actions(player))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        core = self.core
+        if core.deal is None:
+            chosen = set(core.order)
+            left = [c for c in sorted(self._game_ref.pack) if c not in chosen]
+        else:
+            left = list(core.candidates)
+        p = 1.0 / len(left)
+        return [(int(c), p) for c in left]
+
+    def _apply_action(self, action: int) -> None:
+        core = self.core
+        game = self._game_ref
+        if core.deal is None:
+            core.order.append(action)
+            if len(core.order) == len(game.pack):
+                _CHANCE.order = list(core.order)
+                core.deal = Deal(game.rules, game.dealer, rng=_CHANCE)  # deal_hands deals this order
+            return
+        if core.pending is not None:  # the blind draw's outcome
+            seat, played = core.pending
+            deal = core.before.clone()  # type: ignore[union-attr]
+            _CHANCE.index = core.candidates.index(action)
+            deal.apply(action_from_id(played), seat)
+            core.deal, core.pending, core.before, core.candidates = deal, None, None, ()
+            return
+        deal = core.deal
+        seat = deal.to_act
+        if game.rules.profile != "punjab":  # only punjab draws blind (R-P-DRAW)
+            deal.apply(action_from_id(action), seat)
+            return
+        before = deal.clone()
+        _CHANCE.index = None
+        try:
+            deal.apply(action_from_id(action), seat)
+        except _NeedDraw as need:  # the deal is half-applied: go back to the clone
+            core.deal = core.before = before
+            core.pending = (seat, action)
+            core.candidates = _draw_cards(before, action, need.k)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            kind = "deal" if self.core.deal is None else "draw"
+            return f"{kind} {Card(action)}"
+        return str(action_from_id(action))
+
+    def is_terminal(self) -> bool:
+        deal = self.core.deal
+        return deal is not None and deal.is_over and self.core.pending is None
+
+    def returns(self) -> list[float]:
+        deal = self.core.deal
+        if deal is None or not deal.is_over:
+            return [0.0] * self._game_ref.rules.players
+        return deal_rewards(deal)
+
+    def observation_vector(self, player: int) -> np.ndarray:
+        """The shared encoding of ``player``'s view (while dealing: the cards dealt to them so far)."""
+        core = self.core
+        n = self._game_ref.rules.players
+        if core.deal is None:
+            out = np.zeros(observation_size(n), dtype=np.float32)
+            slot_seat = self._game_ref.slot_seat
+            for i, c in enumerate(core.order):
+                if slot_seat[i] == player:
+                    out[c] = 1.0
+            return out
+        deal = core.before if core.pending is not None else core.deal
+        return encode(deal.view(player), core.trackers[player])  # type: ignore[union-attr]
+
+    def __str__(self) -> str:
+        deal = self.core.deal
+        if deal is None:
+            return f"dealing {len(self.core.order)}/{len(self._game_ref.pack)}"
+        hands = " | ".join(" ".join(str(c) for c in deal.hand(s)) for s in range(deal.players))
+        trick = " ".join(f"{s}:{c}" for s, c in deal.trick)
+        state = "draw pending" if self.core.pending else ("over" if deal.is_over else f"{deal.decision} {deal.to_act}")
+        return f"{hands} || trick {trick} || waste {deal.waste_size} || {state}"
+
+
+class _Observer:
+    """The PyObserver of ``python_getaway``: the shared encoding, for info states and observations alike."""
+
+    def __init__(self, players: int) -> None:
+        self.tensor = np.zeros(observation_size(players), np.float32)
+        self.dict: dict[str, np.ndarray] = {}
+        for name, (start, shape) in layout(players).items():
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[start : start + size].reshape(shape)
+        self._layout = layout(players)
+
+    def set_from(self, state: GetawayState, player: int) -> None:
+        self.tensor[:] = state.observation_vector(player)
+
+    def string_from(self, state: GetawayState, player: int) -> str:
+        vec = state.observation_vector(player)
+        parts = [f"p{player}"]
+        if state.core.deal is None:
+            parts.append(f"dealing{len(state.core.order)}")
+        for name, (start, shape) in self._layout.items():
+            size = int(np.prod(shape))
+            nz = np.flatnonzero(vec[start : start + size])
+            if len(nz):
+                values = vec[start : start + size][nz]
+                if np.all(values == 1.0):
+                    parts.append(f"{name}:{','.join(map(str, nz))}")
+                else:
+                    parts.append(f"{name}:{','.join(f'{i}={v:.4g}' for i, v in zip(nz, values, strict=True))}")
+        return " ".join(parts)
+
+
+pyspiel.register_game(_GAME_TYPE, GetawayGame)
+
+
+# ---------------------------------------------------------------------- resampling
+
+
+def resample(
+    state: GetawayState, player: int, rng: random.Random | np.random.RandomState | None = None
+) -> GetawayState:
+    """A state with the same information state for ``player``, its hidden cards dealt again
+    at random consistently with what ``player`` knows; for ISMCTS.
+
+    What is kept: the player's own hand, everything public (the trick, the waste pile, hand
+    sizes, who got away, whose turn), the cards known to be in each hand, proven voids, a
+    card someone else drew blind (one of the waste's cards, in that hand, still to be led).
+    The sampled world starts from a :class:`Position` at the start of the current trick
+    and replays the trick's actions; public counters the encoding does not use (tricks
+    played, pick-up counts, the R-LOOP memory) start afresh there, and the other seats keep
+    only the public part of their tracking.
+
+    Raises:
+        ValueError: not a decision of ``player``.
+    """
+    core = state.core
+    deal = core.deal
+    if deal is None or core.pending is not None or deal.is_over or player != deal.to_act:
+        raise ValueError("resample: only at a decision of that player")
+    if rng is None:
+        rng = random.Random()
+    elif isinstance(rng, np.random.RandomState):
+        rng = random.Random(int(rng.randint(0, 2**31 - 1)))
+    game = state._game_ref
+    n = deal.players
+    view = deal.view(player)
+    tracker = core.trackers[player].update(view)
+    target_key = encode(view, tracker.copy())
+    for _attempt in range(50):
+        new_deal = _sample_deal(game, deal, view, tracker, player, rng)
+        if new_deal is None:
+            continue
+        new_state = GetawayState(state.get_game())
+        new_core = new_state.core
+        new_core.order = list(core.order)
+        new_core.deal = new_deal
+        seen = len(new_deal.events)
+        trackers = [tracker.public_copy() for _ in range(n)]
+        trackers[player] = tracker.copy()
+        for t in trackers:
+            t.seen = seen
+        new_core.trackers = trackers
+        if new_deal.to_act == player and np.array_equal(
+            encode(new_deal.view(player), trackers[player].copy()), target_key
+        ):
+            return new_state
+    raise RuntimeError("resample: no consistent world found (a tracking bug)")
+
+
+def _sample_deal(game: _Setup, deal: Deal, view: Any, tracker: Tracker, player: int, rng: random.Random) -> Deal | None:
+    n = deal.players
+    pack = 0
+    for c in game.pack:
+        pack |= 1 << c
+    sizes = list(view.hand_sizes)
+    fixed = [tracker.known[s] & ~view.hand_mask for s in range(n)]
+    fixed[player] = view.hand_mask
+    for s, c in view.trick:  # back to the start of the trick
+        sizes[s] += 1
+        fixed[s] |= 1 << c
+    if not view.first_trick_done and not view.trick:
+        fixed[view.leader] |= 1 << ACE_OF_SPADES
+    waste = 0
+    for c in view.waste_seen:
+        waste |= 1 << c
+    drawn = None
+    holder = tracker.pending
+    if holder >= 0 and holder != player:
+        choices = cards_of(tracker.pending_cards & waste)
+        drawn = choices[rng.randrange(len(choices))]
+        waste &= ~(1 << drawn)
+        fixed[holder] |= 1 << drawn
+    placed = waste
+    for m in fixed:
+        placed |= m
+    pool = pack & ~placed
+    need = [sizes[s] - fixed[s].bit_count() for s in range(n)]
+    if pool.bit_count() != sum(need) or min(need) < 0:
+        raise RuntimeError("resample: card counts do not add up (a tracking bug)")
+    hands = _fill(fixed, need, pool, tracker.voids, rng, player)
+    if hands is None:
+        return None
+    first_done = view.first_trick_done
+    try:
+        position = Position(tuple(hands), waste, view.leader, first_done)
+        new = Deal(game.rules, deal.dealer, position=position, rng=_CHANCE)
+    except ValueError:
+        return None
+    # A card drawn blind and not yet led: the history must say it went into the waste and
+    # that its holder drew it, so that the view shows it where the player believes it is.
+    forced = view.must_lead
+    if drawn is not None:
+        _inject_draw(new, holder, drawn)
+        if tracker.pending_forced and not view.trick and holder == view.leader:
+            forced = drawn
+    elif forced is not None:
+        _inject_draw(new, player, forced)
+    if forced is not None and not view.trick:
+        new._forced = forced  # noqa: SLF001 - workaround, docs/envs.md "Engine hooks"
+    # Replay: the poll (passes), then the actions of the trick on the table.
+    try:
+        if not view.trick:
+            while new.decision == "take" and not (deal.decision == "take" and new.to_act == deal.to_act):
+                new.apply(PASS)
+        else:
+            while new.decision == "take":
+                new.apply(PASS)
+            actions = deal.actions
+            lead = view.trick[0]
+            start = max(i for i, (s, a) in enumerate(actions) if s == lead[0] and a == lead[1])
+            for s, a in actions[start:]:
+                new.apply(a, s)
+    except ValueError:
+        return None
+    if new.is_over or new.to_act != deal.to_act or new.decision != deal.decision:
+        return None
+    return new
+
+
+def _inject_draw(deal: Deal, seat: int, card: Card) -> None:
+    """Workaround (docs/envs.md "Engine hooks"): a position cannot hold a pending blind draw."""
+    deal._events.append(Event(EventKind.WASTE, None, (card,)))  # noqa: SLF001
+    deal._events.append(Event(EventKind.DRAW, seat, (card,)))  # noqa: SLF001
+
+
+def _fill(
+    fixed: list[int], need: list[int], pool: int, voids: list[int], rng: random.Random, player: int
+) -> list[int] | None:
+    """Deal ``pool`` so that seat s gets ``need[s]`` more cards, none of a suit it is proven
+    void in (random, most constrained seat first, with retries; the last tries ignore voids
+    rather than fail)."""
+    n = len(fixed)
+    banned = [0] * n
+    for s in range(n):
+        for suit in range(4):
+            if voids[s] >> suit & 1:
+                banned[s] |= SUIT_MASKS[suit]
+    for attempt in range(60):
+        strict = attempt < 50
+        hands = list(fixed)
+        left = pool
+        seats = [s for s in range(n) if need[s] > 0]
+        ok = True
+        while seats:
+            room = {s: (left & ~banned[s] if strict else left).bit_count() - need[s] for s in seats}
+            s = min(seats, key=lambda t: (room[t], rng.random()))
+            seats.remove(s)
+            options = cards_of(left & ~banned[s] if strict else left)
+            if len(options) < need[s]:
+                ok = False
+                break
+            for c in rng.sample(options, need[s]):
+                hands[s] |= 1 << c
+                left &= ~(1 << c)
+        if ok and not left:
+            return hands
+    return None

@@ -1,0 +1,109 @@
+"""The shared observation encoding: shape, what it derives, and that it never leaks."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from getaway import Card, Deal, Position, Rules
+from getaway.envs.encoding import Tracker, encode, layout, observation_size
+
+
+def _slice(obs: np.ndarray, players: int, name: str) -> np.ndarray:
+    start, shape = layout(players)[name]
+    return obs[start : start + int(np.prod(shape))].reshape(shape)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 8])
+def test_layout_covers_the_vector(players: int) -> None:
+    parts = layout(players)
+    end = max(start + int(np.prod(shape)) for start, shape in parts.values())
+    assert end == observation_size(players)
+
+
+def test_incremental_tracking_equals_a_fresh_derivation() -> None:
+    rng = random.Random(0)
+    for rules in (Rules.profile("punjab", players=4), Rules.profile("classic", players=3, trump="spades")):
+        for seed in range(15):
+            deal = Deal(rules, seed % rules.players, seed)
+            trackers = [Tracker(rules.players) for _ in range(rules.players)]
+            while not deal.is_over:
+                seat = deal.to_act
+                view = deal.view(seat)
+                obs = encode(view, trackers[seat])
+                assert np.array_equal(obs, encode(view))
+                assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
+                legal = deal.legal_actions()
+                deal.apply(legal[rng.randrange(len(legal))])
+
+
+def test_worked_example_known_cards_and_voids() -> None:
+    # RULES.md §2: A leads 8♥, B plays Q♥, C plays 3♣ (tochoo): B picks up all three.
+    position = Position.from_cards(
+        [["8h", "2s"], ["Qh", "3s"], ["3c", "4s"], ["5d", "6s"]], waste=["As"], leader=0, first_trick_done=True
+    )
+    deal = Deal(Rules.profile("punjab", players=4, takes="off"), position=position)
+    for card in ("8h", "Qh", "3c"):
+        deal.apply(card)
+    obs = encode(deal.view(3))  # D's view
+    known = _slice(obs, 4, "known")  # rows: D's left (A), B, C
+    assert {int(c) for c in np.flatnonzero(known[1])} == {Card.parse(c) for c in ("8h", "Qh", "3c")}
+    voids = _slice(obs, 4, "voids")  # rows: D, A, B, C
+    assert voids[3].tolist() == [0, 1, 0, 0]  # C is proven void in hearts
+    assert _slice(obs, 4, "hand_sizes")[2] == pytest.approx(4 / 53)
+
+
+@pytest.mark.parametrize("profile", ["punjab", "classic"])
+def test_no_leak_when_only_hidden_cards_change(profile: str) -> None:
+    """Swap two same-suit cards between two other hands (never played in the replayed
+    actions): the viewer's observation is the same at every step."""
+    rng = random.Random(11)
+    rules = Rules.profile(profile, players=4, takes="off")
+    checked = 0
+    for seed in range(40):
+        base = Deal(rules, 0, seed)
+        hands = [base.hand_mask(s) for s in range(4)]
+        leader = base.leader
+        actions = []
+        deal = base.clone()
+        for _ in range(rng.randrange(5, 40)):
+            if deal.is_over:
+                break
+            legal = deal.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            actions.append((deal.to_act, action))
+            deal.apply(action)
+        played = {int(a) for _, a in actions}
+        viewer = rng.randrange(4)
+        others = [s for s in range(4) if s != viewer]
+        s1, s2 = rng.sample(others, 2)
+        pairs = [
+            (c1, c2)
+            for c1 in range(52)
+            for c2 in range(52)
+            if hands[s1] >> c1 & 1 and hands[s2] >> c2 & 1 and c1 // 13 == c2 // 13 and not {c1, c2} & played
+        ]
+        pairs = [(c1, c2) for c1, c2 in pairs if 12 not in (c1, c2)]  # keep the A♠ where it is
+        if not pairs:
+            continue
+        c1, c2 = rng.choice(pairs)
+        other_hands = list(hands)
+        other_hands[s1] ^= (1 << c1) | (1 << c2)
+        other_hands[s2] ^= (1 << c1) | (1 << c2)
+        a = Deal(rules, 0, position=Position(tuple(hands), 0, leader, False))
+        b = Deal(rules, 0, position=Position(tuple(other_hands), 0, leader, False))
+        for seat, action in actions:
+            try:
+                b.apply(action, seat)
+            except ValueError:
+                break  # the swap changed a trick's winner or picker: a different deal from here
+            a.apply(action, seat)
+            if a.snapshot()["trick"] != b.snapshot()["trick"] or a.leader != b.leader or a.is_over:
+                break
+            if a.hand_sizes != b.hand_sizes:
+                break
+            assert np.array_equal(encode(a.view(viewer)), encode(b.view(viewer)))
+            checked += 1
+    assert checked > 50

@@ -1,0 +1,174 @@
+"""The OpenSpiel adapter: OpenSpiel's random simulation test, chance nodes, clones and
+serialisation, the resampler, and the Python ISMCTS playing full deals."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
+
+from getaway.envs.openspiel import resample  # noqa: E402
+
+PARAMS = [
+    {"players": 3, "takes": "off"},
+    {"players": 4},  # punjab, takes polled
+    {"profile": "classic", "players": 4},
+    {"profile": "classic", "players": 2, "trump": "spades", "uneven": "strip"},
+    {"players": 5, "joker": True, "kicker": True, "takes": "leader"},
+    {"players": 8, "nopickup": True, "dehla": True, "uneven": "loaded", "loaded_seat": 3},
+]
+
+
+def _play_random(state, rng: random.Random, stop=None):  # noqa: ANN001, ANN202
+    while not state.is_terminal():
+        if stop is not None and stop(state):
+            return state
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+    return state
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_random_sim_test_with_serialization(params: dict) -> None:
+    game = pyspiel.load_game("python_getaway", params)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_game_info_comes_from_the_parameters() -> None:
+    game = pyspiel.load_game("python_getaway", {"profile": "classic", "players": 6})
+    assert game.num_players() == 6
+    assert game.num_distinct_actions() == 56
+    assert game.get_type().information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    strip = pyspiel.load_game("python_getaway", {"players": 6, "uneven": "strip"})
+    assert len(strip.new_initial_state().chance_outcomes()) == 48
+    with pytest.raises(Exception, match="poll"):
+        pyspiel.load_game("python_getaway", {"take_protocol": "interject"})
+
+
+def test_the_deal_is_dealt_card_by_card() -> None:
+    game = pyspiel.load_game("python_getaway", {"players": 3, "takes": "off", "dealer": 0})
+    state = game.new_initial_state()
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 52
+    rng = random.Random(1)
+    while state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+    assert state.deal.hand_sizes == (17, 18, 17)  # R-DEAL: the extra card to the dealer's left
+    assert str(state.deal.legal_actions()[0]) == "A♠"
+
+
+def test_blind_draws_are_chance_nodes() -> None:
+    game = pyspiel.load_game("python_getaway", {"players": 3, "takes": "off"})
+    rng = random.Random(0)
+    draws = 0
+    for _ in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node() and state.deal is not None:
+                draws += 1
+                outcomes = state.chance_outcomes()
+                waste = state.deal.waste
+                assert {a for a, _ in outcomes} <= set(waste)
+                card, _ = outcomes[rng.randrange(len(outcomes))]
+                drawer = state.deal.trick[0][0] if state.deal.trick else None
+                state.apply_action(card)
+                assert state.deal.forced_lead == card
+                assert drawer is None or card in state.deal.hand(state.deal.leader)
+            else:
+                _play_random(state, rng, stop=lambda s: s.is_chance_node() and s.deal is not None)
+    assert draws > 0
+
+
+def test_clone_and_serialization_keep_the_state() -> None:
+    game = pyspiel.load_game("python_getaway", {"players": 4})
+    rng = random.Random(3)
+    for _ in range(5):
+        state = _play_random(game.new_initial_state(), rng, stop=lambda s: len(s.history()) > 53 + 40)
+        if state.is_terminal():
+            continue
+        clone = state.clone()
+        text = pyspiel.serialize_game_and_state(game, state)
+        _, restored = pyspiel.deserialize_game_and_state(text)
+        assert str(restored) == str(state) == str(clone)
+        for p in range(4):
+            assert restored.information_state_string(p) == state.information_state_string(p)
+            assert restored.observation_tensor(p) == state.observation_tensor(p)
+        seed = rng.random()
+        a = _play_random(state, random.Random(seed))
+        b = _play_random(clone, random.Random(seed))
+        c = _play_random(restored, random.Random(seed))
+        assert a.returns() == b.returns() == c.returns()
+        assert sum(a.returns()) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"players": 4},
+        {"players": 3, "takes": "off"},
+        {"profile": "classic", "players": 4, "trump": "spades"},
+        {"players": 6, "joker": True},
+    ],
+)
+def test_resampling_keeps_the_information_state(params: dict) -> None:
+    game = pyspiel.load_game("python_getaway", params)
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                continue
+            player = state.current_player()
+            if rng.random() < 0.3:
+                world = resample(state, player, rng)
+                assert world.information_state_string(player) == state.information_state_string(player)
+                assert world.information_state_tensor(player) == state.information_state_tensor(player)
+                assert world.legal_actions() == state.legal_actions()
+                assert world.deal.hand(player) == state.deal.hand(player)
+                _play_random(world, rng)  # the sampled world plays on to the end
+                assert sum(world.returns()) == pytest.approx(0.0)
+                checked += 1
+            legal = state.legal_actions()
+            # takes end deals at once: rarely
+            choice = [a for a in legal if a != 53] or legal
+            state.apply_action(choice[rng.randrange(len(choice))])
+    assert checked > 20
+
+
+def test_python_ismcts_plays_a_full_deal() -> None:
+    game = pyspiel.load_game("python_getaway", {"players": 3, "takes": "off"})
+    rs = np.random.RandomState(0)
+    rng = random.Random(0)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, max_simulations=8, random_state=rs)
+    bot.set_resampler(lambda state, player: resample(state, player, rng))
+    state = game.new_initial_state()
+    decisions = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+        elif state.current_player() == 0:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+            decisions += 1
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+    assert decisions > 0
+    assert sum(state.returns()) == pytest.approx(0.0)
+    assert -1.0 in state.returns()
