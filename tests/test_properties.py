@@ -267,10 +267,11 @@ class Observer:
         waste_seen: cards seen going into the waste pile and not seen coming out.
     """
 
-    def __init__(self, seat: int | None, stripped: int) -> None:
+    def __init__(self, seat: int | None, deal: Deal) -> None:
+        start_waste = deal.start.waste if deal.start is not None else 0  # a position's waste is public
         self.seat = seat
-        self.known = stripped
-        self.waste_seen = 0
+        self.known = bits(deal.stripped) | start_waste
+        self.waste_seen = start_waste
         self.fed = 0  # referee events read
         self.verified = 0  # view history events compared
 
@@ -344,8 +345,7 @@ class Checker:
         self.stats = Stats(deals=1)
         n = self.deal.players
         self.seats = list(range(n))
-        stripped = bits(self.deal.stripped)
-        self.observers = [Observer(s, stripped) for s in self.seats] + [Observer(None, stripped)]
+        self.observers = [Observer(s, self.deal) for s in self.seats] + [Observer(None, self.deal)]
         self.pack = bits(self.deal.stripped) | bits(self.deal.waste)
         for s in self.seats:
             self.pack |= self.deal.hand_mask(s)
@@ -750,7 +750,7 @@ def exchange_unseen_cards(trial: Trial, viewer: int | None, rng: random.Random) 
     start = Position(hands, 0, leader, False)
     deal = trial.new_deal(start)
     players = RandomPlayers(trial.rules, trial.policy_seed)
-    observer = Observer(viewer, 0)
+    observer = Observer(viewer, deal)
     seen_at: dict[Card, int] = {}
     moves: list[Move] = []
     while not deal.is_over and len(moves) < MAX_STEPS:
@@ -846,8 +846,7 @@ def drawn_card_taken(enforcement: str) -> Deal:
 
 
 def assert_waste_seen_follows_history(deal: Deal, seat: int) -> None:
-    observer = Observer(seat, 0)
-    observer.waste_seen = deal.start.waste  # the position's waste pile is public
+    observer = Observer(seat, deal)
     observer.feed(deal.events)
     assert bits(deal.view(seat).waste_seen) == observer.waste_seen, (
         f"seat {seat}: waste_seen {[str(c) for c in deal.view(seat).waste_seen]}, "
