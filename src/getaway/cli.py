@@ -525,6 +525,11 @@ def rules(profile: str, lang: str | None) -> None:
     print_rules(_console(), profile)
 
 
+from .tournament import tournament_command  # noqa: E402  (issue 4: bots tournament)
+
+cli.add_command(tournament_command)
+
+
 def main() -> None:
     """Entry point of the ``getaway`` command."""
     cli(prog_name="getaway")

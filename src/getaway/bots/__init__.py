@@ -14,7 +14,7 @@ from ..deal import Deal
 from ..events import Action, Event
 from ..view import PlayerView
 
-__all__ = ["Bot", "RandomBot", "play_deal", "BOTS", "LEVELS", "make_bot"]
+__all__ = ["Bot", "RandomBot", "HeuristicBot", "ExpertBot", "play_deal", "BOTS", "LEVELS", "make_bot"]
 
 
 class Bot(Protocol):
@@ -27,32 +27,55 @@ class Bot(Protocol):
         ...
 
 
+from .expert import ExpertBot  # noqa: E402
+from .heuristic import HeuristicBot  # noqa: E402
 from .random import RandomBot  # noqa: E402  (the protocol above is what it implements)
 
 #: Bot kinds by name: a factory taking keyword settings. Other bot modules register here.
-BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot}
+BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "heuristic": HeuristicBot, "expert": ExpertBot}
 
-#: Difficulty levels for people, mapped onto bot kinds and settings (issue 4 refines these).
+#: Difficulty levels for people, mapped onto bot kinds and settings (docs/bots.md).
 LEVELS: dict[str, tuple[str, dict[str, object]]] = {
     "easy": ("random", {}),
-    "medium": ("random", {}),
-    "hard": ("random", {}),
-    "expert": ("random", {}),
+    "medium": ("heuristic", {}),
+    "hard": ("expert", {"iterations": 40}),
+    "expert": ("expert", {}),
 }
 
 
 def make_bot(name: str, **settings: object) -> Bot:
     """A bot from a kind (``random`` …) or a level (``easy``, ``medium``, ``hard``, ``expert``).
 
+    Settings may also ride on the name, for command lines and tournaments:
+    ``"expert:iterations=60+exact_cards=8"`` (numbers are parsed as numbers).
+
     Raises:
-        ValueError: unknown name (the message lists the known ones).
+        ValueError: unknown name (the message lists the known ones), or a bad setting.
     """
+    if ":" in name:
+        name, _, spec = name.partition(":")
+        for item in filter(None, spec.split("+")):
+            key, sep, text = item.partition("=")
+            if not sep or not key:
+                raise ValueError(f"bot: expected NAME=VALUE in the settings of {name!r}, got {item!r}")
+            value: object = text
+            for kind in (int, float):
+                try:
+                    value = kind(text)
+                    break
+                except ValueError:
+                    continue
+            settings.setdefault(key, value)
+        try:
+            return make_bot(name, **settings)
+        except TypeError as exc:
+            raise ValueError(f"bot: bad setting for {name!r}: {exc}") from None
     if name in LEVELS:
         kind, defaults = LEVELS[name]
         return BOTS[kind](**{**defaults, **settings})
     if name in BOTS:
         return BOTS[name](**settings)
-    known = ", ".join([*BOTS, *LEVELS])
+    known = ", ".join(dict.fromkeys([*BOTS, *LEVELS]))
     raise ValueError(f"bot: unknown bot or level {name!r} (known: {known})")
 
 

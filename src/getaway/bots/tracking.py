@@ -49,10 +49,12 @@ class World:
     Attributes:
         hands: per seat, the bit set of its cards (the viewer's own hand as it is).
         waste: bit set of the waste pile (without a card someone drew blind).
+        hidden: the card drawn blind by someone else in this world, or ``None``.
     """
 
     hands: tuple[int, ...]
     waste: int
+    hidden: int | None = None
 
 
 class Tracker:
@@ -71,6 +73,7 @@ class Tracker:
             still counted in, as in ``view.waste_seen``).
         hidden_holder: the seat holding a card drawn blind that the viewer has not seen, or ``None``.
         hidden_candidates: bit set of the cards that hidden card can be.
+        hidden_forced: the holder drew it and must still lead it (R-P-DRAW).
         pool: bit set of the cards whose place is unknown (dealt into the unknown slots).
 
     Raises:
@@ -92,6 +95,7 @@ class Tracker:
         trick_led: int | None = None  # led suit of the current trick, None between tricks
         hidden_holder: int | None = None
         hidden_candidates = 0
+        hidden_forced = False
         for e in view.history:
             kind = e.kind
             if kind == EventKind.PLAY:
@@ -119,6 +123,7 @@ class Tracker:
                     waste &= ~(1 << e.cards[0])
                 else:
                     hidden_holder = e.seat
+                    hidden_forced = True
                     hidden_candidates = waste & ~_JOKER_BIT
                     voids[e.seat] = 0
             elif kind == EventKind.TAKE:
@@ -132,6 +137,7 @@ class Tracker:
                     voids[taker] &= voids[taken]
                     if hidden_holder == taken:
                         hidden_holder = taker
+                        hidden_forced = False
                 known[taken] = 0
                 voids[taken] = 0
             elif kind == EventKind.OUT:
@@ -151,6 +157,7 @@ class Tracker:
         if len(view.waste_seen) == view.waste_size or hidden_holder is None:
             hidden_holder = None
             hidden_candidates = 0
+            hidden_forced = False
         else:
             hidden_candidates &= waste
         if not view.first_trick_done and not view.trick and not hand >> ACE_OF_SPADES & 1:
@@ -175,6 +182,7 @@ class Tracker:
         self.trick = trick
         self.hidden_holder = hidden_holder
         self.hidden_candidates = hidden_candidates
+        self.hidden_forced = hidden_forced
         self.pool = universe & ~placed
         self.view = view
 
@@ -245,6 +253,7 @@ class Tracker:
         n = self.players
         hands = list(self.known)
         waste = self.waste
+        card = None
         if self.hidden_holder is not None:
             h = self.hidden_holder
             candidates = self.hidden_candidates
@@ -271,7 +280,7 @@ class Tracker:
                 if k:
                     hands[s] |= _mask(pool[i : i + k])
                     i += k
-            return World(tuple(hands), waste)
+            return World(tuple(hands), waste, card)
         counts = [0] * 5
         for c in pool:
             counts[_group(c)] += 1
@@ -295,7 +304,7 @@ class Tracker:
                 caps[s] += 1
                 choices.remove(s)
             hands[s] |= 1 << c
-        return World(tuple(hands), waste)
+        return World(tuple(hands), waste, card)
 
 
 def _mask(cards) -> int:
@@ -329,4 +338,3 @@ def _feasible(counts: list[int], caps: list[int], allowed: list[int], seats: lis
         if need > room:
             return False
     return True
-

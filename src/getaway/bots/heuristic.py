@@ -1,0 +1,364 @@
+"""The ``heuristic`` bot: the seeds' strategy advice made concrete, with card counting.
+
+It reads only its :class:`~getaway.view.PlayerView`, through a
+:class:`~getaway.bots.tracking.Tracker` (cards played, known hands, proven voids), and
+scores each legal action with a few rules of thumb:
+
+- **punjab** (the holder of the highest led card picks up after a tochoo): lead where every
+  opponent still to play very likely holds the suit (a strong, long suit early), and lead
+  high only when it is safe; follow with the highest card that stays *under* the card
+  winning the trick; be the highest card only when no tochoo can come (the last to play);
+  dump the most dangerous card (high, in a short suit: it makes you void) on a tochoo and on
+  the first trick; lead the Joker whenever possible (it is a free discard); take the
+  neighbour's hand only in the narrow case where it pays (see :meth:`HeuristicBot.take_reason`).
+- **classic** (the void player picks up): lead a suit an opponent must be void in (they pick
+  up); otherwise cash a card nobody can beat to keep the lead, or lead low from a long suit;
+  keep high cards for when the lead is needed; ruff rather than pick up (V-TRUMP).
+
+>>> import random
+>>> from getaway import Deal, Rules
+>>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=5)
+>>> view = deal.view(deal.to_act)
+>>> str(HeuristicBot().act(view, view.legal_actions, random.Random(0)))
+'A♠'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from ..cards import JOKER_INDEX, SPADES, SUIT_MASKS, SUIT_NAMES, Card
+from ..events import PASS, PICKUP, TAKE, Action
+from ..view import PlayerView
+from .tracking import Tracker
+
+__all__ = ["HeuristicBot"]
+
+
+def _rank(card: int) -> int:
+    return card % 13 + 2
+
+
+def _name(card: int) -> str:
+    return str(Card(card))
+
+
+class HeuristicBot:
+    """Rule-of-thumb play from the view and card counting (no search, no chance).
+
+    Args:
+        takes: whether it ever takes a neighbour's hand (R-P-TAKE) when that pays.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, takes: bool = True) -> None:
+        self.takes = takes
+
+    # ------------------------------------------------------------------ protocol
+
+    def act(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> Action:
+        """The action the rules of thumb prefer (``rng`` is unused: the bot is deterministic)."""
+        return self.choose(view, legal)[0]
+
+    def hint(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> tuple[Action, str]:
+        """The action and a one-sentence reason for it, in English."""
+        return self.choose(view, legal)
+
+    def choose(self, view: PlayerView, legal: Sequence[Action], tracker: Tracker | None = None) -> tuple[Action, str]:
+        """``(action, reason)`` for ``view`` among ``legal``."""
+        if len(legal) == 1:
+            return legal[0], "It is the only legal action."
+        t = tracker or Tracker(view)
+        if view.decision == "take":
+            if TAKE in legal and self.takes:
+                why = self.take_reason(view, t)
+                if why:
+                    return TAKE, why
+            return PASS, "Taking the neighbour's hand would only add cards to yours."
+        cards = [a for a in legal if a not in (TAKE, PASS, PICKUP)]
+        if TAKE in legal and self.takes and not view.trick:  # interject protocol: take before leading
+            why = self.take_reason(view, t)
+            if why:
+                return TAKE, why
+        if not cards:
+            return (PASS if PASS in legal else PICKUP), "There is nothing better to do."
+        if not view.trick:
+            return self._lead(view, t, cards)
+        return self._follow(view, t, cards, legal)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _active_after(self, view: PlayerView, seat: int) -> list[int]:
+        """Active seats after ``seat`` in clockwise order (excluding ``seat``)."""
+        n = view.players
+        return [s for s in ((seat + i) % n for i in range(1, n)) if not view.got_away[s]]
+
+    def _still_to_play(self, view: PlayerView) -> list[int]:
+        """Active seats that have not acted in the current trick, after the viewer."""
+        acted = {s for s, _ in view.trick}
+        if view.rules.nopickup:  # a void player's pass is an action too
+            start = len(view.history)
+            for i in range(len(view.history) - 1, -1, -1):
+                if view.history[i].kind in ("pickup", "waste", "lead"):
+                    break
+                start = i
+            acted |= {e.seat for e in view.history[start:] if e.kind == "void"}
+        return [s for s in self._active_after(view, view.seat) if s not in acted]
+
+    def _danger(self, t: Tracker, hand: int, card: int) -> float:
+        """How much a card hurts to keep: high, above most outstanding cards of its suit,
+        in a short suit (shedding it makes a void)."""
+        if card == JOKER_INDEX:
+            return 30.0
+        suit = card // 13
+        out = t.outstanding(suit)
+        below = (out & ((1 << card) - 1)).bit_count()
+        above = (out >> (card + 1)).bit_count()
+        length = (hand & SUIT_MASKS[suit]).bit_count()
+        short = {1: 6.0, 2: 2.5}.get(length, 0.0)
+        if not out:
+            return 2.0 + short + _rank(card) * 0.1  # nobody else holds the suit: a dead card
+        return _rank(card) * 0.5 + 1.2 * below - 0.8 * above + short
+
+    def _winning(self, view: PlayerView) -> int:
+        """The card currently winning the trick (highest spade under trumps, else highest led card)."""
+        trick = view.trick
+        led = trick[0][1] // 13
+        trumps = view.rules.trump is not None and view.first_trick_done
+        best, key = trick[0][1], -1
+        for _, c in trick:
+            if c == JOKER_INDEX:
+                continue
+            if trumps and c // 13 == SPADES:
+                k = 100 + c
+            elif c // 13 == led:
+                k = c
+            else:
+                continue
+            if k > key:
+                best, key = c, k
+        return best
+
+    def _pickup_risk(self, view: PlayerView, t: Tracker, card: int, later: list[int], trick_size: int) -> float:
+        """Chance that ``card`` is still the highest of its suit when a tochoo stops the trick
+        (punjab), given the seats ``later`` still to play."""
+        suit = card // 13
+        out = t.outstanding(suit)
+        n_out = out.bit_count()
+        higher = (out >> (card + 1)).bit_count()
+        risk = 0.0
+        alive = 1.0
+        for s in later:
+            has = t.has_probability(s, suit)
+            risk += alive * (1.0 - has)
+            beat = has * (min(1.0, higher / n_out) if n_out else 0.0)
+            if t.known[s] & out & ~((2 << card) - 1):
+                beat = 1.0 if t.sizes[s] else beat
+            alive *= has * (1.0 - beat)
+            if alive < 1e-3:
+                break
+        return risk
+
+    def _is_kick(self, view: PlayerView, t: Tracker, card: int) -> bool:
+        """V-KICKER: a lead above every card of its suit not yet in the waste."""
+        if not view.rules.kicker or card == JOKER_INDEX:
+            return False
+        suit = card // 13
+        higher = SUIT_MASKS[suit] & ~((2 << card) - 1)
+        return not higher & (t.outstanding(suit) | view.hand_mask)
+
+    # ------------------------------------------------------------------ leading
+
+    def _lead(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+        if JOKER_INDEX in cards and len(cards) > 1:
+            return Card(JOKER_INDEX), "Leading the Joker is a free discard: it goes to the waste and you lead again."
+        if view.rules.profile == "punjab" and not view.rules.nopickup:
+            return self._lead_punjab(view, t, cards)
+        return self._lead_classic(view, t, cards)
+
+    def _lead_punjab(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+        hand = view.hand_mask
+        later = self._active_after(view, view.seat)
+        last = len(view.hand or ()) == 1
+        best: tuple[float, int] | None = None
+        best_why = ""
+        for c in cards:
+            suit = c // 13
+            risk = 0.0 if self._is_kick(view, t, c) else self._pickup_risk(view, t, c, later, 1)
+            out = t.outstanding(suit)
+            higher = (out >> (c + 1)).bit_count()
+            score = self._danger(t, hand, c) * (1.0 - risk) - risk * (6.0 + 1.5 * len(later))
+            if last and higher == 0:
+                score -= 8.0  # winning with the last card means drawing from the waste
+            if score > (best[0] if best else -1e9):
+                best = (score, c)
+                if risk < 0.15:
+                    length = (hand & SUIT_MASKS[suit]).bit_count()
+                    if length == 1:
+                        best_why = f"Lead {_name(c)}: everyone should follow, and it empties your {SUIT_NAMES[suit]}."
+                    else:
+                        best_why = (
+                            f"Lead {_name(c)}: every opponent very likely still holds {SUIT_NAMES[suit]}, "
+                            "so the trick should go to the waste."
+                        )
+                else:
+                    best_why = f"Lead {_name(c)}: the lowest risk of a tochoo leaving you the highest card."
+        assert best is not None
+        return Card(best[1]), best_why
+
+    def _lead_classic(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+        hand = view.hand_mask
+        later = self._active_after(view, view.seat)
+        if len(cards) == 1 or len(view.hand or ()) == 1:
+            return cards[0], "Lead your last card to get away."
+        nopickup = view.rules.nopickup
+        # Aim at a proven void: the void player picks up what was played before them.
+        if not nopickup:
+            best = None
+            for c in cards:
+                suit = c // 13
+                for i, s in enumerate(later):
+                    if t.is_void(s, suit):
+                        if view.rules.trump and s is not None and not t.is_void(s, SPADES) and suit != SPADES:
+                            continue  # they could ruff
+                        key = (i, _rank(c))  # the further away, the more cards they pick up
+                        if best is None or key > best[0]:
+                            best = (key, c, s)
+                        break
+            if best is not None:
+                c, s = best[1], best[2]
+                return c, f"Lead {_name(c)}: seat {s} has no {SUIT_NAMES[c // 13]} and must pick up."
+        # Cash a sure winner (nobody can beat it) to keep the lead, from a suit you are long in.
+        winners = []
+        for c in cards:
+            out = t.outstanding(c // 13)
+            if out and not out >> (c + 1):
+                winners.append(c)
+        if winners:
+            c = max(winners, key=lambda c: ((hand & SUIT_MASKS[c // 13]).bit_count(), -_rank(c)))
+            return c, f"Lead {_name(c)}: nobody can beat it, so you keep the lead."
+        # Otherwise lead low from the longest suit (keep short suits: a void makes you pick up).
+        c = max(cards, key=lambda c: ((hand & SUIT_MASKS[c // 13]).bit_count(), -_rank(c)))
+        return c, f"Lead {_name(c)}, low from your longest suit, keeping your high cards for later."
+
+    # ------------------------------------------------------------------ following
+
+    def _follow(self, view: PlayerView, t: Tracker, cards: list[Card], legal: Sequence[Action]) -> tuple[Action, str]:
+        hand = view.hand_mask
+        led = view.led_suit
+        assert led is not None
+        following = bool(hand & SUIT_MASKS[led])
+        punjab = view.rules.profile == "punjab"
+        special = punjab and not view.first_trick_done
+        if special:
+            c = max(cards, key=lambda c: self._danger(t, hand, c) + (100 if c // 13 == SPADES else 0))
+            if c // 13 == SPADES:
+                return c, f"Play {_name(c)}: the first trick goes to the waste, so shed your highest spade."
+            return c, f"Play {_name(c)}: you have no spade, so shed your most dangerous card for free."
+        if not following:
+            return self._void(view, t, cards, legal)
+        if punjab and not view.rules.nopickup:
+            return self._follow_punjab(view, t, cards)
+        return self._follow_classic(view, t, cards)
+
+    def _void(self, view: PlayerView, t: Tracker, cards: list[Card], legal: Sequence[Action]) -> tuple[Action, str]:
+        hand = view.hand_mask
+        led = view.led_suit
+        assert led is not None
+        if view.rules.tochoo_interrupts:
+            plain = [c for c in cards if c == JOKER_INDEX or c // 13 != SPADES or not view.rules.trump]
+            if plain:
+                c = max(plain, key=lambda c: self._danger(t, hand, c))
+                return c, (f"Play {_name(c)} as a tochoo: someone else picks up, and it is your most dangerous card.")
+            c = min(cards)
+            return c, f"Ruff with {_name(c)}, your lowest spade: you have nothing else."
+        # classic / no-pickup: ruff (V-TRUMP) rather than pick up or pass.
+        spades = [c for c in cards if c // 13 == SPADES]
+        if spades:
+            win = self._winning(view)
+            over = [c for c in spades if win // 13 != SPADES or c > win]
+            c = min(over) if over else min(spades)
+            if PICKUP in legal:
+                return c, f"Ruff with {_name(c)} instead of picking up the trick."
+            return c, f"Ruff with {_name(c)}: it sheds a card instead of passing."
+        act = PASS if PASS in legal else PICKUP
+        return act, "You cannot follow suit."
+
+    def _follow_punjab(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+        hand = view.hand_mask
+        win = self._winning(view)
+        trumped = view.rules.trump is not None and win // 13 == SPADES and view.led_suit != SPADES
+        later = self._still_to_play(view)
+        below = [c for c in cards if c < win or trumped]
+        if below:
+            c = max(below, key=lambda c: self._danger(t, hand, c))
+            return c, f"Play {_name(c)}: it stays under {_name(win)}, so you cannot be the one to pick up."
+        if not later:
+            c = max(cards, key=lambda c: self._danger(t, hand, c))
+            return c, f"Play {_name(c)}: you are the last to play, so no tochoo can follow; shed a high card."
+        best = None
+        for c in cards:
+            risk = self._pickup_risk(view, t, c, later, len(view.trick) + 1)
+            score = self._danger(t, hand, c) * (1 - risk) - risk * (4.0 + 1.5 * len(view.trick))
+            if best is None or score > best[0]:
+                best = (score, c, risk)
+        assert best is not None
+        c = best[1]
+        if best[2] < 0.15:
+            return c, f"Play {_name(c)}: the players after you almost surely follow, so shed a high card."
+        return c, f"Play {_name(c)}: you must go over {_name(win)}; this card leaves the best chance to be overtaken."
+
+    def _follow_classic(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+        win = self._winning(view)
+        later = self._still_to_play(view)
+        if len(view.hand or ()) == 1:
+            return cards[0], "Play your last card and get away."
+        trumped = view.rules.trump is not None and win // 13 == SPADES and view.led_suit != SPADES
+        winners = [c for c in cards if c > win and not trumped]
+        sure = []
+        for c in winners:
+            out = t.outstanding(c // 13) >> (c + 1)
+            if not later or not out:
+                sure.append(c)
+        if sure:
+            c = min(sure)
+            return c, f"Win the trick with {_name(c)}, the cheapest sure winner: the leader never picks up."
+        c = min(cards)
+        return c, f"Play {_name(c)}, your lowest: keep the high cards for when you need the lead."
+
+    # ------------------------------------------------------------------ takes
+
+    def take_reason(self, view: PlayerView, t: Tracker) -> str | None:
+        """Why taking the left neighbour's hand pays now, or ``None`` (then pass).
+
+        It pays (pagat's note) when the neighbour's few cards are all known, all low, in
+        suits you hold, so that they cost you little; and taking removes a neighbour who
+        is void in your suits (a tochoo right after your lead makes you pick up). Never
+        with two players left (the taker would lose at once)."""
+        me = view.seat
+        later = self._active_after(view, me)
+        if len(later) < 2:
+            return None
+        target = later[0]
+        size = t.sizes[target]
+        if size == 0 or size > 3 or t.known[target].bit_count() != size:
+            return None
+        theirs = t.known[target]
+        mine = view.hand_mask
+        low = all(_rank(c) <= 6 for c in _cards(theirs))
+        my_suits = [s for s in range(4) if mine & SUIT_MASKS[s]]
+        void_in_mine = sum(1 for s in my_suits if t.is_void(target, s))
+        covered = all(mine & SUIT_MASKS[c // 13] for c in _cards(theirs) if c != JOKER_INDEX)
+        if low and covered and void_in_mine >= 2 and len(view.hand or ()) <= 8:
+            names = " ".join(_name(c) for c in _cards(theirs))
+            return (
+                f"Take seat {target}'s hand ({names}): low cards in your suits, and it removes a neighbour "
+                "who has none of your suits."
+            )
+        return None
+
+
+def _cards(mask: int) -> list[int]:
+    return [c for c in range(53) if mask >> c & 1]
