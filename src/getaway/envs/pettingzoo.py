@@ -34,11 +34,15 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..deal import Deal
-from ..events import NUM_ACTIONS, action_from_id
+from ..events import NUM_ACTIONS, EventKind, action_from_id
 from ..rules import Rules
 from .encoding import Tracker, encode, observation_size
 
 __all__ = ["env", "raw_env", "rules_from_options", "deal_rewards"]
+
+#: Action objects by id (faster than parsing an id at every step).
+_ACTIONS = tuple(action_from_id(i) for i in range(NUM_ACTIONS))
+_OUT = EventKind.OUT
 
 
 def rules_from_options(options: dict[str, Any]) -> Rules:
@@ -137,9 +141,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
     def _set_mask_info(self) -> None:
         deal = self.deal
         assert deal is not None
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[deal.legal_actions()] = 1
-        self.infos[self.agent_selection]["action_mask"] = mask
+        flags = bytearray(NUM_ACTIONS)
+        for a in deal.legal_actions():
+            flags[a] = 1
+        self.infos[self.agent_selection]["action_mask"] = np.frombuffer(flags, dtype=np.int8)  # writable: owns flags
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         deal = self.deal
@@ -158,10 +163,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
             return
         deal = self.deal
         assert deal is not None
-        seat = self._seat[agent]
+        seat = deal.to_act  # the selected agent's seat
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent].pop("action_mask", None)
-        deal.apply(action_from_id(int(action)), seat)  # type: ignore[arg-type]
+        del self.infos[agent]["action_mask"]
+        if not 0 <= action < NUM_ACTIONS:  # type: ignore[operator]
+            raise ValueError(f"action: {action} is not an action id 0–{NUM_ACTIONS - 1}")
+        try:
+            events = deal.apply(_ACTIONS[action], seat)  # type: ignore[index]
+        except ValueError:
+            self._set_mask_info()  # refused: nothing changed
+            raise
         if deal.is_over:
             for s, r in enumerate(deal_rewards(deal)):
                 a = self.possible_agents[s]
@@ -171,9 +182,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
             self._accumulate_rewards()
             self.agent_selection = self._deads_step_first()
         else:
-            for s in range(deal.players):
-                if deal.has_got_away(s):
-                    self.infos[self.possible_agents[s]]["got_away"] = True
+            for event in events:
+                if event[0] == _OUT:
+                    self.infos[self.possible_agents[event[1]]]["got_away"] = True
             self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
             self._set_mask_info()
         if self.render_mode == "human":

@@ -1,0 +1,185 @@
+"""Speed of the AI environments next to the engine's own (issue 7, docs/envs.md).
+
+Rerun with::
+
+    .venv/bin/python bench/envs.py                  # ~2 s per line
+    .venv/bin/python bench/envs.py --seconds 5 --profile classic --players 6
+
+Every line plays uniformly random legal deals (4-player punjab with takes off by default)
+for about ``--seconds`` on one core and prints deals/s and the ratio to the engine's rate
+measured in the same run:
+
+- ``engine``: ``Deal`` + ``legal_actions`` + ``apply``, nothing else;
+- ``pettingzoo, masks only``: the raw AEC env, ``last(observe=False)`` and the mask from
+  ``infos[agent]["action_mask"]``: the adapter's own cost (target: ≥ 50 % of the engine);
+- ``pettingzoo, observations``: the raw env with ``last()``: a player's view and the shared
+  encoding at every step;
+- ``pettingzoo, wrapped``: the same through ``env()`` (PettingZoo's checking wrappers);
+- ``gymnasium``: one learner against three ``random`` bots (the bots read their views);
+- ``openspiel``: ``python_getaway`` with its chance nodes (the 52 dealing steps included),
+  no observations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from getaway import Deal, Rules
+
+
+def _timed(run_one: Callable[[int], int], seconds: float) -> dict[str, float]:
+    deals = actions = 0
+    start = time.perf_counter()
+    while True:
+        actions += run_one(deals)
+        deals += 1
+        if deals % 10 == 0 and time.perf_counter() - start > seconds:
+            break
+    elapsed = time.perf_counter() - start
+    return {"deals": deals, "deals_per_s": deals / elapsed, "actions_per_s": actions / elapsed}
+
+
+def bench_engine(rules: Rules, seconds: float) -> dict[str, float]:
+    rand = random.Random(0).random
+    n = rules.players
+
+    def one(i: int) -> int:
+        deal = Deal(rules, i % n, i)
+        legal_actions, apply = deal.legal_actions, deal.apply
+        k = 0
+        while not deal.is_over:
+            legal = legal_actions()
+            apply(legal[int(rand() * len(legal))])
+            k += 1
+        return k
+
+    return _timed(one, seconds)
+
+
+def bench_pettingzoo(options: dict[str, Any], seconds: float, observe: bool, wrapped: bool) -> dict[str, float]:
+    from getaway.envs.pettingzoo import env, raw_env
+
+    e = env(**options) if wrapped else raw_env(**options)
+    rand = random.Random(0).random
+
+    def one(i: int) -> int:
+        e.reset(seed=i)
+        k = 0
+        for _agent in e.agent_iter():
+            if observe:
+                obs, _, term, trunc, _ = e.last()
+                mask = None if term or trunc else obs["action_mask"]
+            else:
+                _, _, term, trunc, info = e.last(observe=False)
+                mask = None if term or trunc else info["action_mask"]
+            if mask is None:
+                e.step(None)
+                continue
+            legal = mask.nonzero()[0]
+            e.step(int(legal[int(rand() * len(legal))]))
+            k += 1
+        return k
+
+    return _timed(one, seconds)
+
+
+def bench_gym(options: dict[str, Any], seconds: float) -> dict[str, float]:
+    from getaway.envs.gym import GetawayEnv
+
+    e = GetawayEnv(opponents="random", **options)
+    rand = random.Random(0).random
+
+    def one(i: int) -> int:
+        _, info = e.reset(seed=i)
+        done, k = False, 0
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, done, _, info = e.step(int(legal[int(rand() * len(legal))]))
+            k += 1
+        return k
+
+    return _timed(one, seconds)
+
+
+def bench_openspiel(options: dict[str, Any], seconds: float) -> dict[str, float]:
+    import pyspiel
+
+    import getaway.envs.openspiel  # noqa: F401  (registers python_getaway)
+
+    game = pyspiel.load_game("python_getaway", options)
+    rand = random.Random(0).random
+
+    def one(i: int) -> int:
+        state = game.new_initial_state()
+        k = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(rand() * len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rand() * len(legal))])
+                k += 1
+        return k
+
+    return _timed(one, seconds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per line (default 2)")
+    parser.add_argument("--profile", default="punjab", choices=("punjab", "classic"))
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    options: dict[str, Any] = {"profile": args.profile, "players": args.players, "takes": "off"}
+    rules = Rules.profile(args.profile, players=args.players, takes="off")
+    print(f"getaway environments benchmark: Python {platform.python_version()}, {platform.machine()}, one core")
+    print(f"{args.profile}, {args.players} players, takes off, uniformly random legal play")
+    print(f"{'':28} {'deals/s':>9} {'actions/s':>10} {'of engine':>10}")
+    lines: list[tuple[str, Callable[[], dict[str, float] | None]]] = [
+        ("engine", lambda: bench_engine(rules, args.seconds)),
+        ("pettingzoo, masks only", lambda: _optional(bench_pettingzoo, options, args.seconds, False, False)),
+        ("pettingzoo, observations", lambda: _optional(bench_pettingzoo, options, args.seconds, True, False)),
+        ("pettingzoo, wrapped", lambda: _optional(bench_pettingzoo, options, args.seconds, True, True)),
+        ("gymnasium (vs random bots)", lambda: _optional(bench_gym, options, args.seconds)),
+        ("openspiel (with chance)", lambda: _optional(bench_openspiel, options, args.seconds)),
+    ]
+    results: dict[str, Any] = {}
+    engine = 0.0
+    for name, run in lines:
+        r = run()
+        if r is None:
+            print(f"{name:28} {'not installed':>9}")
+            continue
+        engine = engine or r["deals_per_s"]
+        r["ratio_to_engine"] = r["deals_per_s"] / engine
+        results[name] = r
+        print(f"{name:28} {r['deals_per_s']:>9,.0f} {r['actions_per_s']:>10,.0f} {r['ratio_to_engine']:>9.0%}")
+    if "pettingzoo, masks only" in results:
+        ratio = results["pettingzoo, masks only"]["ratio_to_engine"]
+        print(f"\ntarget: the PettingZoo adapter keeps ≥ 50% of the engine's rate: {ratio:.0%}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"options": options, "results": results}, fh, indent=2)
+    return 0
+
+
+def _optional(fn: Callable[..., dict[str, float]], *args: Any) -> dict[str, float] | None:
+    try:
+        return fn(*args)
+    except ImportError:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
