@@ -503,7 +503,7 @@ def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[
             trick += 1
             if interactive:
                 try:
-                    console.input(_("(Enter: next trick) "))
+                    console.input(Text(_("(Enter: next trick) ")))
                 except EOFError:
                     interactive = False
             show_state()

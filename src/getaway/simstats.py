@@ -161,7 +161,7 @@ def plot(summary: Summary, path: str | Path, title: str, labels: dict[str, str])
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    xs = [f"{int(r.label) + 1}\n{r.bot}" for r in summary.seats]
+    xs = [f"{chr(ord('A') + int(r.label))}\n{r.bot}" for r in summary.seats]
     ys = [r.rate for r in summary.seats]
     err_lo = [r.rate - r.interval[0] for r in summary.seats]
     err_hi = [r.interval[1] - r.rate for r in summary.seats]

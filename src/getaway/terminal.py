@@ -194,7 +194,7 @@ class TerminalGame:
         self._narrator = Narrator(self.names)
 
     def _input(self, prompt: str) -> str:
-        line = self.console.input(prompt)
+        line = self.console.input(Text(prompt))
         if not sys.stdin.isatty():  # a script or a pipe: show what was read, as a terminal would
             self.console.print(Text(line), highlight=False)
         return line

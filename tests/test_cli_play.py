@@ -1,0 +1,156 @@
+"""``getaway play`` as a person uses it: through a pseudo-terminal (pexpect), typing card
+names, one illegal try and a hint; and save / resume, bad options."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from getaway import Card, Rules
+from getaway.cli import cli
+from getaway.match import Match
+from getaway.terminal import TerminalGame
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+PLAY_PROMPT = r"\r\n> "
+POLL_PROMPT = r"Enter = pass: "
+HAND_CARD = re.compile(r"(\d+):(10|[2-9JQKA])([♠♥♦♣])(\*?)")
+
+
+def _ascii(rank: str, suit: str) -> str:
+    """How a person types a card on a plain keyboard: Q♥ -> qh."""
+    return (rank + "shdc"["♠♥♦♣".index(suit)]).lower()
+
+
+def _spawn(*args: str) -> pexpect.spawn:
+    env = dict(os.environ, NO_COLOR="1", PYTHONUTF8="1", TERM="xterm", COLUMNS="80", LINES="24")
+    env.pop("LANGUAGE", None)
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "getaway", "play", *args],
+        env=env,
+        encoding="utf-8",
+        dimensions=(24, 80),
+        timeout=60,
+    )
+
+
+def test_a_person_plays_a_whole_deal_in_a_terminal():
+    child = _spawn("--seed", "21", "--bots", "easy", "--lang", "en")
+    transcript = []
+    illegal_tried = hint_asked = False
+    turns = 0
+    while True:
+        i = child.expect([PLAY_PROMPT, POLL_PROMPT, pexpect.EOF])
+        screen = ANSI.sub("", child.before)
+        transcript.append(screen)
+        if i == 2:
+            break
+        if i == 1:
+            child.sendline("pass" if turns % 2 else "")  # both ways of passing
+            continue
+        turns += 1
+        hand = HAND_CARD.findall(screen.rsplit("Your hand", 1)[-1])
+        assert hand, screen
+        playable = [(r, s) for _n, r, s, star in hand if star]
+        unplayable = [(r, s) for _n, r, s, star in hand if not star]
+        if not illegal_tried and unplayable:
+            child.sendline(_ascii(*unplayable[0]))
+            child.expect(PLAY_PROMPT)
+            said = ANSI.sub("", child.before)
+            assert re.search(r"must follow suit|must be led with|must play a spade", said), said
+            illegal_tried = True
+        if not hint_asked:
+            child.sendline("hint")
+            child.expect(PLAY_PROMPT)
+            assert "Hint (" in ANSI.sub("", child.before)
+            hint_asked = True
+        rank, suit = playable[-1]
+        child.sendline(_ascii(rank, suit) if turns % 3 else rank + suit)  # qh, or Q♥ as shown
+    child.close()
+    assert child.exitstatus == 0
+    assert illegal_tried and hint_asked and turns >= 3
+    end = "".join(transcript)
+    order = re.search(r"Order of getting away: (.+)", end)
+    loser = re.search(r"Loser: ([A-D])", end)
+    assert order and loser, end[-2000:]
+    escaped = re.findall(r"[A-D]", order.group(1))
+    assert sorted([*escaped, loser.group(1)]) == ["A", "B", "C", "D"]
+    assert f"The deal is over: {loser.group(1)} loses" in end
+    assert "tochoo" in end or "waste pile" in end
+
+
+def test_the_screen_fits_80_columns_without_colour():
+    child = _spawn("--seed", "4", "--bots", "easy", "--lang", "en")
+    child.expect([PLAY_PROMPT, POLL_PROMPT])
+    screen = child.before
+    child.sendline("quit")
+    child.expect(r"\[yes/no\] ")
+    child.sendline("no")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "\x1b[3" not in screen  # NO_COLOR: no colour codes
+    assert all(len(line) <= 80 for line in ANSI.sub("", screen).splitlines())
+    assert "Your hand (13 cards)" in screen and "Goodbye." in child.before
+
+
+def _played(game: TerminalGame, console: Console, stop_after: int, path: str) -> TerminalGame:
+    count = [0]
+    steps = iter([f"save {path}", "quit", "no"])
+
+    def ask(prompt: str) -> str:
+        view = game.match.deal.view(0)
+        if count[0] >= stop_after:
+            return next(steps)
+        count[0] += 1
+        return "" if view.decision == "take" else str(view.legal_actions[0])
+
+    game.ask = ask
+    return game
+
+
+def test_save_and_resume(tmp_path):
+    path = str(tmp_path / "save.json")
+    console = Console(width=80, no_color=True, file=io.StringIO())
+    match = Match(Rules.profile("punjab", deals=3), ["A", "B", "C", "D"], 9)
+    game = TerminalGame(console, match, 0, ["human", "easy", "easy", "easy"], 9)
+    assert _played(game, console, 12, path).run() == 0
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    assert data["format"] == "getaway-match/1" and data["play"]["human"] == 0
+    resumed = Match.from_dict(data)
+    assert resumed.deal.actions == match.deal.actions
+    res = CliRunner().invoke(cli, ["play", "--load", path, "--lang", "en"], input="quit\nno\n")
+    assert res.exit_code == 0, res.output
+    assert "Resuming the game saved in" in res.output and "Goodbye." in res.output
+
+
+@pytest.mark.parametrize(
+    "args, word",
+    [
+        (["--seat", "Z"], "--seat"),
+        (["--players", "9"], "players"),
+        (["-o", "colour=red"], "colour"),
+        (["--bots", "genius"], "genius"),
+        (["--bots", "easy,hard"], "--bots"),
+        (["--lang", "de"], "--lang"),
+    ],
+)
+def test_bad_play_options_are_one_line_and_exit_2(args, word):
+    res = CliRunner().invoke(cli, ["play", *args])
+    assert res.exit_code == 2
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and word in lines[0] and "error" in lines[0]
+
+
+def test_card_names_typed_in_any_notation_are_understood():
+    # what the terminal accepts is Card.parse plus numbers; symbols as the screen shows them
+    assert Card.parse("10♥") == Card.parse("10h") == Card.parse("th")
