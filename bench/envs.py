@@ -2,7 +2,7 @@
 
 Rerun with::
 
-    .venv/bin/python bench/envs.py                  # ~2 s per line
+    .venv/bin/python bench/envs.py                  # ~2 s per line (3 interleaved rounds, best kept)
     .venv/bin/python bench/envs.py --seconds 5 --profile classic --players 6
 
 Every line plays uniformly random legal deals (4-player punjab with takes off by default)
@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per line (default 2)")
     parser.add_argument("--profile", default="punjab", choices=("punjab", "classic"))
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best of each line counts")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     options: dict[str, Any] = {"profile": args.profile, "players": args.players, "takes": "off"}
@@ -146,18 +147,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"getaway environments benchmark: Python {platform.python_version()}, {platform.machine()}, one core")
     print(f"{args.profile}, {args.players} players, takes off, uniformly random legal play")
     print(f"{'':28} {'deals/s':>9} {'actions/s':>10} {'of engine':>10}")
+    sec = args.seconds / args.rounds
     lines: list[tuple[str, Callable[[], dict[str, float] | None]]] = [
-        ("engine", lambda: bench_engine(rules, args.seconds)),
-        ("pettingzoo, masks only", lambda: _optional(bench_pettingzoo, options, args.seconds, False, False)),
-        ("pettingzoo, observations", lambda: _optional(bench_pettingzoo, options, args.seconds, True, False)),
-        ("pettingzoo, wrapped", lambda: _optional(bench_pettingzoo, options, args.seconds, True, True)),
-        ("gymnasium (vs random bots)", lambda: _optional(bench_gym, options, args.seconds)),
-        ("openspiel (with chance)", lambda: _optional(bench_openspiel, options, args.seconds)),
+        ("engine", lambda: bench_engine(rules, sec)),
+        ("pettingzoo, masks only", lambda: _optional(bench_pettingzoo, options, sec, False, False)),
+        ("pettingzoo, observations", lambda: _optional(bench_pettingzoo, options, sec, True, False)),
+        ("pettingzoo, wrapped", lambda: _optional(bench_pettingzoo, options, sec, True, True)),
+        ("gymnasium (vs random bots)", lambda: _optional(bench_gym, options, sec)),
+        ("openspiel (with chance)", lambda: _optional(bench_openspiel, options, sec)),
     ]
+    # Rounds interleave the lines so that a burst of load on a shared machine hits them all;
+    # each line keeps its best round.
+    best: dict[str, dict[str, float] | None] = {}
+    for _ in range(args.rounds):
+        for name, run in lines:
+            r = run()
+            if r is None or name not in best or (best[name] and r["deals_per_s"] > best[name]["deals_per_s"]):
+                best[name] = r
     results: dict[str, Any] = {}
     engine = 0.0
-    for name, run in lines:
-        r = run()
+    for name, _ in lines:
+        r = best[name]
         if r is None:
             print(f"{name:28} {'not installed':>9}")
             continue
