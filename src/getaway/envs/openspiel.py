@@ -20,10 +20,10 @@ Parameters: ``profile``, ``players``, ``dealer`` (seat), and every rules option
 **Chance.** The shuffle is dealt one card at a time: chance node ``i`` chooses, uniformly
 among the cards not yet chosen, the card at position ``i`` of the shuffled pack (chance
 action = card id); the engine's own dealing rule (:func:`getaway.deal.deal_hands`, with
-R-UNEVEN and the stripped cards) then gives position ``i`` to its seat, and the deal starts
-from that :class:`~getaway.position.Position`. A blind draw (R-P-DRAW) is a chance node
-too: after the action whose trick calls for a draw, the state becomes a chance node whose
-outcomes are the cards of the waste as it was (chance action = card id), uniform.
+R-UNEVEN and the stripped cards) then gives position ``i`` to its seat. A blind draw
+(R-P-DRAW) is a chance node too: after the action whose trick calls for a draw, the state
+becomes a chance node whose outcomes are the cards of the waste as it was (chance action =
+card id), uniform.
 
 Every deal gets a stand-in generator through the engine's ``rng=`` hook: its ``shuffle``
 puts the pack in the chosen order. The engine cannot say in advance whether an action
