@@ -49,7 +49,8 @@ def main(argv: list[str]) -> int:
     py = str(ensure_env())
     env = dict(os.environ, PYTHONUTF8="1")
     if task == "run":
-        return subprocess.call([py, "-m", "getaway", *(args or ["demo"])], env=env)
+        # The main job: you against three medium bots, punjab profile, 4 players (docs/cli.md).
+        return subprocess.call([py, "-m", "getaway", *(args or ["play"])], env=env)
     if task == "test":
         lint = subprocess.call([py, "-m", "ruff", "check", "src", "tests", "bench", "dev.py"], cwd=ROOT, env=env)
         tests = subprocess.call([py, "-m", "pytest", *args], cwd=ROOT, env=env)

@@ -249,7 +249,7 @@ class TerminalGame:
         self._narrator = Narrator(self.names)
         self._seen = 0
         head = _("Deal {k} of {n}").format(k=number, n=match.rules.deals)
-        dealer = _("dealer {name}").format(name=self.names[deal.dealer])
+        dealer = _("dealer {name}").format(name=self.names[deal.view(self.human).dealer])
         self.console.rule(Text(f"{head} · {dealer} · " + _("you are {name}").format(name=self.names[self.human])))
         self._polled = False
         while not deal.is_over:
