@@ -12,6 +12,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
+from conftest import SOAK  # noqa: E402
 from getaway.envs.openspiel import resample  # noqa: E402
 
 PARAMS = [
@@ -112,6 +113,7 @@ def test_clone_and_serialization_keep_the_state() -> None:
         assert sum(a.returns()) == pytest.approx(0.0)
 
 
+@pytest.mark.soak
 @pytest.mark.parametrize(
     "params",
     [
@@ -125,7 +127,7 @@ def test_resampling_keeps_the_information_state(params: dict) -> None:
     game = pyspiel.load_game("python_getaway", params)
     rng = random.Random(7)
     checked = 0
-    for _ in range(6):
+    for _ in range(6 * SOAK):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():

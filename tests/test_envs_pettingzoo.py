@@ -12,6 +12,7 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
+from conftest import SOAK  # noqa: E402
 from getaway import IllegalActionError  # noqa: E402
 from getaway.envs.encoding import observation_size  # noqa: E402
 from getaway.envs.pettingzoo import env, raw_env  # noqa: E402
@@ -57,12 +58,13 @@ def _play(e: raw_env, rng: random.Random, seed: int) -> dict[str, float]:
     return total
 
 
+@pytest.mark.soak
 @pytest.mark.parametrize(("profile", "players"), CONFIGS)
 def test_many_seeded_episodes(profile: str, players: int) -> None:
     options = {"takes": "any"} if profile == "punjab" else {"trump": "spades"}
     e = raw_env(profile=profile, players=players, **options)
     rng = random.Random(players)
-    for seed in range(30):
+    for seed in range(30 * SOAK):
         total = _play(e, rng, seed)
         assert abs(sum(total.values())) < 1e-9, "zero-sum"
         loser = e.deal.outcome.loser
