@@ -185,8 +185,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
             for event in events:
                 if event[0] == _OUT:
                     self.infos[self.possible_agents[event[1]]]["got_away"] = True
-            self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
-            self._set_mask_info()
+            selected = self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
+            flags = bytearray(NUM_ACTIONS)  # _set_mask_info, inlined: the hot path
+            for a in deal.legal_actions():
+                flags[a] = 1
+            self.infos[selected]["action_mask"] = np.frombuffer(flags, dtype=np.int8)
         if self.render_mode == "human":
             print(self.render())
 
