@@ -22,7 +22,7 @@ from getaway.terminal import TerminalGame
 
 LOCALE = i18n.LOCALE_DIR
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != "en"]
-KEYWORDS = {"_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 
 
 def _po(lang: str):
@@ -183,6 +183,15 @@ def test_rules_and_a_whole_deal_use_only_translated_messages(lang):
     assert recorder.seen > 50
     assert recorder.missing == set()
     assert "tochoo" in text
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_help_in_each_language(lang):
+    english = CliRunner().invoke(cli, ["play", "--lang", "en", "--help"]).output
+    out = CliRunner().invoke(cli, ["play", "--lang", lang, "--help"]).output
+    assert "--bots" in out and "Play against bots in the terminal" in english
+    assert "Play against bots in the terminal" not in out and "Number of seats." not in out
+    i18n.use("en")
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)

@@ -24,7 +24,7 @@ from rich.text import Text
 from . import Deal, Rules, RulesError
 from .bots import BOTS, LEVELS, RandomBot, play_deal
 from .deal import replay as replay_actions
-from .i18n import LANGUAGES, _, use
+from .i18n import LANGUAGES, N_, _, use
 from .match import Match, MatchError
 from .narrate import Narrator, describe
 from .record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
@@ -69,10 +69,41 @@ def _console(err: bool = False) -> Console:
     )
 
 
+class _Command(click.Command):
+    """A Click command whose help texts (marked with ``N_``) are shown in the current language."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        saved = [(p, p.help) for p in self.params if isinstance(p, click.Option)]
+        own = self.help
+        try:
+            for param, text in saved:
+                if text:
+                    param.help = _(text)
+            if own:
+                self.help = _(own)
+            super().format_help(ctx, formatter)
+        finally:
+            for param, text in saved:
+                param.help = text
+            self.help = own
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        own = self.help
+        try:
+            if own:
+                self.help = _(own)
+            return super().get_short_help_str(limit)
+        finally:
+            self.help = own
+
+
 class _Group(click.Group):
     """A Click group whose usage errors are one line: ``getaway CMD: error: …`` (exit 2)."""
 
+    command_class = _Command
+
     def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+        use(None)  # the locale's language for help and errors, until a command's --lang says otherwise
         kwargs["standalone_mode"] = False
         try:
             result = super().main(*args, **kwargs)
@@ -92,7 +123,9 @@ def _lang_option(func: Any) -> Any:
         "--lang",
         type=click.Choice(LANGUAGES),
         default=None,
-        help="Language of every message (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG).",
+        is_eager=True,  # before --help, so that the help is in that language
+        callback=lambda _ctx, _param, value: use(value) if value else None,
+        help=N_("Language of every message (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)."),
     )(func)
 
 
@@ -107,21 +140,22 @@ def _rules_from(profile: str, players: int, options: tuple[str, ...], **more: An
 @click.version_option(package_name="getaway")
 def cli() -> None:
     """Getaway (Bhabhi, Bhabhi Thulla): the South Asian shedding card game."""
+    use(None)  # the locale's language, until a command's --lang says otherwise
 
 
 # ---------------------------------------------------------------------------------- demo
 
 
-@cli.command()
+@cli.command(help=N_("Play one seeded deal among random bots and print it trick by trick."))
 @click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
-@click.option("--players", "-n", type=int, default=4, show_default=True, help="Number of seats.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the shuffle and of the bots.")
+@click.option("--players", "-n", type=int, default=4, show_default=True, help=N_("Number of seats."))
+@click.option("--seed", type=int, default=1, show_default=True, help=N_("Seed of the shuffle and of the bots."))
 @click.option("--dealer", type=int, default=0, show_default=True)
 @click.option(
-    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option, e.g. trump=spades."
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help=N_("Any rules option, e.g. trump=spades.")
 )
 @click.option(
-    "--record", "record_path", type=click.Path(dir_okay=False, writable=True), help="Write the game record here."
+    "--record", "record_path", type=click.Path(dir_okay=False, writable=True), help=N_("Write the game record here.")
 )
 @_lang_option
 def demo(
@@ -216,22 +250,22 @@ def _bot_list(text: str, count: int, option: str = "--bots") -> list[str]:
     return names
 
 
-@cli.command()
+@cli.command(help=N_("Play against bots in the terminal (one human, bots in the other seats)."))
 @click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
-@click.option("--players", "-n", type=int, default=4, show_default=True, help="Number of seats.")
+@click.option("--players", "-n", type=int, default=4, show_default=True, help=N_("Number of seats."))
 @click.option(
-    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option, e.g. trump=spades."
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help=N_("Any rules option, e.g. trump=spades.")
 )
-@click.option("--deals", type=int, default=1, show_default=True, help="Deals in the match.")
-@click.option("--seat", default="A", show_default=True, help="Your seat: a letter (A, B …) or a number from 1.")
+@click.option("--deals", type=int, default=1, show_default=True, help=N_("Deals in the match."))
+@click.option("--seat", default="A", show_default=True, help=N_("Your seat: a letter (A, B …) or a number from 1."))
 @click.option(
     "--bots",
     default="medium",
     show_default=True,
-    help="Bot level (easy, medium, hard, expert) for every other seat, or one per other seat, comma-separated.",
+    help=N_("Bot level (easy, medium, hard, expert) for every other seat, or one per other seat, comma-separated."),
 )
-@click.option("--seed", type=int, default=None, help="Seed of the shuffles and of the bots (default: random).")
-@click.option("--load", "load_path", type=click.Path(dir_okay=False), help="Resume a game saved with `save`.")
+@click.option("--seed", type=int, default=None, help=N_("Seed of the shuffles and of the bots (default: random)."))
+@click.option("--load", "load_path", type=click.Path(dir_okay=False), help=N_("Resume a game saved with `save`."))
 @_lang_option
 def play(
     profile: str,
@@ -294,29 +328,39 @@ def play(
 # ---------------------------------------------------------------------------------- simulate
 
 
-@cli.command()
-@click.option("--deals", "-d", "count", type=int, default=1000, show_default=True, help="Deals to play.")
+@cli.command(help=N_("Play many seeded deals among bots on all cores and summarize who loses."))
+@click.option("--deals", "-d", "count", type=int, default=1000, show_default=True, help=N_("Deals to play."))
 @click.option(
     "--matches",
     type=int,
     default=None,
-    help="Play this many matches instead (each of `deals` deals, option -o deals=N; dealer rotating).",
+    help=N_("Play this many matches instead (each of `deals` deals, option -o deals=N; dealer rotating)."),
 )
 @click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
-@click.option("--players", "-n", type=int, default=4, show_default=True, help="Number of seats.")
+@click.option("--players", "-n", type=int, default=4, show_default=True, help=N_("Number of seats."))
 @click.option(
-    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option, e.g. trump=spades."
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help=N_("Any rules option, e.g. trump=spades.")
 )
 @click.option(
     "--bots",
     default="random",
     show_default=True,
-    help="Bot (level or kind) for every seat, or one per seat, comma-separated.",
+    help=N_("Bot (level or kind) for every seat, or one per seat, comma-separated."),
 )
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first deal (deal i uses seed+i).")
-@click.option("--workers", "-w", type=int, default=None, help="Processes (default: all cores).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), help="Write one line per deal (.jsonl or .csv).")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Draw loss rates and deal lengths (.png).")
+@click.option("--seed", type=int, default=1, show_default=True, help=N_("Seed of the first deal (deal i uses seed+i)."))
+@click.option("--workers", "-w", type=int, default=None, help=N_("Processes (default: all cores)."))
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False),
+    help=N_("Write one line per deal (.jsonl or .csv)."),
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    help=N_("Draw loss rates and deal lengths (.png)."),
+)
 @_lang_option
 def simulate(
     count: int,
@@ -446,10 +490,15 @@ def _print_summary(
 # ---------------------------------------------------------------------------------- replay
 
 
-@cli.command()
+@cli.command(help=N_("Replay a game record (format getaway/1) trick by trick (Enter to advance on a terminal)."))
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the final state as one JSON object.")
-@click.option("--seat", "seat", default=None, help="Show the deal as this seat saw it (a letter or a number from 1).")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the final state as one JSON object."))
+@click.option(
+    "--seat",
+    "seat",
+    default=None,
+    help=N_("Show the deal as this seat saw it (a letter or a number from 1)."),
+)
 @_lang_option
 def replay(file: str, as_json: bool, seat: str | None, lang: str | None) -> None:
     """Replay a game record (format getaway/1) trick by trick (Enter to advance on a terminal)."""
@@ -516,7 +565,7 @@ def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[
 # ---------------------------------------------------------------------------------- rules
 
 
-@cli.command()
+@cli.command(help=N_("Print the rules of a profile, condensed for the terminal."))
 @click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
 @_lang_option
 def rules(profile: str, lang: str | None) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "LOCALE_DIR",
     "DOMAIN",
     "_",
+    "N_",
     "ngettext",
     "use",
     "current",
@@ -101,6 +102,11 @@ def set_translations(catalog: _gettext.NullTranslations) -> None:
 def _(message: str) -> str:
     """``message`` in the current language."""
     return _translations.gettext(message)
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalog without translating it now (translated where shown)."""
+    return message
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

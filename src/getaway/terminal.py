@@ -44,21 +44,23 @@ def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
     """What the best available bot would do for ``view`` and why: ``(action, reason, level)``.
 
     Uses the bot's ``hint(view, legal, rng) -> (action, reason)`` when it has one, else its
-    ``act`` with no reason.
+    ``act`` with no reason; a bot that fails hands over to the next level (a hint must never
+    end the game).
     """
-    level = next((name for name in HINT_LEVELS if name in LEVELS), "random")
-    bot = make_bot(level)
-    legal = view.legal_actions
-    hint = getattr(bot, "hint", None)
-    if callable(hint):
+    legal = list(view.legal_actions)
+    for level in [name for name in HINT_LEVELS if name in LEVELS]:
         try:
-            action, reason = hint(view, legal, rng)
-            if action in legal:
-                return legal[legal.index(action)], str(reason or ""), level
-        except Exception:  # a bot's explanation must never crash the game
-            pass
-    action = bot.act(view, legal, rng)
-    return legal[legal.index(action)], "", level
+            bot = make_bot(level)
+            hint = getattr(bot, "hint", None)
+            if callable(hint):
+                action, reason = hint(view, legal, rng)
+            else:
+                action, reason = bot.act(view, legal, rng), ""
+        except Exception:  # noqa: BLE001  (any bot failure: try the next level)
+            continue
+        if action in legal:
+            return legal[legal.index(action)], str(reason or ""), level
+    return legal[0], "", "random"
 
 
 def explain(view: PlayerView, action: Action) -> str:
