@@ -141,6 +141,26 @@ def rollout_policy(deal: Deal, rng: random.Random, epsilon: float = 0.1) -> Acti
     return cards[0]  # a ruff (classic / no-pickup) rather than a pickup or pass
 
 
+def _same(a: Action, b: Action, tracker: Tracker, view: PlayerView) -> bool:
+    """Two cards of one suit with nothing between them that anyone else could play: playing
+    one or the other is the same move (the other cards between are gone or in the hand)."""
+    if type(a) is not Card or type(b) is not Card or a == JOKER_INDEX or b == JOKER_INDEX or a // 13 != b // 13:
+        return a == b
+    lo, hi = min(a, b), max(a, b)
+    between = ((1 << hi) - 1) & ~((2 << lo) - 1)
+    elsewhere = tracker.outstanding(a // 13) | tracker.trick
+    return not between & elsewhere
+
+
+def _distinct(legal: list[Action], tracker: Tracker, view: PlayerView) -> list[Action]:
+    """``legal`` with equivalent cards collapsed (the highest of each run stands for it)."""
+    out: list[Action] = []
+    for a in sorted(legal, reverse=True):
+        if not any(_same(a, b, tracker, view) for b in out):
+            out.append(a)
+    return [a for a in legal if a in out]
+
+
 def _utility(deal: Deal, seat: int) -> float:
     """1 for not losing, 0 for losing, plus a little for an early place."""
     outcome = deal.outcome
@@ -161,8 +181,13 @@ class ExpertBot:
         iterations: rollouts per decision, spread over the legal actions (≥ 1 world each).
         time_limit: optional cap in seconds per decision (stops sampling new worlds).
         exact_cards: search exactly when at most this many cards remain in the hands.
-        exact_nodes: node budget of one exact search (then it falls back to rollouts).
+        exact_nodes_per_iteration: exact-search nodes per iteration, for the whole decision
+            (once spent, the remaining worlds are scored by rollouts).
         epsilon: noise of the rollout policy.
+        margin: how much better (in average result) an action must be to overrule the
+            heuristic's choice; sampling noise should not.
+        take_search_cards: search a take decision only when the neighbour holds at most this
+            many cards (or you hold at most 3); otherwise follow the heuristic (pass).
     """
 
     name = "expert"
@@ -171,9 +196,11 @@ class ExpertBot:
         self,
         iterations: int = DEFAULT_ITERATIONS,
         time_limit: float | None = None,
-        exact_cards: int = 9,
-        exact_nodes: int = 4000,
+        exact_cards: int = 8,
+        exact_nodes_per_iteration: int = 20,
         epsilon: float = 0.1,
+        margin: float = 0.02,
+        take_search_cards: int = 3,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations: at least 1, not {iterations}")
@@ -182,8 +209,11 @@ class ExpertBot:
         self.iterations = iterations
         self.time_limit = time_limit
         self.exact_cards = exact_cards
-        self.exact_nodes = exact_nodes
+        self.exact_nodes_per_iteration = exact_nodes_per_iteration
+        self._nodes_left = 0
         self.epsilon = epsilon
+        self.margin = margin
+        self.take_search_cards = take_search_cards
         self._fallback = HeuristicBot()
 
     def act(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> Action:
@@ -217,7 +247,11 @@ class ExpertBot:
         tracker = Tracker(view)
         me = view.seat
         assert me is not None
+        if view.decision == "take" and not self._take_worth_searching(view, tracker):
+            return self._fallback.choose(view, legal, tracker)[0], {}, 0
         start = time.perf_counter()
+        full = legal
+        legal = _distinct(legal, tracker, view)
         totals = dict.fromkeys(legal, 0.0)
         counts = dict.fromkeys(legal, 0)
         remaining = sum(view.hand_sizes) + len(view.trick)
@@ -227,6 +261,7 @@ class ExpertBot:
             worlds_target = max(1, min(worlds_target, 24))
         worlds = 0
         failures = 0
+        self._nodes_left = self.iterations * self.exact_nodes_per_iteration
         while worlds < worlds_target:
             if self.time_limit is not None and worlds and time.perf_counter() - start > self.time_limit:
                 break
@@ -239,28 +274,43 @@ class ExpertBot:
                     break
                 continue
             worlds += 1
+            rollout_seed = local.getrandbits(32)  # common random numbers: every action meets the same luck
             for action in legal:
                 child = base.clone()
                 child.apply(action, me)
                 value = None
-                if exact:
+                if exact and self._nodes_left > 0:
                     try:
                         value = self._solve(child, me)
                     except _Budget:
                         value = None
                 if value is None:
-                    value = self._rollout(child, me, local)
+                    value = self._rollout(child, me, random.Random(rollout_seed))
                 totals[action] += value
                 counts[action] += 1
         if not worlds:
             return self._fallback.choose(view, legal)[0], {}, 0
         stats = {a: totals[a] / counts[a] for a in legal if counts[a]}
-        # Ties go to the heuristic's choice (cheap and sensible), then to the first legal action.
-        preferred = self._fallback.choose(view, legal, tracker)[0]
+        # Near-ties (within ``margin``) go to the heuristic's choice, then to the first best action.
+        preferred = self._fallback.choose(view, full, tracker)[0]
+        stand_in = next((a for a in legal if _same(a, preferred, tracker, view)), preferred)
         best = max(stats.values())
-        tied = [a for a in legal if stats.get(a, -1) >= best - 1e-9]
-        action = preferred if preferred in tied else tied[0]
+        tied = [a for a in legal if stats.get(a, -1) >= best - self.margin]
+        action = stand_in if stand_in in tied else max(tied, key=lambda a: stats[a])
+        if action == stand_in:
+            stats[preferred] = stats.pop(stand_in)
+            action = preferred  # the heuristic's own card among equivalent ones
         return action, stats, worlds
+
+    def _take_worth_searching(self, view: PlayerView, tracker: Tracker) -> bool:
+        """Searching a take (R-P-TAKE) is worth it only when hands are small: taking a big hand
+        never pays, and the poll comes before every trick."""
+        n = view.players
+        me = view.seat
+        assert me is not None
+        target = next((s for s in ((me + i) % n for i in range(1, n)) if not view.got_away[s]), me)
+        active = n - sum(view.got_away)
+        return active > 2 and (tracker.sizes[target] <= self.take_search_cards or tracker.sizes[me] <= 3)
 
     def _rollout(self, deal: Deal, me: int, rng: random.Random) -> float:
         eps = self.epsilon
@@ -275,7 +325,6 @@ class ExpertBot:
     def _solve(self, deal: Deal, me: int) -> float:
         """Exact max-n value for ``me`` of ``deal`` (within the node budget)."""
         memo: dict[tuple, tuple[float, ...]] = {}
-        nodes = [0]
         n = deal.players
 
         def key(d: Deal) -> tuple:
@@ -296,8 +345,8 @@ class ExpertBot:
             hit = memo.get(k)
             if hit is not None:
                 return hit
-            nodes[0] += 1
-            if nodes[0] > self.exact_nodes:
+            self._nodes_left -= 1
+            if self._nodes_left < 0:
                 raise _Budget
             seat = d.to_act
             legal = d.legal_actions()
