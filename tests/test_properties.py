@@ -307,7 +307,7 @@ class Checks:
     """How thoroughly a trial is checked (rates are per action)."""
 
     view_every_action: bool = True  # a view after every action (seats in turn; all after draws, takes, penalties)
-    all_views: float = 0.03  # every seat's view (and the spectator's)
+    all_views: float = 0.0  # every seat's view (and the spectator's)
     view_json: float = 0.05  # views also checked as the JSON a server would send
     illegal: float = 0.1  # strict: try an illegal action, expect a refusal and no change
     replays: float = 0.02  # replay the record so far and compare
@@ -639,7 +639,7 @@ def test_invariants_hold_after_every_action(
 
 @pytest.mark.parametrize("profile", list(PLAYER_COUNTS))
 @pytest.mark.parametrize("variants", VARIANT_SETS, ids=["+".join(v) for v in VARIANT_SETS])
-@examples(3 * SOAK)
+@examples(2 * SOAK)
 @given(
     players=st.integers(min_value=2, max_value=8),
     enforcement=st.sampled_from(ENFORCEMENTS),
@@ -684,7 +684,7 @@ def random_trials(count: int, seed: int, variants: bool) -> Iterator[Trial]:
 
 LOOP_CHECKS = Checks(
     view_every_action=False,
-    all_views=0.01,
+    all_views=0.005,
     twice=0.1,
     view_json=0.1,
     illegal=0.05,
@@ -720,7 +720,7 @@ def test_thousands_of_random_deals() -> None:
 @pytest.mark.soak
 def test_thousands_of_random_deals_with_variants() -> None:
     """Every configuration with each variant and each valid pair of variants."""
-    count = 400 * SOAK
+    count = 300 * SOAK
     stats = run_many(random_trials(count, seed=20240602, variants=True))
     assert stats.deals == count
     assert stats.counts["ruff"] > 0 and stats.counts["takes"] > 0, stats.counts
@@ -775,7 +775,7 @@ def exchange_unseen_cards(trial: Trial, viewer: int | None, rng: random.Random) 
     return Exchange(start, Position(tuple(other), 0, leader, False), moves, horizon, (c1, c2))
 
 
-@examples(60 * SOAK)
+@examples(40 * SOAK)
 @given(
     config=st.sampled_from(CONFIGS),
     variants=st.sampled_from([(), *VARIANT_SETS]),
