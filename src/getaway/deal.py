@@ -211,6 +211,7 @@ class Deal:
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
         self._seen: dict[tuple[Any, ...], int] = {}  # R-LOOP: positions that began a trick
+        self._views: dict[int | None, list[Any]] = {}  # per viewer, see view._catch_up
         if position is None:
             leader = next(s for s in range(n) if self._hands[s] >> ACE_OF_SPADES & 1)
         else:
@@ -932,6 +933,7 @@ class Deal:
         other._events = list(self._events)
         other._actions = list(self._actions)
         other._seen = dict(self._seen)
+        other._views = {}
         return other
 
     def view(self, seat: int | None):  # noqa: ANN201 - PlayerView (import cycle)

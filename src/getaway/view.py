@@ -11,8 +11,9 @@ order, the seed or the random generator.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .cards import Card, cards_of
 from .events import Action, Event, EventKind, Outcome
@@ -21,7 +22,54 @@ from .rules import Rules
 if TYPE_CHECKING:
     from .deal import Deal
 
-__all__ = ["PlayerView", "player_view"]
+__all__ = ["PlayerView", "player_view", "EventLog"]
+
+
+class EventLog(Sequence[Event]):
+    """An immutable, read-only window on the first ``length`` events of an append-only list.
+
+    A view's history is one of these: making a view costs nothing per past event, and the
+    window never changes even as the deal goes on. Compares equal to a tuple of the same
+    events.
+    """
+
+    __slots__ = ("_events", "_length")
+
+    def __init__(self, events: list[Event], length: int) -> None:
+        self._events = events
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
+    def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
+        if isinstance(index, slice):
+            return tuple(self._events[: self._length][index])
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("event index out of range")
+        return self._events[index]
+
+    def __iter__(self) -> Iterator[Event]:
+        events = self._events
+        for i in range(self._length):
+            yield events[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EventLog):
+            other = tuple(other)
+        return isinstance(other, tuple) and tuple(self) == other
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"EventLog({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +128,7 @@ class PlayerView:
     takes: tuple[tuple[int, int], ...]
     captured_tens: tuple[tuple[Card, ...], ...]
     stripped: tuple[Card, ...]
-    history: tuple[Event, ...]
+    history: EventLog
     outcome: Outcome | None
 
     @property
@@ -123,21 +171,23 @@ class PlayerView:
         }
 
 
-def _redact(event: Event, seat: int | None) -> Event:
-    if event.kind == EventKind.DRAW:
-        if event.seat != seat:
-            return event._replace(cards=(), hidden=len(event.cards))
-    elif event.kind == EventKind.TAKE and (seat is None or seat not in (event.seat, event.other)):
-        return event._replace(cards=(), hidden=len(event.cards))
-    return event
+def _catch_up(deal: Deal, seat: int | None) -> list[Any]:
+    """The seat's redacted history and waste knowledge, brought up to date incrementally.
 
-
-def _waste_seen(deal: Deal, seat: int | None) -> int:
-    """Cards ``seat`` saw go into the waste pile and has not seen come out, from the history:
-    a blind draw is seen leaving only by the drawer (and by whoever later takes that hand);
-    everyone sees it once it is played."""
-    seen = deal.start.waste if deal.start is not None else 0
-    for e in deal._events:
+    Kept on the deal (``deal._views``: seat → ``[events read, redacted events, waste seen]``)
+    so that making a view reads only the events since the last one. ``waste seen`` holds the
+    cards the seat saw go into the waste pile and has not seen come out: a blind draw is seen
+    leaving only by the drawer (and by whoever later takes that hand); everyone sees a drawn
+    card once it is played.
+    """
+    cache = deal._views.get(seat)
+    if cache is None:
+        cache = deal._views[seat] = [0, [], deal.start.waste if deal.start is not None else 0]
+    events = deal._events
+    done, history, seen = cache
+    if done == len(events):
+        return cache
+    for e in events[done:]:
         kind = e.kind
         if kind == EventKind.WASTE:
             for c in e.cards:
@@ -147,10 +197,18 @@ def _waste_seen(deal: Deal, seat: int | None) -> int:
         elif kind == EventKind.DRAW:
             if e.seat == seat:
                 seen &= ~(1 << e.cards[0])
-        elif kind == EventKind.TAKE and seat is not None and seat in (e.seat, e.other):
-            for c in e.cards:
-                seen &= ~(1 << c)
-    return seen
+            else:
+                e = e._replace(cards=(), hidden=len(e.cards))
+        elif kind == EventKind.TAKE:
+            if seat is not None and seat in (e.seat, e.other):
+                for c in e.cards:
+                    seen &= ~(1 << c)
+            else:
+                e = e._replace(cards=(), hidden=len(e.cards))
+        history.append(e)
+    cache[0] = len(events)
+    cache[2] = seen
+    return cache
 
 
 def player_view(deal: Deal, seat: int | None) -> PlayerView:
@@ -162,9 +220,7 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
     n = deal.players
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
         raise ValueError(f"seat: no seat {seat!r} among {n} players")
-    history = tuple(
-        _redact(e, seat) if e.kind == EventKind.DRAW or e.kind == EventKind.TAKE else e for e in deal._events
-    )
+    done, events, waste_seen = _catch_up(deal, seat)
     hand_mask = 0 if seat is None else deal._hands[seat]
     forced = deal._forced
     return PlayerView(
@@ -184,7 +240,7 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
         trick=deal.trick,
         first_trick_done=deal.first_trick_done,
         waste_size=deal.waste_size,
-        waste_seen=cards_of(_waste_seen(deal, seat)),
+        waste_seen=cards_of(waste_seen),
         must_lead=forced
         if forced is not None and seat is not None and hand_mask >> forced & 1 and seat == deal.leader
         else None,
@@ -193,6 +249,6 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
         takes=tuple(deal._takes),
         captured_tens=tuple(cards_of(t) for t in deal._tens),
         stripped=deal.stripped,
-        history=history,
+        history=EventLog(events, done),
         outcome=deal.outcome,
     )
