@@ -209,6 +209,12 @@ class TerminalGame:
             self._run()
         except QuitGame:
             return 0
+        except KeyboardInterrupt:  # Ctrl-C: like quit, with the offer to save
+            self.console.print()
+            try:
+                self._quit()
+            except (QuitGame, KeyboardInterrupt, EOFError):
+                return 0
         return 0
 
     def _run(self) -> None:
