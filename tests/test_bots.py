@@ -1,0 +1,175 @@
+"""Bots (heuristic, expert): always legal, deterministic with a seed, blind to hidden cards."""
+
+from __future__ import annotations
+
+import inspect
+import random
+
+import pytest
+
+from conftest import SOAK, make_deal
+from getaway import Deal, Rules
+from getaway.bots import BOTS, LEVELS, ExpertBot, HeuristicBot, RandomBot, make_bot
+from getaway.events import PASS, TAKE
+
+VARIANTS = [
+    {},
+    {"trump": "spades"},
+    {"nopickup": True},
+    {"kicker": True},
+    {"dehla": True},
+    {"joker": True},
+    {"take_protocol": "interject"},
+    {"takes": "leader"},
+    {"trump": "spades", "nopickup": True},
+]
+
+
+def _rules(rng: random.Random) -> Rules:
+    profile = rng.choice(["punjab", "classic"])
+    players = rng.randint(3 if profile == "punjab" else 2, 8)
+    options = dict(rng.choice(VARIANTS))
+    if profile == "classic" and rng.random() < 0.5:
+        options.setdefault("takes", "any")
+    return Rules.profile(profile, players=players, **options)
+
+
+def _play(deal: Deal, bots, rng: random.Random, log: list | None = None) -> Deal:
+    for _ in range(5000):
+        if deal.is_over:
+            return deal
+        seat = deal.to_act
+        view = deal.view(seat)
+        action = bots[seat].act(view, view.legal_actions, rng)
+        assert action in view.legal_actions, f"{bots[seat].name} chose illegal {action}"
+        if log is not None:
+            log.append((seat, action))
+        deal.apply(action, seat)
+    raise AssertionError("deal did not end")
+
+
+@pytest.mark.parametrize("kind", ["heuristic", "random"])
+def test_bots_always_choose_a_legal_action(kind):
+    rng = random.Random(4)
+    for i in range(60):
+        rules = _rules(rng)
+        mix = [make_bot(kind) if s % 2 == 0 else RandomBot(take_probability=0.1) for s in range(rules.players)]
+        _play(Deal(rules, i % rules.players, 100 + i), mix, random.Random(i))
+
+
+def test_expert_always_chooses_a_legal_action():
+    rng = random.Random(9)
+    for i in range(6):
+        rules = _rules(rng)
+        bots = [ExpertBot(iterations=6) if s == 0 else HeuristicBot() for s in range(rules.players)]
+        _play(Deal(rules, 0, 300 + i), bots, random.Random(i))
+
+
+@pytest.mark.soak
+def test_soak_bots_legal_everywhere():
+    rng = random.Random(77)
+    for i in range(30 * SOAK):
+        rules = _rules(rng)
+        bots = [ExpertBot(iterations=4) if s == 1 else HeuristicBot() for s in range(rules.players)]
+        _play(Deal(rules, 0, 7000 + i), bots, random.Random(i))
+
+
+@pytest.mark.parametrize("kind", ["heuristic", "expert"])
+def test_same_seed_same_play(kind):
+    rules = Rules.profile("punjab", players=4)
+    logs = []
+    for _ in range(2):
+        bots = [make_bot(kind, iterations=8) if kind == "expert" else make_bot(kind) for _ in range(4)]
+        log: list = []
+        _play(Deal(rules, 1, 42), bots, random.Random(5), log)
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
+def test_bots_get_only_the_view_legal_actions_and_rng():
+    for cls in (RandomBot, HeuristicBot, ExpertBot):
+        assert list(inspect.signature(cls.act).parameters) == ["self", "view", "legal", "rng"]
+
+
+# Two deals that differ only in the hidden cards of seats 1 and 2 (same sizes, swapped cards):
+# seat 0 sees exactly the same view, so every bot must decide the same way in both.
+HANDS_A = ["ah 2h 9d 4c", "kh 5d 6c 2s", "3h qd 7c 9s", "8h 4d jc 5s"]
+HANDS_B = ["ah 2h 9d 4c", "qd 7c 9s 3h", "5d 6c 2s kh", "8h 4d jc 5s"]
+
+
+@pytest.mark.parametrize("kind", ["heuristic", "expert"])
+def test_no_peeking_hidden_cards_do_not_change_the_decision(kind):
+    for profile in ("punjab", "classic"):
+        a = make_deal(HANDS_A, waste="as ks qs js", profile=profile)
+        b = make_deal(HANDS_B, waste="as ks qs js", profile=profile)
+        assert a.hand(1) != b.hand(1)
+        va, vb = a.view(0), b.view(0)
+        assert va == vb
+        bot_a = make_bot(kind, iterations=30) if kind == "expert" else make_bot(kind)
+        bot_b = make_bot(kind, iterations=30) if kind == "expert" else make_bot(kind)
+        assert bot_a.act(va, va.legal_actions, random.Random(3)) == bot_b.act(vb, vb.legal_actions, random.Random(3))
+
+
+@pytest.mark.parametrize("kind", ["heuristic", "expert"])
+def test_no_peeking_mid_trick(kind):
+    # Seats 2 and 3 swap hands; seat 1 answers the same lead with the same view.
+    a = make_deal(["ah 2h 9d 4c", "kh 5d 6c 2s", "3h qd 7c 9s", "8h 4d jc 5s"], waste="as ks qs js")
+    b = make_deal(["ah 2h 9d 4c", "kh 5d 6c 2s", "8h 4d jc 5s", "3h qd 7c 9s"], waste="as ks qs js")
+    a.play("2h")
+    b.play("2h")
+    va, vb = a.view(1), b.view(1)
+    assert va == vb and a.hand(2) != b.hand(2)
+    decide = [make_bot(kind, iterations=30) if kind == "expert" else make_bot(kind) for _ in range(2)]
+    assert decide[0].act(va, va.legal_actions, random.Random(3)) == decide[1].act(
+        vb, vb.legal_actions, random.Random(3)
+    )
+
+
+@pytest.mark.parametrize("kind", ["heuristic", "expert"])
+def test_hint_gives_a_legal_action_and_a_sentence(kind):
+    deal = Deal(Rules.profile("punjab", players=4), 0, 8)
+    bot = make_bot(kind, iterations=10) if kind == "expert" else make_bot(kind)
+    rng = random.Random(1)
+    seen = 0
+    while not deal.is_over and seen < 12:
+        view = deal.view(deal.to_act)
+        action, why = bot.hint(view, view.legal_actions, rng)
+        assert action in view.legal_actions
+        assert isinstance(why, str) and why.endswith(".") and "\n" not in why and len(why) > 10
+        deal.apply(action)
+        seen += 1
+
+
+def test_levels_map_to_kinds():
+    assert set(BOTS) >= {"random", "heuristic", "expert"}
+    assert isinstance(make_bot("easy"), RandomBot)
+    assert isinstance(make_bot("medium"), HeuristicBot)
+    hard, expert = make_bot("hard"), make_bot("expert")
+    assert isinstance(hard, ExpertBot) and isinstance(expert, ExpertBot)
+    assert hard.iterations < expert.iterations
+    assert set(LEVELS) == {"easy", "medium", "hard", "expert"}
+
+
+def test_bot_settings_in_the_name():
+    bot = make_bot("expert:iterations=12+margin=0.1")
+    assert bot.iterations == 12 and bot.margin == 0.1
+    with pytest.raises(ValueError, match="bad setting"):
+        make_bot("expert:colour=blue")
+    with pytest.raises(ValueError, match="unknown bot"):
+        make_bot("grandmaster")
+
+
+def test_heuristic_passes_big_takes_and_never_takes_with_two_left():
+    deal = Deal(Rules.profile("punjab", players=4), 0, 3)
+    view = deal.view(deal.to_act)
+    assert view.decision == "take"
+    assert HeuristicBot().act(view, view.legal_actions, random.Random(0)) is PASS
+    assert TAKE in view.legal_actions
+
+
+def test_heuristic_punjab_stays_under_the_winning_card():
+    # Seat 0 leads 9♥; seat 1 holds K♥ and 2♥ and a later player is void in hearts: play 2♥.
+    deal = make_deal(["9h 3c", "kh 2h 4d", "5c 6c 7c", "10h 8d"], waste="as ks qs js")
+    deal.play("9h")
+    view = deal.view(1)
+    assert str(HeuristicBot().act(view, view.legal_actions, random.Random(0))) == "2♥"
