@@ -520,7 +520,7 @@ def replay(file: str, as_json: bool, seat: str | None, lang: str | None) -> None
 
 def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[str], viewer: int | None) -> None:
     interactive = console.is_terminal and sys.stdin.isatty()
-    narrator = Narrator(names)
+    narrator = Narrator(names, special_first=deal.rules.special_first_trick and not deal.first_trick_done)
     seen = 0
     trick = 1
 

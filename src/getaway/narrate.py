@@ -114,10 +114,12 @@ class Narrator:
 
     Args:
         names: seat names.
+        special_first: the first trick is punjab's special one (R-P-FIRST).
     """
 
-    def __init__(self, names: Sequence[str]) -> None:
+    def __init__(self, names: Sequence[str], special_first: bool = False) -> None:
         self.names = list(names)
+        self._special = special_first  # punjab's first trick: discarded whole, nobody wins it
         self._led: int | None = None  # suit of the current trick's lead
         self._trick_open = False
         self._last: Event | None = None
@@ -197,11 +199,15 @@ class Narrator:
                 return f"{line}: {more}", 1 + used
             return line + ".", 1
         if kind == EventKind.PICKUP:
+            self._special = False  # a penalty ended the special first trick
             return self._pickup(event, nxt)
         if kind == EventKind.WASTE:
             self._trick_open = False
             winner = self.name(event.seat)
             n = len(event.cards)
+            if self._special:
+                self._special = False
+                return _("The first trick goes to the waste pile; {who} leads again.").format(who=winner), 1
             return ngettext(
                 "{n} card goes to the waste pile ({who} wins the trick).",
                 "{n} cards go to the waste pile ({who} wins the trick).",

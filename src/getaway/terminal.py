@@ -254,12 +254,13 @@ class TerminalGame:
         match = self.match
         deal = match.deal
         number = len(match.deals)
-        self._narrator = Narrator(self.names)
+        self._narrator = Narrator(self.names, special_first=match.rules.special_first_trick)
         self._seen = 0
         head = _("Deal {k} of {n}").format(k=number, n=match.rules.deals)
         dealer = _("dealer {name}").format(name=self.names[deal.view(self.human).dealer])
         self.console.rule(Text(f"{head} · {dealer} · " + _("you are {name}").format(name=self.names[self.human])))
-        self._polled = False
+        self._last_screen: tuple[int, int] | None = None
+        self._last_marked = False
         while not deal.is_over:
             self._narrate()
             seat = deal.to_act
@@ -345,15 +346,22 @@ class TerminalGame:
         text.append("   " + waste.format(n=view.waste_size), style="dim")
         return text
 
-    def _screen(self, view: PlayerView) -> None:
+    def _screen(self, view: PlayerView, marks: bool = True) -> None:
+        """The status block; only the marked hand again if nothing happened since the last one."""
+        key = (view.tricks_played, sum(1 for e in view.history if e.kind != "pass"))
+        if key == self._last_screen:
+            if marks and not self._last_marked:
+                self.console.print(self._hand_line(view))
+                self._last_marked = True
+            return
+        self._last_screen, self._last_marked = key, marks
         trick_no = view.tricks_played + 1
-        self.console.rule(
-            Text(_("Trick {k}").format(k=trick_no) + " · " + _("{name} to play").format(name=self.names[view.to_act]))
-            if view.to_act is not None
-            else Text("")
-        )
+        title = _("Trick {k}").format(k=trick_no)
+        if view.to_act is not None:
+            title += " · " + _("{name} to play").format(name=self.names[view.to_act])
+        self.console.rule(Text(title))
         self.console.print(self._table_lines(view))
-        self.console.print(self._hand_line(view))
+        self.console.print(self._hand_line(view, mark=marks))
 
     # ------------------------------------------------------------------ the person's decisions
 
@@ -394,9 +402,7 @@ class TerminalGame:
         target = self._left_active(view)
         size = view.hand_sizes[target] if target is not None else 0
         name = self.names[target] if target is not None else "?"
-        if not self._polled:  # the first question of the deal: show the hand first
-            self._screen(view)
-            self._polled = True
+        self._screen(view, marks=False)
         prompt = ngettext(
             "Take {name}'s hand ({n} card)? take/pass, Enter = pass: ",
             "Take {name}'s hand ({n} cards)? take/pass, Enter = pass: ",
@@ -492,7 +498,9 @@ class TerminalGame:
     def _history(self) -> None:
         history = self.match.deal.view(self.human).history
         self.console.rule(Text(_("History of this deal")))
-        for line in Narrator(self.names).feed(history):
+        deal = self.match.deal
+        narrator = Narrator(self.names, special_first=deal.rules.special_first_trick and deal.start is None)
+        for line in narrator.feed(history):
             self.console.print(Text("  " + line))
         self.console.rule()
 
