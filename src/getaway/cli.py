@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import Deal, Rules, RulesError
-from .bots import BOTS, LEVELS, RandomBot, play_deal
+from .bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
 from .deal import replay as replay_actions
 from .i18n import LANGUAGES, N_, _, use
 from .match import Match, MatchError
@@ -239,9 +239,13 @@ def _bot_list(text: str, count: int, option: str = "--bots") -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
     known = [*LEVELS, *BOTS]
     for name in names:
-        if name not in known:
+        if name.partition(":")[0] not in known:
             message = _("unknown bot or level {name!r} (known: {known})")
             raise click.BadParameter(message.format(name=name, known=", ".join(known)), param_hint=option)
+        try:
+            make_bot(name)  # settings on the name, e.g. expert:iterations=60
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint=option) from None
     if len(names) == 1:
         return names * count
     if len(names) != count:
