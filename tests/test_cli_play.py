@@ -154,3 +154,26 @@ def test_bad_play_options_are_one_line_and_exit_2(args, word):
 def test_card_names_typed_in_any_notation_are_understood():
     # what the terminal accepts is Card.parse plus numbers; symbols as the screen shows them
     assert Card.parse("10♥") == Card.parse("10h") == Card.parse("th")
+
+
+def test_replay_waits_for_enter_on_a_terminal(tmp_path):
+    path = tmp_path / "game.json"
+    assert CliRunner().invoke(cli, ["demo", "--seed", "3", "--record", str(path)]).exit_code == 0
+    env = dict(os.environ, NO_COLOR="1", PYTHONUTF8="1", TERM="xterm")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "getaway", "replay", str(path), "--lang", "en"],
+        env=env,
+        encoding="utf-8",
+        dimensions=(24, 80),
+        timeout=30,
+    )
+    child.expect(r"\(Enter: next trick\) ")
+    assert "Trick 1" in child.before and "Trick 2" not in child.before
+    child.sendline("")
+    child.expect(r"\(Enter: next trick\) ")
+    assert "Trick 2" in child.before
+    child.sendcontrol("d")  # end of input: print the rest without waiting
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "loses" in child.before
