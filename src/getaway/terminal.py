@@ -194,6 +194,8 @@ class TerminalGame:
         self.names = list(match.names)
         self._seen = 0
         self._narrator = Narrator(self.names)
+        self._last_screen: tuple[int, int] | None = None  # what the last status block showed
+        self._last_marked = False
 
     def _input(self, prompt: str) -> str:
         line = self.console.input(Text(prompt))
@@ -259,8 +261,7 @@ class TerminalGame:
         head = _("Deal {k} of {n}").format(k=number, n=match.rules.deals)
         dealer = _("dealer {name}").format(name=self.names[deal.view(self.human).dealer])
         self.console.rule(Text(f"{head} · {dealer} · " + _("you are {name}").format(name=self.names[self.human])))
-        self._last_screen: tuple[int, int] | None = None
-        self._last_marked = False
+        self._last_screen, self._last_marked = None, False
         while not deal.is_over:
             self._narrate()
             seat = deal.to_act
