@@ -8,7 +8,7 @@ core; deals run through :func:`getaway.simulation.run_jobs` (seeded, any number 
 same results).
 
 >>> from getaway import Rules
->>> result = run_tournament(Rules.profile("punjab", takes="off"), ["heuristic", "random", "random"], deals=6)
+>>> result = run_tournament(Rules.profile("punjab", players=3, takes="off"), ["heuristic", "random", "random"], deals=6)
 >>> [(s.bot, s.deals) for s in result.stats]
 [('heuristic', 6), ('random', 12)]
 """
