@@ -211,6 +211,7 @@ class ExpertBot:
         self.exact_cards = exact_cards
         self.exact_nodes_per_iteration = exact_nodes_per_iteration
         self._nodes_left = 0
+        self._last_losses: dict[Action, float] = {}
         self.epsilon = epsilon
         self.margin = margin
         self.take_search_cards = take_search_cards
@@ -222,18 +223,21 @@ class ExpertBot:
 
     def hint(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> tuple[Action, str]:
         """The action and a one-sentence reason (how often it loses in the sampled worlds)."""
+        self._last_losses = {}
         action, stats, worlds = self._search(view, legal, rng)
-        if not stats:
+        losses = self._last_losses
+        if len(legal) == 1:
             return action, "It is the only legal action."
-        loss = 1.0 - min(1.0, stats[action])
-        others = [1.0 - min(1.0, v) for a, v in stats.items() if a != action]
-        name = str(action) if isinstance(action, Card) else f"{action}"
-        if others:
-            return action, (
-                f"{name.capitalize() if isinstance(action, Call) else 'Play ' + name}: in {worlds} sampled deals "
-                f"it loses about {loss:.0%} of the time, against {min(others):.0%} for the best alternative."
-            )
-        return action, f"{name}: the best of the sampled deals."
+        if not stats or action not in losses:
+            return action, self._fallback.choose(view, legal)[1]
+        verb = str(action).capitalize() if isinstance(action, Call) else f"Play {action}"
+        others = [v for a, v in losses.items() if a != action]
+        if not others:
+            return action, f"{verb}: the other choices are equivalent cards."
+        return action, (
+            f"{verb}: in {worlds} sampled deals it loses {losses[action]:.0%} of the time, "
+            f"against {min(others):.0%} for the best alternative."
+        )
 
     # ------------------------------------------------------------------ search
 
@@ -254,6 +258,7 @@ class ExpertBot:
         legal = _distinct(legal, tracker, view)
         totals = dict.fromkeys(legal, 0.0)
         counts = dict.fromkeys(legal, 0)
+        lost = dict.fromkeys(legal, 0)
         remaining = sum(view.hand_sizes) + len(view.trick)
         exact = remaining <= self.exact_cards
         worlds_target = max(1, self.iterations // len(legal))
@@ -288,9 +293,11 @@ class ExpertBot:
                     value = self._rollout(child, me, random.Random(rollout_seed))
                 totals[action] += value
                 counts[action] += 1
+                lost[action] += value < 0.5
         if not worlds:
             return self._fallback.choose(view, legal)[0], {}, 0
         stats = {a: totals[a] / counts[a] for a in legal if counts[a]}
+        self._last_losses = {a: lost[a] / counts[a] for a in legal if counts[a]}
         # Near-ties (within ``margin``) go to the heuristic's choice, then to the first best action.
         preferred = self._fallback.choose(view, full, tracker)[0]
         stand_in = next((a for a in legal if _same(a, preferred, tracker, view)), preferred)
@@ -299,6 +306,7 @@ class ExpertBot:
         action = stand_in if stand_in in tied else max(tied, key=lambda a: stats[a])
         if action == stand_in:
             stats[preferred] = stats.pop(stand_in)
+            self._last_losses[preferred] = self._last_losses.pop(stand_in)
             action = preferred  # the heuristic's own card among equivalent ones
         return action, stats, worlds
 
