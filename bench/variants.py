@@ -74,6 +74,22 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+NOTES = """
+How to read it (random bots play badly, so this shows what the rules do, not strategy):
+- **trump** shortens deals and cuts pick-ups by about a fifth (punjab) to a half (classic):
+  a void player with a spade ruffs instead of interrupting or picking up.
+- **nopickup** removes pick-ups entirely; deals are the shortest. Under punjab a few deals
+  end by repetition (R-LOOP): a leader whose drawn card nobody can follow keeps drawing.
+- **kicker** lengthens punjab deals (the tochoo player picks up a kick) and changes nothing
+  under classic, where the void player picks up anyway.
+- **dehla** changes only the scoring (captured tens), so play is identical to none.
+- **joker** adds a card that is led straight to the waste pile: slightly longer deals.
+- **classic** with random play ends by repetition in almost half the deals: two players
+  left with suits the other cannot follow pass cards back and forth for ever (R-LOOP,
+  docs/rules.md). Drawn deals (R-C-TIE) are rare without trumps or no-pickup.
+"""
+
+
 def table(rows: list[dict[str, Any]], deals: int) -> str:
     lines = [
         f"Random bots, 4 players, takes off, {deals:,} deals per row (same seeds for every row);",
@@ -113,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     for profile in ("punjab", "classic"):
         for label, _ in VARIANTS:
             rows.append(merge([p for p in parts if p["profile"] == profile and p["variant"] == label]))
-    text = "# What each variant does to a deal\n\n" + table(rows, args.deals)
+    text = "# What each variant does to a deal\n\n" + table(rows, args.deals) + NOTES
     if args.out == "-":
         sys.stdout.write(text)
     else:
