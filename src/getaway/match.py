@@ -28,6 +28,7 @@ from typing import Any, Final
 from .cards import Card
 from .deal import Deal, replay
 from .events import Action, IllegalActionError
+from .record import RecordError, parse_record, record_of
 from .rules import Rules
 
 __all__ = ["Match", "Standing", "MatchError", "choose_dealer", "FORMAT"]
@@ -266,8 +267,6 @@ class Match:
 
         Each deal is stored as its actions (poll passes omitted); resuming replays them.
         """
-        from .record import record_of  # satellite helper for the action list
-
         return {
             "format": FORMAT,
             "rules": self.rules.to_dict(),
@@ -288,8 +287,6 @@ class Match:
         Raises:
             MatchError: malformed data, or data that the replay contradicts (corrupt save).
         """
-        from .record import RecordError, parse_record
-
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise MatchError(f"format: expected a saved match ({FORMAT!r})")
         try:
