@@ -35,23 +35,10 @@ __all__ = ["main", "cli"]
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     """``--option trump=spades --option dehla=true`` → ``{"trump": "spades", "dehla": True}``."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"expected NAME=VALUE, got {pair!r}", param_hint="--option")
-        low = value.lower()
-        if low in ("true", "yes", "on"):
-            out[key] = True
-        elif low in ("false", "no", "off") and key != "takes" and key != "take_protocol":
-            out[key] = False
-        elif low in ("none", "null"):
-            out[key] = None
-        elif value.lstrip("-").isdigit():
-            out[key] = int(value)
-        else:
-            out[key] = value
-    return out
+    try:
+        return Rules.options_from_text(pairs)
+    except RulesError as exc:
+        raise click.BadParameter(str(exc), param_hint="--option") from None
 
 
 def _console(err: bool = False) -> Console:

@@ -41,6 +41,9 @@ OPTION_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
 _BOOL_OPTIONS: Final = ("nopickup", "kicker", "dehla", "joker", "beggar", "progressive")
 
 # Pairs of variants that contradict each other (issue 3; docs/rules.md, "Combining variants").
+_TRUE: Final = frozenset({"true", "yes", "on", "1"})
+_FALSE: Final = frozenset({"false", "no", "off", "0"})
+
 _EXCLUSIVE: Final = (
     ("nopickup", "kicker", "a kick makes someone pick up; no-pickup says nobody ever does"),
     ("beggar", "progressive", "both set the penalty points of a lost deal, in different ways"),
@@ -187,6 +190,46 @@ class Rules:
         data = self.to_dict()
         data.update(changes)
         return Rules.from_dict(data)
+
+    @classmethod
+    def options_from_text(cls, pairs: Any) -> dict[str, Any]:
+        """Options from ``NAME=VALUE`` strings (a command line's ``-o trump=spades``), typed by
+        the option: ``true``/``false`` for variants, whole numbers for counts, ``none`` for
+        no trump. Values are checked later, when rules are built.
+
+        >>> Rules.options_from_text(["trump=spades", "dehla=yes", "ante=2", "takes=off"])
+        {'trump': 'spades', 'dehla': True, 'ante': 2, 'takes': 'off'}
+
+        Raises:
+            RulesError: not ``NAME=VALUE``, an unknown option, or a value of the wrong kind.
+        """
+        fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+        out: dict[str, Any] = {}
+        for pair in pairs:
+            name, sep, text = str(pair).partition("=")
+            name, text = name.strip(), text.strip()
+            if not sep or not name:
+                raise RulesError("option", f"expected NAME=VALUE, got {pair!r}")
+            if name not in fields:
+                raise RulesError(name, f"unknown option (known: {', '.join(sorted(fields))})")
+            low = text.lower()
+            if name in _BOOL_OPTIONS:
+                if low not in _TRUE | _FALSE:
+                    raise RulesError(name, f"expected true or false, got {text!r}")
+                out[name] = low in _TRUE
+            elif name in ("players", "deals", "ante", "loaded_seat"):
+                if name == "loaded_seat" and low in ("none", "null", "dealer"):
+                    out[name] = None
+                    continue
+                try:
+                    out[name] = int(text)
+                except ValueError:
+                    raise RulesError(name, f"expected a whole number, got {text!r}") from None
+            elif name == "trump" and low in ("none", "null", "off", "no"):
+                out[name] = None
+            else:
+                out[name] = text
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """Every option as a plain JSON-ready dict (the ``rules`` of a game record)."""
