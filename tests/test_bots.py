@@ -173,3 +173,16 @@ def test_heuristic_punjab_stays_under_the_winning_card():
     deal.play("9h")
     view = deal.view(1)
     assert str(HeuristicBot().act(view, view.legal_actions, random.Random(0))) == "2♥"
+
+
+def test_expert_time_limit_and_bad_settings():
+    deal = Deal(Rules.profile("punjab", takes="off"), 0, 21)
+    while len(deal.legal_actions()) == 1:
+        deal.apply(deal.legal_actions()[0])
+    view = deal.view(deal.to_act)
+    bot = ExpertBot(iterations=100_000, time_limit=0.05)
+    assert bot.act(view, view.legal_actions, random.Random(0)) in view.legal_actions
+    with pytest.raises(ValueError, match="iterations"):
+        ExpertBot(iterations=0)
+    with pytest.raises(ValueError, match="time_limit"):
+        ExpertBot(time_limit=0)
