@@ -146,3 +146,41 @@ def test_load_record_reports_unreadable_and_invalid_json(tmp_path):
         load_record(binary)
     with pytest.raises(RecordError, match="JSON object"):
         deal_from_record([1, 2, 3])
+
+
+def test_record_cards_are_names_and_pathological_json_is_refused(tmp_path):
+    rec = {
+        "format": "getaway/1",
+        "rules": {"takes": "off"},
+        "players": ["A", "B", "C"],
+        "start": {"hands": [[12, "5h"], ["kh"], ["2c"]], "waste": ["2s"], "leader": 0},
+    }
+    with pytest.raises(RecordError, match="card names must be strings"):
+        deal_from_record(rec)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(RecordError, match="nested too deeply"):
+        load_record(deep)
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"format": "getaway/1", "seed": ' + "9" * 5000 + "}", encoding="utf-8")
+    with pytest.raises(RecordError, match="not a record"):
+        load_record(huge)
+    bad_start = dict(rec, start={"hands": [["AS"], ["kh"], ["2c"]], "bogus": 1})
+    with pytest.raises(RecordError) as info:
+        deal_from_record(bad_start)
+    assert "start: start:" not in str(info.value)
+
+
+def test_deal_refuses_a_bad_seed_rules_or_seat():
+    rules = Rules.profile("punjab", takes="off")
+    for seed in ("x", 1.5, None, True):
+        with pytest.raises(ValueError, match="seed"):
+            Deal(rules, 0, seed)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="rules"):
+        Deal(None)  # type: ignore[arg-type]
+    deal = Deal(rules, 0, 1)
+    for seat in (9, -1, "0"):
+        with pytest.raises(ValueError, match="seat"):
+            deal.hand(seat)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="seat"):
+            deal.legal_actions(seat)  # type: ignore[arg-type]

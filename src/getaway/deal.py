@@ -147,6 +147,10 @@ class Deal:
         position: Position | None = None,
         rng: random.Random | None = None,
     ) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules: expected a Rules object, got {type(rules).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed: expected a whole number, got {seed!r}")
         n = rules.players
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(f"dealer: seat {dealer!r} does not exist with {n} players")
@@ -290,12 +294,25 @@ class Deal:
         return self._forced
 
     def hand(self, seat: int) -> tuple[Card, ...]:
-        """The cards of ``seat`` (referee knowledge; a player sees only their own via :meth:`view`)."""
-        return cards_of(self._hands[seat])
+        """The cards of ``seat`` (referee knowledge; a player sees only their own via :meth:`view`).
+
+        Raises:
+            ValueError: no such seat.
+        """
+        return cards_of(self.hand_mask(seat))
 
     def hand_mask(self, seat: int) -> int:
-        """The cards of ``seat`` as a bit set."""
+        """The cards of ``seat`` as a bit set.
+
+        Raises:
+            ValueError: no such seat.
+        """
+        self._check_seat(seat)
         return self._hands[seat]
+
+    def _check_seat(self, seat: object) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise ValueError(f"seat: no seat {seat!r} among {self.players} players")
 
     @property
     def waste(self) -> tuple[Card, ...]:
@@ -351,10 +368,12 @@ class Deal:
         Under ``take_protocol="interject"`` any seat allowed to take gets ``[TAKE]``
         between tricks. A seat with nothing to decide gets ``[]``.
         """
-        if self._termination is not None:
-            return []
         if seat is None:
             seat = self._turn
+        else:
+            self._check_seat(seat)
+        if self._termination is not None:
+            return []
         if self._phase == TAKE_OR_PASS:
             return [TAKE, PASS] if seat == self._turn else []
         if seat == self._turn and not self._interject and not self._trump:

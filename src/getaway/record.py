@@ -104,6 +104,17 @@ def _int(value: Any, where: str) -> int:
     return value
 
 
+def _check_card_names(start: Any) -> None:
+    """In a record, cards are names (strings), never bare numbers."""
+    if not isinstance(start, dict):
+        return
+    lists = list(start.get("hands", [])) if isinstance(start.get("hands"), list) else []
+    lists.append(start.get("waste", []))
+    for cards in lists:
+        if isinstance(cards, list) and any(not isinstance(c, str) for c in cards):
+            raise RecordError(f"start: card names must be strings such as '10h', got {cards!r}")
+
+
 def parse_record(data: Any) -> tuple[Deal, list[tuple[int, Action]], list[str], dict[str, Any] | None]:
     """Check a record's structure and build its starting deal (no action applied yet).
 
@@ -144,10 +155,11 @@ def parse_record(data: Any) -> tuple[Deal, list[tuple[int, Action]], list[str], 
         joker_to = _int(joker_to, "joker_to")
     start = None
     if data.get("start") is not None:
+        _check_card_names(data["start"])
         try:
             start = Position.from_dict(data["start"])
         except PositionError as exc:
-            raise RecordError(f"start: {exc}") from None
+            raise RecordError(f"start: {exc}".replace("start: start: ", "start: ")) from None
     try:
         deal = Deal(rules, dealer, seed, joker_to=joker_to, position=start)
     except PositionError as exc:
@@ -226,6 +238,10 @@ def load_record(path: str | Path) -> dict[str, Any]:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise RecordError(f"{path}: not a record: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer with too many digits
+        raise RecordError(f"{path}: not a record: {exc}") from None
 
 
 def dumps(obj: Any, *, indent: int | None = 2) -> str:
