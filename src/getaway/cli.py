@@ -34,11 +34,51 @@ __all__ = ["main", "cli"]
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``--option trump=spades --option dehla=true`` → ``{"trump": "spades", "dehla": True}``."""
+    """``--option trump=spades --option dehla=true`` → ``{"trump": "spades", "dehla": True}``.
+
+    ``players`` and ``profile`` have their own options (``--players``, ``--profile``) and are
+    refused here, in one line, rather than given twice to the rules.
+    """
+    for pair in pairs:
+        name = str(pair).partition("=")[0].strip().lower()
+        if name in ("players", "profile"):
+            message = _("{pair!r}: set the {name} with --{name}, not with -o")
+            raise click.BadParameter(message.format(pair=pair, name=name), param_hint="--option")
     try:
         return Rules.options_from_text(pairs)
     except RulesError as exc:
         raise click.BadParameter(str(exc), param_hint="--option") from None
+
+
+def _check_output(path: str | None, option: str) -> None:
+    """Refuse an output file that cannot be written, before any work is done: its folder
+    must exist and be writable, and the path must not be a folder."""
+    if not path:
+        return
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        problem = _("{path!r} is a folder, not a file").format(path=path)
+    elif not folder.exists():
+        problem = _("the folder {folder!r} does not exist").format(folder=str(folder))
+    elif not folder.is_dir():
+        problem = _("{folder!r} is not a folder").format(folder=str(folder))
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        problem = _("cannot write in the folder {folder!r}").format(folder=str(folder))
+    elif target.exists() and not os.access(target, os.W_OK):
+        problem = _("cannot write {path!r}").format(path=path)
+    else:
+        return
+    raise click.BadParameter(problem, param_hint=option)
+
+
+class _WriteError(click.UsageError):
+    """Writing an output file failed (exit code 2, one line)."""
+
+
+def _write_failed(path: str, option: str, exc: OSError) -> _WriteError:
+    reason = exc.strerror or str(exc)
+    return _WriteError(_("{option}: cannot write {path!r}: {reason}").format(option=option, path=path, reason=reason))
 
 
 def _console(err: bool = False) -> Console:
@@ -157,6 +197,7 @@ def demo(
     """Play one seeded deal among random bots and print it trick by trick."""
     use(lang)
     rules = _rules_from(profile, players, options)
+    _check_output(record_path, "--record")
     try:
         deal = Deal(rules, dealer=dealer, seed=seed)
     except ValueError as exc:
@@ -197,8 +238,11 @@ def demo(
     else:
         click.echo(_("Loser: none (drawn deal)"))
     if record_path:
-        with open(record_path, "w", encoding="utf-8") as fh:
-            fh.write(dumps(record_of(deal, names)) + "\n")
+        try:
+            with open(record_path, "w", encoding="utf-8") as fh:
+                fh.write(dumps(record_of(deal, names)) + "\n")
+        except OSError as exc:
+            raise _write_failed(record_path, "--record", exc) from None
         click.echo(_("Record written to {path}").format(path=record_path))
 
 
@@ -241,6 +285,42 @@ def _bot_list(text: str, count: int, option: str = "--bots") -> list[str]:
     return names
 
 
+def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
+    """The ``play`` object of a save: ``(human seat, a bot name per seat)``.
+
+    Raises:
+        ValueError: ``"<field>: <problem>"`` for a malformed field.
+    """
+    info = data.get("play", {})
+    if not isinstance(info, dict):
+        raise ValueError(_("play: expected an object, got {value}").format(value=json.dumps(info)))
+    human = info.get("human", 0)
+    if isinstance(human, bool) or not isinstance(human, int):
+        raise ValueError(_("play.human: expected a seat number, got {value}").format(value=json.dumps(human)))
+    if not 0 <= human < players:
+        message = _("play.human: no seat {seat} among {n} players (expected 0 to {last})")
+        raise ValueError(message.format(seat=human, n=players, last=players - 1))
+    bots = info.get("bots", ["medium"] * players)
+    if not isinstance(bots, list):
+        raise ValueError(_("play.bots: expected a list of bot names, got {value}").format(value=json.dumps(bots)))
+    if len(bots) != players:
+        message = _("play.bots: expected {n} names (one per seat), got {k}")
+        raise ValueError(message.format(n=players, k=len(bots)))
+    known = [*LEVELS, *BOTS]
+    for seat, name in enumerate(bots):
+        if seat == human:
+            continue
+        field = f"play.bots[{seat}]"
+        if not isinstance(name, str) or name.partition(":")[0] not in known:
+            message = _("{field}: unknown bot or level {name} (known: {known})")
+            raise ValueError(message.format(field=field, name=json.dumps(name), known=", ".join(known)))
+        try:
+            make_bot(name)
+        except ValueError as exc:
+            raise ValueError(f"{field}: {exc}") from None
+    return human, ["human" if seat == human else str(name) for seat, name in enumerate(bots)]
+
+
 @cli.command(help=N_("Play against bots in the terminal (one human, bots in the other seats)."))
 @click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
 @click.option("--players", "-n", type=int, default=4, show_default=True, help=N_("Number of seats."))
@@ -278,12 +358,11 @@ def play(
         try:
             data = json.loads(Path(load_path).read_text(encoding="utf-8"))
             match = Match.from_dict(data)
-            info = data.get("play", {})
-            human = int(info.get("human", 0))
-            bot_names = list(info.get("bots", ["medium"] * match.rules.players))
-            _bot_list(",".join(n for i, n in enumerate(bot_names) if i != human), match.rules.players - 1)
-        except (OSError, ValueError, MatchError, TypeError, AttributeError) as exc:
-            raise click.UsageError(f"--load: {load_path}: {exc}") from None
+            human, bot_names = _play_settings(data, match.rules.players)
+        except OSError as exc:
+            raise click.UsageError(f"--load {load_path}: {exc.strerror or exc}") from None
+        except (ValueError, MatchError, TypeError, AttributeError) as exc:
+            raise click.UsageError(f"--load {load_path}: {exc}") from None
         seed_used = match.seed
         console.print(Text(_("Resuming the game saved in {path}.").format(path=load_path)))
     else:
@@ -388,6 +467,8 @@ def simulate(
     if plot_path and Path(plot_path).suffix.lower() != ".png":
         message = _("expected a .png file, got {path!r}")
         raise click.BadParameter(message.format(path=plot_path), param_hint="--plot")
+    _check_output(out_path, "--out")
+    _check_output(plot_path, "--plot")
     if matches is not None:
         # A match: rules.deals deals; the first dealer by lot from the match's seed, then to the left.
         jobs = []
@@ -414,14 +495,23 @@ def simulate(
     summary = summarize(results)
     out = _console()
     _print_summary(out, summary, rules, names, matches, results)
+    failed: _WriteError | None = None  # one file failing must not cost the other
     if out_path:
-        write_results(results, out_path)
-        out.print(Text(_("Results written to {path}").format(path=out_path)))
+        try:
+            write_results(results, out_path)
+            out.print(Text(_("Results written to {path}").format(path=out_path)))
+        except OSError as exc:
+            failed = _write_failed(out_path, "--out", exc)
     if plot_path:
         title = _("{profile}, {players} players, {n} deals").format(profile=profile, players=players, n=len(results))
         labels = {"seat": _("seat"), "loss": _("loss rate"), "tricks": _("tricks per deal"), "deals": _("deals")}
-        plot(summary, plot_path, title, labels)
-        out.print(Text(_("Plot written to {path}").format(path=plot_path)))
+        try:
+            plot(summary, plot_path, title, labels)
+            out.print(Text(_("Plot written to {path}").format(path=plot_path)))
+        except OSError as exc:
+            failed = failed or _write_failed(plot_path, "--plot", exc)
+    if failed is not None:
+        raise failed
 
 
 def _pct(x: float) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -238,8 +239,8 @@ class TerminalGame:
         while True:
             try:
                 line = self.ask(_("Press Enter for the next deal (or save, quit): "))
-            except EOFError:
-                raise QuitGame from None
+            except EOFError:  # Ctrl-D: like quit, with the offer to save
+                self._end_of_input()
             command = _command_of(line) if line.strip() else None
             if not line.strip():
                 return
@@ -358,7 +359,9 @@ class TerminalGame:
         self._last_screen, self._last_marked = key, marks
         trick_no = view.tricks_played + 1
         title = _("Trick {k}").format(k=trick_no)
-        if view.to_act is not None:
+        if view.to_act is not None and view.decision == "take":
+            title += " · " + _("{name} to take or pass").format(name=self.names[view.to_act])
+        elif view.to_act is not None:
             title += " · " + _("{name} to play").format(name=self.names[view.to_act])
         self.console.rule(Text(title))
         self.console.print(self._table_lines(view))
@@ -382,9 +385,8 @@ class TerminalGame:
         while True:
             try:
                 line = self.ask(prompt)
-            except EOFError:
-                self.console.print(Text(_("Goodbye.")))
-                raise QuitGame from None
+            except EOFError:  # Ctrl-D: like quit, with the offer to save
+                self._end_of_input()
             action = self._read(line, view)
             if action is None:
                 continue
@@ -412,11 +414,18 @@ class TerminalGame:
         while True:
             try:
                 line = self.ask(prompt)
-            except EOFError:
-                raise QuitGame from None
+            except EOFError:  # Ctrl-D: like quit, with the offer to save
+                self._end_of_input()
             if not line.strip():
                 deal.apply(PASS, self.human)
                 return
+            command = _command_of(line.split()[0])
+            if command not in ("take", "pass", "hint", "rules", "history", "save", "quit", "help"):
+                # a card, a number or anything else: only take or pass answer this question
+                answer = _("'{text}' is not an answer here: type {take} or {pass} (Enter = {pass}).")
+                words = {"take": command_word("take"), "pass": command_word("pass")}
+                self.console.print(Text(answer.format(text=line.strip(), **words), style="yellow"))
+                continue
             action = self._read(line, view)
             if action is None:
                 continue
@@ -538,13 +547,41 @@ class TerminalGame:
             Text(_("Saved to {path}; resume with: getaway play --load {path}").format(path=path), style="green")
         )
 
+    def _end_of_input(self) -> None:
+        """Ctrl-D (end of input) at a prompt: a new line, then as ``quit`` (offer to save)."""
+        self.console.print()
+        self._quit()
+
     def _quit(self) -> None:
-        yes = command_word("yes").lower()
-        try:
-            answer = self.ask(_("Save the game before quitting? [{yes}/{no}] ").format(yes=yes, no=command_word("no")))
-        except EOFError:
-            answer = ""
-        if answer.strip().lower() in (yes, yes[:1], "yes", "y"):
+        yes, no = command_word("yes").lower(), command_word("no").lower()
+        question = _("Save the game before quitting? [{yes}/{no}] ").format(yes=yes, no=no)
+        while True:
+            try:
+                answer = _yes_or_no(self.ask(question))
+            except EOFError:  # no more input: nobody can answer
+                self.console.print()
+                answer = False
+            if answer is not None:
+                break
+            self.console.print(Text(_("Please answer {yes} or {no}.").format(yes=yes, no=no), style="yellow"))
+        if answer:
             self._save("save")
         self.console.print(Text(_("Goodbye.")))
         raise QuitGame
+
+
+def _plain(text: str) -> str:
+    """Lower case without accents: ``Sì`` → ``si``, ``Não`` → ``nao``."""
+    decomposed = unicodedata.normalize("NFD", text.strip().lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _yes_or_no(text: str) -> bool | None:
+    """``True`` for yes, ``False`` for no (the word or its first letter, in the current
+    language or in English), ``None`` for anything else."""
+    answer = _plain(text)
+    for word, value in (("yes", True), ("no", False)):
+        for form in (_plain(command_word(word)), word):
+            if answer and answer in (form, form[:1]):
+                return value
+    return None

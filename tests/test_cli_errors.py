@@ -1,0 +1,329 @@
+"""Bad input to the command line: one clear line, exit code 2, no traceback, no work lost
+(options given the wrong way, output folders that do not exist, corrupt saves), and the
+terminal game's rough edges (end of input, answers to the take and save questions)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from getaway import Rules
+from getaway.cli import cli
+from getaway.i18n import use
+from getaway.match import Match
+from getaway.terminal import TerminalGame
+
+
+def invoke(*args: str, input: str | None = None):
+    return CliRunner().invoke(cli, list(args), input=input)
+
+
+def one_line_error(res, *words: str) -> str:
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert "Traceback" not in res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1, res.output
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+# ------------------------------------------------------------------ 1. -o players=, -o profile=
+
+
+@pytest.mark.parametrize("command", [["play"], ["demo"], ["simulate", "-d", "2", "-w", "1"]])
+@pytest.mark.parametrize("pair, flag", [("players=5", "--players"), ("profile=classic", "--profile")])
+def test_players_and_profile_are_not_options(command, pair, flag):
+    line = one_line_error(invoke(*command, "-o", pair, "--lang", "en"), pair, flag)
+    assert "error" in line
+
+
+# ------------------------------------------------------------------ 2. output files
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["demo", "--record", "{missing}/x.json"], "--record"),
+        (["simulate", "-d", "2", "-w", "1", "--out", "{missing}/x.csv"], "--out"),
+        (["simulate", "-d", "2", "-w", "1", "--plot", "{missing}/x.png"], "--plot"),
+        (["simulate", "-d", "2", "-w", "1", "--out", "{file}/x.csv"], "--out"),
+    ],
+)
+def test_output_folder_is_checked_before_the_work(tmp_path, args, option):
+    file = tmp_path / "file"
+    file.write_text("", encoding="utf-8")
+    args = [a.format(missing=tmp_path / "no" / "dir", file=file) for a in args]
+    res = invoke(*args, "--lang", "en")
+    line = one_line_error(res, option)
+    assert "does not exist" in line or "is not a folder" in line
+    assert "Loser" not in res.output and "deals," not in res.output  # nothing was played
+
+
+def test_a_folder_given_as_output_file_is_refused(tmp_path):
+    one_line_error(invoke("simulate", "-d", "2", "-w", "1", "--out", str(tmp_path) + "/", "--lang", "en"), "--out")
+
+
+def test_a_failed_write_is_one_line_and_keeps_the_other_file(tmp_path, monkeypatch):
+    import getaway.simstats as simstats
+
+    def broken(*_args, **_kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(simstats, "write_results", broken)
+    png = tmp_path / "r.png"
+    res = invoke("simulate", "-d", "4", "-w", "1", "--out", str(tmp_path / "r.csv"), "--plot", str(png), "--lang", "en")
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    last = res.output.strip().splitlines()[-1]
+    assert "--out" in last and "Permission denied" in last
+    assert "4 deals" in res.output and png.exists()  # the summary and the plot were not lost
+
+
+def test_a_failed_record_write_is_one_line(tmp_path, monkeypatch):
+    import builtins
+
+    real_open = builtins.open
+    target = str(tmp_path / "x.json")
+
+    def fake_open(path, *args, **kwargs):
+        if str(path) == target:
+            raise OSError(28, "No space left on device")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    res = invoke("demo", "--record", target, "--lang", "en")
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "--record" in res.output.strip().splitlines()[-1] and "No space left" in res.output
+
+
+# ------------------------------------------------------------------ 3. corrupt saves
+
+
+@pytest.fixture()
+def save(tmp_path) -> dict:
+    match = Match(Rules.profile("punjab"), ["A", "B", "C", "D"], 3)
+    data = match.to_dict()
+    data["play"] = {"human": 0, "bots": ["human", "medium", "medium", "medium"]}
+    return data
+
+
+@pytest.mark.parametrize(
+    "play, field, problem",
+    [
+        ({"bots": ["human", "medium"]}, "play.bots", "expected 4 names"),
+        ({"human": 9}, "play.human", "no seat 9"),
+        ({"human": -1}, "play.human", "no seat -1"),
+        ({"human": None}, "play.human", "expected a seat number, got null"),
+        ({"human": "B"}, "play.human", "expected a seat number"),
+        ({"human": True}, "play.human", "expected a seat number"),
+        ([1], "play", "expected an object"),
+        ({"bots": "medium"}, "play.bots", "expected a list"),
+        ({"bots": ["human", "medium", "genius", "easy"]}, "play.bots[2]", "unknown bot or level"),
+        ({"bots": ["human", "medium", 3, "easy"]}, "play.bots[2]", "unknown bot or level 3"),
+    ],
+)
+def test_corrupt_play_settings_name_the_field(tmp_path, save, play, field, problem):
+    if isinstance(play, dict):
+        save["play"].update(play)
+    else:
+        save["play"] = play
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(save), encoding="utf-8")
+    line = one_line_error(invoke("play", "--load", str(path), "--lang", "en"), f"--load {path}: {field}: ", problem)
+    assert "--bots" not in line
+
+
+def test_a_good_save_without_play_settings_still_loads(tmp_path, save):
+    del save["play"]
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(save), encoding="utf-8")
+    res = invoke("play", "--load", str(path), "--lang", "en", input="quit\nno\n")
+    assert res.exit_code == 0, res.output
+    assert "Resuming" in res.output
+
+
+def test_unreadable_saves_are_one_line(tmp_path):
+    one_line_error(invoke("play", "--load", str(tmp_path / "none.json")), "--load", "No such file")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    one_line_error(invoke("play", "--load", str(broken)), f"--load {broken}")
+    listed = tmp_path / "list.json"
+    listed.write_text("[1]", encoding="utf-8")
+    one_line_error(invoke("play", "--load", str(listed)), f"--load {listed}", "format")
+
+
+# ------------------------------------------------------------------ 4. the terminal game
+
+
+def _game(answers, tmp_path, deals: int = 1, lang: str = "en"):
+    use(lang)
+    out = io.StringIO()
+    console = Console(width=80, no_color=True, file=out)
+    match = Match(Rules.profile("punjab", deals=deals), ["A", "B", "C", "D"], 9)
+    game = TerminalGame(
+        console, match, 0, ["human", "easy", "easy", "easy"], 9, save_path=str(tmp_path / "getaway-save.json")
+    )
+    script = iter(answers)
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        answer = next(script)
+        if answer is EOFError:
+            raise EOFError
+        if callable(answer):
+            return answer(game)
+        return answer
+
+    game.ask = ask
+    return game, out, prompts
+
+
+def _first_card(game: TerminalGame) -> str:
+    return str(game.match.deal.view(0).legal_actions[0])
+
+
+def test_ctrl_d_at_the_card_prompt_offers_to_save(tmp_path):
+    game, out, prompts = _game([EOFError, "yes"], tmp_path)
+    try:
+        assert game.run() == 0
+    finally:
+        use(None)
+    assert prompts[-1].startswith("Save the game before quitting?")
+    assert (tmp_path / "getaway-save.json").exists() and "Goodbye." in out.getvalue()
+
+
+def test_ctrl_d_at_the_save_question_means_no(tmp_path):
+    game, out, _prompts = _game([EOFError, EOFError], tmp_path)
+    try:
+        assert game.run() == 0
+    finally:
+        use(None)
+    assert not (tmp_path / "getaway-save.json").exists() and "Goodbye." in out.getvalue()
+
+
+def test_the_save_question_asks_again_until_yes_or_no(tmp_path):
+    game, out, prompts = _game(["quit", "maybe", "", "n"], tmp_path)
+    try:
+        assert game.run() == 0
+    finally:
+        use(None)
+    assert sum(p.startswith("Save the game") for p in prompts) == 3
+    assert out.getvalue().count("Please answer yes or no.") == 2
+    assert not (tmp_path / "getaway-save.json").exists()
+
+
+@pytest.mark.parametrize("lang, answer", [("fr", "oui"), ("fr", "o"), ("it", "si"), ("pt", "SIM"), ("es", "y")])
+def test_the_save_question_understands_the_language(tmp_path, lang, answer):
+    game, _out, _prompts = _game(["quit", answer], tmp_path, lang=lang)
+    try:
+        assert game.run() == 0
+    finally:
+        use(None)
+    assert (tmp_path / "getaway-save.json").exists()
+
+
+def _until_poll(then):
+    """Answers: the first legal card until the take question, then ``then`` (a list)."""
+    queue = list(then)
+
+    def answer(game: TerminalGame) -> str:
+        view = game.match.deal.view(0)
+        if view.decision == "take" and queue:
+            item = queue.pop(0)
+            if item is EOFError:
+                raise EOFError
+            return item
+        if view.decision == "take":
+            return ""
+        return _first_card(game)
+
+    return answer
+
+
+def test_the_take_question(tmp_path):
+    answer = _until_poll(["garbage", "qs", "3", "pass"])
+    game, out, prompts = _game([answer] * 200 + ["quit", "no"], tmp_path)
+    try:
+        game.run()
+    finally:
+        use(None)
+    text = out.getvalue()
+    assert any("Enter = pass" in p for p in prompts), "no take question in this deal"
+    assert "'garbage' is not an answer here: type take or pass (Enter = pass)." in text
+    assert "'qs' is not an answer here" in text and "'3' is not an answer here" in text
+    assert "is not a card or a command" not in text
+    assert "A to take or pass" in text  # the header says who is asked
+
+
+def test_ctrl_d_at_the_take_question_offers_to_save(tmp_path):
+    answer = _until_poll([EOFError])
+    game, out, prompts = _game([answer] * 200, tmp_path)
+    asked = game.ask
+    game.ask = lambda prompt: "y" if prompt.startswith("Save the game") else asked(prompt)
+    try:
+        assert game.run() == 0
+    finally:
+        use(None)
+    assert "Enter = pass" in prompts[-1]
+    assert (tmp_path / "getaway-save.json").exists() and "Goodbye." in out.getvalue()
+
+
+def test_ctrl_d_between_deals_offers_to_save(tmp_path):
+    def card_or_enter(game: TerminalGame) -> str:
+        if game.match.deal.is_over:
+            raise EOFError
+        view = game.match.deal.view(0)
+        return "" if view.decision == "take" else _first_card(game)
+
+    game, _out, prompts = _game([card_or_enter] * 200 + ["no"], tmp_path, deals=3)
+    try:
+        assert game.run() == 0
+    finally:
+        use(None)
+    assert prompts[-2].startswith("Press Enter for the next deal") and prompts[-1].startswith("Save the game")
+
+
+def test_save_to_a_missing_folder_is_a_message_not_a_crash(tmp_path):
+    game, out, _prompts = _game([f"save {tmp_path}/no/dir/x.json", "quit", "no"], tmp_path)
+    try:
+        assert game.run() == 0
+    finally:
+        use(None)
+    assert "Cannot save to" in out.getvalue() and not Path(tmp_path / "no").exists()
+
+
+def test_ctrl_d_in_a_real_terminal_offers_to_save(tmp_path):
+    import os
+    import sys
+
+    import pexpect
+
+    env = dict(os.environ, NO_COLOR="1", PYTHONUTF8="1", TERM="xterm")
+    env.pop("LANGUAGE", None)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "getaway", "play", "--seed", "4", "--bots", "easy", "--lang", "en"],
+        env=env,
+        cwd=str(tmp_path),
+        encoding="utf-8",
+        dimensions=(24, 80),
+        timeout=60,
+    )
+    child.expect([r"\r\n> ", r"Enter = pass: "])
+    child.sendcontrol("d")
+    child.expect(r"\[yes/no\] ")
+    child.sendline("maybe")
+    child.expect(r"Please answer yes or no\.")
+    child.expect(r"\[yes/no\] ")
+    child.sendline("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "Goodbye." in child.before
+    assert (tmp_path / "getaway-save.json").exists()
