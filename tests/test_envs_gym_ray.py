@@ -89,3 +89,20 @@ def test_ray_backend_gives_the_results_of_one_worker() -> None:
         ray.shutdown()
     assert [_comparable(r) for r in got] == expected
     assert sum(done) == len(jobs)
+
+
+def test_simulate_with_the_ray_backend_prints_the_local_summary() -> None:
+    ray = pytest.importorskip("ray")
+    from click.testing import CliRunner
+
+    from getaway.cli import cli
+
+    args = ["simulate", "--deals", "12", "--seed", "5", "--lang", "en"]
+    try:
+        local = CliRunner().invoke(cli, [*args, "--workers", "1"])
+        on_ray = CliRunner().invoke(cli, [*args, "--backend", "ray", "--workers", "2"])
+    finally:
+        ray.shutdown()
+    assert local.exit_code == 0, local.output
+    assert on_ray.exit_code == 0, on_ray.output
+    assert on_ray.output == local.output

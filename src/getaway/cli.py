@@ -420,6 +420,14 @@ def play(
 @click.option("--seed", type=int, default=1, show_default=True, help=N_("Seed of the first deal (deal i uses seed+i)."))
 @click.option("--workers", "-w", type=int, default=None, help=N_("Processes (default: all cores)."))
 @click.option(
+    "--backend",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help=N_("Where the deals run: processes on this machine, or Ray tasks (extra getaway[ray])."),
+)
+@click.option("--ray-address", default=None, help=N_("Address of an existing Ray cluster (default: a local one)."))
+@click.option(
     "--out",
     "out_path",
     type=click.Path(dir_okay=False),
@@ -441,6 +449,8 @@ def simulate(
     bots: str,
     seed: int,
     workers: int | None,
+    backend: str,
+    ray_address: str | None,
     out_path: str | None,
     plot_path: str | None,
     lang: str | None,
@@ -491,7 +501,13 @@ def simulate(
         disable=not err.is_terminal,
     ) as progress:
         task = progress.add_task("simulate", total=len(jobs))
-        results = run_jobs(jobs, workers=workers, progress=lambda k: progress.advance(task, k))
+        results = run_jobs(
+            jobs,
+            workers=workers,
+            progress=lambda k: progress.advance(task, k),
+            backend=backend,
+            address=ray_address,
+        )
     summary = summarize(results)
     out = _console()
     _print_summary(out, summary, rules, names, matches, results)

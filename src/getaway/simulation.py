@@ -26,7 +26,7 @@ from .events import EventKind
 from .record import record_of
 from .rules import Rules
 
-__all__ = ["Job", "DealResult", "play_job", "run_jobs", "default_workers"]
+__all__ = ["Job", "DealResult", "play_job", "run_jobs", "default_workers", "BACKENDS"]
 
 
 @dataclass(frozen=True)
@@ -134,25 +134,41 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
+BACKENDS = ("local", "ray")
+
+
 def run_jobs(
     jobs: Sequence[Job],
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     chunk: int | None = None,
+    *,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[DealResult]:
-    """Play every job; results come back in the order of ``jobs`` whatever ``workers`` is.
+    """Play every job; results come back in the order of ``jobs`` whatever ``workers`` or
+    the backend is (each job is seeded on its own).
 
     Args:
         jobs: the deals to play.
-        workers: processes (1 = in this process).
+        workers: processes (1 = in this process); with Ray, tasks at once.
         progress: called with the number of deals just finished, as they finish.
         chunk: deals per task sent to a worker (default: about 4 tasks per worker).
+        backend: ``"local"`` (processes on this machine) or ``"ray"`` (Ray tasks; needs the
+            ``getaway[ray]`` extra; see :mod:`getaway.envs.ray_backend`).
+        address: with Ray, the address of an existing cluster (default: start a local one).
 
     Raises:
-        ValueError: ``workers`` < 1, or a job is invalid.
+        ValueError: ``workers`` < 1, an unknown backend, or a job is invalid.
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: {backend!r} is not one of {', '.join(BACKENDS)}")
     if workers < 1:
         raise ValueError(f"workers: at least 1, not {workers}")
+    if backend == "ray":
+        from .envs.ray_backend import run_jobs_ray
+
+        return run_jobs_ray(jobs, workers, progress, chunk, address=address)
     if workers == 1 or len(jobs) <= 1:
         results = []
         for job in jobs:
