@@ -60,18 +60,15 @@ def rebuild(view: PlayerView, tracker: Tracker, world: World, seed: int) -> Deal
     hands = list(world.hands)
     for s, c in view.trick:
         hands[s] |= 1 << c
-    position = Position(tuple(hands), world.waste, view.leader, view.first_trick_done)
-    deal = Deal(view.rules, view.dealer, seed, position=position)
     forced = None
     if view.must_lead is not None:
         forced = view.must_lead
     elif tracker.hidden_forced and tracker.hidden_holder == view.leader and world.hidden is not None:
         forced = world.hidden
-    if forced is not None and not view.trick:
-        # R-P-DRAW: the drawer must lead the drawn card (kept as the engine keeps it).
-        deal._forced = Card(forced)
-        deal._hidden_draw = Card(forced)
-        deal._hidden_knowers = 1 << view.leader
+    # R-P-DRAW: a drawer who has not led yet must lead the drawn card.
+    lead = Card(forced) if forced is not None and not view.trick else None
+    position = Position(tuple(hands), world.waste, view.leader, view.first_trick_done, lead)
+    deal = Deal(view.rules, view.dealer, seed, position=position)
     target_take = view.decision == "take"
     guard = 0
     while deal.decision == "take" and not (target_take and deal.to_act == view.to_act):

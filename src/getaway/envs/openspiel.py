@@ -498,22 +498,21 @@ def _sample_deal(game: _Setup, deal: Deal, view: Any, tracker: Tracker, player: 
     if hands is None:
         return None
     first_done = view.first_trick_done
+    forced = view.must_lead
+    if drawn is not None and tracker.pending_forced and not view.trick and holder == view.leader:
+        forced = drawn
+    lead = forced if forced is not None and not view.trick else None
     try:
-        position = Position(tuple(hands), waste, view.leader, first_done)
+        position = Position(tuple(hands), waste, view.leader, first_done, lead)
         new = Deal(game.rules, deal.dealer, position=position, rng=_CHANCE)
     except ValueError:
         return None
     # A card drawn blind and not yet led: the history must say it went into the waste and
     # that its holder drew it, so that the view shows it where the player believes it is.
-    forced = view.must_lead
     if drawn is not None:
         _inject_draw(new, holder, drawn)
-        if tracker.pending_forced and not view.trick and holder == view.leader:
-            forced = drawn
-    elif forced is not None:
-        _inject_draw(new, player, forced)
-    if forced is not None and not view.trick:
-        new._forced = forced  # noqa: SLF001 - workaround, docs/envs.md "Engine hooks"
+    elif view.must_lead is not None:
+        _inject_draw(new, player, view.must_lead)
     # Replay: the poll (passes), then the actions of the trick on the table.
     try:
         if not view.trick:
