@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from getaway import Rules
@@ -101,3 +102,29 @@ def test_cli_tournament_bad_options_exit_2_with_one_line():
         assert result.exit_code == 2, (args, result.output)
         errors = [line for line in result.output.splitlines() if "rror" in line]
         assert len(errors) == 1, (args, result.output)
+
+
+def test_tournament_cli_refuses_players_in_options_and_bad_output_paths(tmp_path):
+    from click.testing import CliRunner
+
+    from getaway.cli import cli
+
+    for args in (["-o", "players=5"], ["-o", "colour=red"], ["--json", str(tmp_path / "no" / "x.json")]):
+        res = CliRunner().invoke(cli, ["tournament", "--deals", "4", *args])
+        assert res.exit_code == 2, res.output
+        assert "Traceback" not in res.output and len(res.output.strip().splitlines()) <= 3
+
+
+def test_a_small_tournament_on_ray_matches_one_worker():
+    ray = pytest.importorskip("ray")
+    from getaway.tournament import run_tournament
+
+    rules = Rules.profile("punjab", players=3, takes="off")
+    lineup = ["heuristic", "random", "random"]
+    local = run_tournament(rules, lineup, deals=6, seed=4, workers=1)
+    try:
+        remote = run_tournament(rules, lineup, deals=6, seed=4, workers=2, backend="ray")
+    finally:
+        ray.shutdown()
+    strip = [(s.bot, s.deals, s.losses, s.avg_place) for s in local.stats]
+    assert strip == [(s.bot, s.deals, s.losses, s.avg_place) for s in remote.stats]

@@ -222,6 +222,8 @@ def run_tournament(
     seed: int = 1,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> TournamentResult:
     """Play ``deals`` duplicate deals (rounded up to whole rotations) among ``lineup``.
 
@@ -232,6 +234,8 @@ def run_tournament(
         seed: base seed of the deals.
         workers: processes.
         progress: called with the number of deals just finished.
+        backend: ``"local"`` or ``"ray"`` (see :func:`getaway.simulation.run_jobs`).
+        address: with Ray, an existing cluster's address.
 
     Raises:
         ValueError: wrong number of bots, unknown bot, ``deals`` < 1, ``workers`` < 1.
@@ -245,7 +249,7 @@ def run_tournament(
         make_bot(name)  # fail early, with the registry's message
     jobs = make_jobs(rules, lineup, deals, seed)
     start = time.perf_counter()
-    results = run_jobs(jobs, workers=workers, progress=progress)
+    results = run_jobs(jobs, workers=workers, progress=progress, backend=backend, address=address)
     elapsed = time.perf_counter() - start
     return TournamentResult(
         rules=rules,
@@ -263,24 +267,19 @@ def run_tournament(
 
 
 def _parse_option_pairs(pairs: Sequence[str]) -> dict[str, Any]:
-    """``trump=spades dehla=true`` → ``{"trump": "spades", "dehla": True}`` (as ``getaway demo -o``)."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise click.UsageError(f"--option: expected NAME=VALUE, got {pair!r}")
-        low = value.lower()
-        if low in ("true", "yes", "on"):
-            out[key] = True
-        elif low in ("false", "no", "off") and key not in ("takes", "take_protocol"):
-            out[key] = False
-        elif low in ("none", "null"):
-            out[key] = None
-        elif value.lstrip("-").isdigit():
-            out[key] = int(value)
-        else:
-            out[key] = value
-    return out
+    """``trump=spades dehla=true`` → ``{"trump": "spades", "dehla": True}`` (as ``getaway demo -o``).
+
+    Raises:
+        click.UsageError: malformed, unknown, or ``players``/``profile`` (they have their own options).
+    """
+    try:
+        options = Rules.options_from_text(pairs)
+    except RulesError as exc:
+        raise click.UsageError(f"--option: {exc}") from None
+    for name in ("players", "profile"):
+        if name in options:
+            raise click.UsageError(f"--option: set the {name} with --{name}, not with -o")
+    return options
 
 
 @click.command("tournament")
@@ -296,6 +295,10 @@ def _parse_option_pairs(pairs: Sequence[str]) -> dict[str, Any]:
 @click.option("--deals", type=int, default=400, show_default=True, help="Deals in all (whole rotations).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Base seed of the deals.")
 @click.option("--workers", "-w", type=int, default=1, show_default=True, help="Processes.")
+@click.option(
+    "--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Processes or Ray tasks."
+)
+@click.option("--ray-address", default=None, help="Address of an existing Ray cluster (default: a local one).")
 @click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True), help="Write results as JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write results as CSV.")
@@ -307,6 +310,8 @@ def tournament_command(
     deals: int,
     seed: int,
     workers: int,
+    backend: str,
+    ray_address: str | None,
     options: tuple[str, ...],
     json_path: str | None,
     csv_path: str | None,
@@ -318,6 +323,10 @@ def tournament_command(
     Bots: random, heuristic, expert, or a level (easy, medium, hard, expert); settings as
     kind:name=value+name=value, e.g. expert:iterations=60.
     """
+    from .cli import _check_output  # the command line's own check (cli imports this module)
+
+    _check_output(json_path, "--json")
+    _check_output(csv_path, "--csv")
     try:
         rules = Rules.profile(profile, players=players, **_parse_option_pairs(options))
     except (RulesError, ValueError) as exc:
@@ -346,7 +355,9 @@ def tournament_command(
         if not quiet and sys.stderr.isatty():
             click.echo(f"\r{done[0]}/{total} deals", nl=False, err=True)
 
-    result = run_tournament(rules, lineup, deals, seed=seed, workers=workers, progress=progress)
+    result = run_tournament(
+        rules, lineup, deals, seed=seed, workers=workers, progress=progress, backend=backend, address=ray_address
+    )
     if not quiet and sys.stderr.isatty():
         click.echo("", err=True)
     click.echo(
@@ -354,10 +365,10 @@ def tournament_command(
         f"{workers} worker(s), {result.elapsed:.1f} s"
     )
     click.echo(result.table())
-    if json_path:
-        with open(json_path, "w", encoding="utf-8") as fh:
-            json.dump(result.to_dict(), fh, indent=2)
-            fh.write("\n")
-    if csv_path:
-        with open(csv_path, "w", encoding="utf-8", newline="") as fh:
-            fh.write(result.to_csv())
+    for path, text in ((json_path, lambda: json.dumps(result.to_dict(), indent=2) + "\n"), (csv_path, result.to_csv)):
+        if path:
+            try:
+                with open(path, "w", encoding="utf-8", newline="") as fh:
+                    fh.write(text())
+            except OSError as exc:
+                raise click.UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
