@@ -153,8 +153,10 @@ def test_levels_map_to_kinds():
 def test_bot_settings_in_the_name():
     bot = make_bot("expert:iterations=12+margin=0.1")
     assert bot.iterations == 12 and bot.margin == 0.1
-    with pytest.raises(ValueError, match="bad setting"):
+    with pytest.raises(ValueError, match="has no setting 'colour'"):
         make_bot("expert:colour=blue")
+    with pytest.raises(ValueError, match="bad setting value"):
+        make_bot("expert:iterations=abc")
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("grandmaster")
 

@@ -268,7 +268,7 @@ def _parse_seat(text: str, players: int) -> int:
 
 def _bot_list(text: str, count: int, option: str = "--bots") -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
-    known = [*LEVELS, *BOTS]
+    known = list(dict.fromkeys([*LEVELS, *BOTS]))
     for name in names:
         if name.partition(":")[0] not in known:
             message = _("unknown bot or level {name!r} (known: {known})")
@@ -306,7 +306,7 @@ def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
     if len(bots) != players:
         message = _("play.bots: expected {n} names (one per seat), got {k}")
         raise ValueError(message.format(n=players, k=len(bots)))
-    known = [*LEVELS, *BOTS]
+    known = list(dict.fromkeys([*LEVELS, *BOTS]))
     for seat, name in enumerate(bots):
         if seat == human:
             continue

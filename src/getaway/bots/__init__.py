@@ -6,6 +6,7 @@ view, its legal actions and a seeded generator, so peeking is impossible by cons
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -68,14 +69,23 @@ def make_bot(name: str, **settings: object) -> Bot:
             settings.setdefault(key, value)
         try:
             return make_bot(name, **settings)
-        except TypeError as exc:
-            raise ValueError(f"bot: bad setting for {name!r}: {exc}") from None
+        except TypeError:
+            kind = LEVELS[name][0] if name in LEVELS else name
+            factory = BOTS.get(kind)
+            known = [p for p in inspect.signature(factory).parameters] if factory is not None else []
+            unknown = [key for key in settings if key not in known]
+            if unknown:
+                raise ValueError(
+                    f"bot: {name!r} has no setting {unknown[0]!r} (settings: {', '.join(known) or 'none'})"
+                ) from None
+            shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
+            raise ValueError(f"bot: bad setting value for {name!r} ({shown}): expected numbers") from None
     if name in LEVELS:
         kind, defaults = LEVELS[name]
         return BOTS[kind](**{**defaults, **settings})
     if name in BOTS:
         return BOTS[name](**settings)
-    known = ", ".join(dict.fromkeys([*BOTS, *LEVELS]))
+    known = ", ".join(dict.fromkeys([*LEVELS, *BOTS]))
     raise ValueError(f"bot: unknown bot or level {name!r} (known: {known})")
 
 
