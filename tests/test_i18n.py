@@ -3,6 +3,7 @@ left untranslated in the rules or in a whole scripted deal, card names translate
 
 from __future__ import annotations
 
+import functools
 import gettext
 import io
 import re
@@ -202,3 +203,64 @@ def test_rules_command_in_each_language(lang):
     assert "Getaway" in out.output
     assert not set(english.splitlines()[1:4]) & set(out.output.splitlines())
     i18n.use("en")
+
+
+@functools.cache
+def _bot_reasons() -> tuple[str, ...]:
+    """Every reason the bots give over a few seeded deals of each profile (heuristic at every
+    decision, with and without takes; the expert now and then)."""
+    import random
+
+    from getaway import Deal
+    from getaway.bots import ExpertBot, HeuristicBot
+
+    reasons: list[str] = []
+    bots = [HeuristicBot(), HeuristicBot(takes=True)]
+    expert = ExpertBot(iterations=24)
+    for profile in ("punjab", "classic"):
+        for seed in range(6):
+            deal = Deal(Rules.profile(profile), dealer=0, seed=seed)
+            step = 0
+            while not deal.is_over:
+                view = deal.view(deal.to_act)
+                legal = view.legal_actions
+                for bot in bots:
+                    reasons.append(bot.hint(view, legal, random.Random(seed))[1])
+                if step % 9 == 0:
+                    reasons.append(expert.hint(view, legal, random.Random(seed))[1])
+                deal.apply(bots[seed % 2].act(view, legal, random.Random(seed)))
+                step += 1
+    return tuple(reasons)
+
+
+def test_bot_reasons_are_marked_for_translation():
+    reasons = _bot_reasons()
+    assert len({r.template for r in reasons}) > 8  # type: ignore[attr-defined]
+    assert all(isinstance(r, i18n.Reason) for r in reasons), "wrap a bot's reason in Reason(N_(...))"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_bot_reasons_in_each_language(lang):
+    reasons = _bot_reasons()
+    try:
+        recorder = _recording(lang)
+        shown = [i18n.localize(r) for r in reasons]
+    finally:
+        i18n.use("en")
+    assert recorder.missing == set()
+    assert not set(shown) & set(reasons)
+
+
+def test_every_bot_reason_template_is_translated():
+    """All ``N_`` templates of the bots (also those the seeded deals above never reach)."""
+    src = Path(i18n.__file__).parent / "bots"
+    marked = {
+        message
+        for _file, _line, message, _comments, _context in extract_from_dir(
+            str(src), method_map=[("**.py", "python")], keywords={"N_": None}
+        )
+    }
+    assert len(marked) > 25
+    for lang in TRANSLATED:
+        catalog = {m.id: m.string for m in _po(lang) if m.id}
+        assert {m for m in marked if not catalog.get(m)} == set(), lang

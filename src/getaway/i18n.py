@@ -28,6 +28,8 @@ __all__ = [
     "DOMAIN",
     "_",
     "N_",
+    "Reason",
+    "localize",
     "ngettext",
     "use",
     "current",
@@ -107,6 +109,46 @@ def _(message: str) -> str:
 def N_(message: str) -> str:
     """Mark ``message`` for the catalog without translating it now (translated where shown)."""
     return message
+
+
+class Reason(str):
+    """An English sentence (a ``str``) that remembers its ``N_``-marked template and arguments,
+    so that it can be shown in another language later (:func:`localize`); the bots' hint
+    reasons. Arguments named ``suit`` are suit numbers (``spades`` …); a :class:`Reason`
+    argument is localized too; anything else is shown as it is.
+
+    >>> r = Reason(N_("Lead {card}: everyone should follow, and it empties your {suit}."), card="Q♥", suit=1)
+    >>> r
+    'Lead Q♥: everyone should follow, and it empties your hearts.'
+    >>> _ = use("fr"); localize(r)
+    "Entamez Q♥ : tout le monde devrait fournir, et vous n'aurez plus de cœur."
+    >>> _ = use("en"); localize(r)
+    'Lead Q♥: everyone should follow, and it empties your hearts.'
+    """
+
+    template: str
+    args: dict[str, object]
+
+    def __new__(cls, template: str, **args: object) -> Reason:
+        english = {k: _SUITS[v] if k == "suit" else v for k, v in args.items()}  # type: ignore[index]
+        self = super().__new__(cls, template.format(**english) if args else template)
+        self.template = template
+        self.args = args
+        return self
+
+
+_SUITS: Final = ("spades", "hearts", "diamonds", "clubs")
+
+
+def localize(text: str) -> str:
+    """``text`` in the current language when it is a :class:`Reason`, else ``text`` unchanged."""
+    if not isinstance(text, Reason):
+        return str(text)
+    args = {
+        k: suit_plural(v) if k == "suit" else localize(v) if isinstance(v, Reason) else v  # type: ignore[arg-type]
+        for k, v in text.args.items()
+    }
+    return _(text.template).format(**args)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -25,7 +25,7 @@ from rich.text import Text
 from .bots import LEVELS, Bot, make_bot
 from .cards import SUIT_SYMBOLS, Card, InvalidCardError
 from .events import PASS, PICKUP, TAKE, Action, Call, IllegalActionError
-from .i18n import _, card_name, ngettext, pgettext, suit_plural
+from .i18n import _, card_name, localize, ngettext, pgettext, suit_plural
 from .match import Match
 from .narrate import Narrator
 from .view import PlayerView
@@ -502,7 +502,7 @@ class TerminalGame:
             what = command_word(str(action))
         line = _("Hint ({level} bot): {what}").format(level=level, what=what)
         if reason:
-            line += f": {reason}"
+            line += ": " + localize(reason)
         self.console.print(Text(line, style="cyan"))
 
     def _history(self) -> None:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from ..cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
 from ..deal import Deal
 from ..events import PASS, TAKE, Action, Call
+from ..i18n import N_, Reason
 from ..position import Position
 from ..view import PlayerView
 from .heuristic import HeuristicBot
@@ -224,16 +225,22 @@ class ExpertBot:
         action, stats, worlds = self._search(view, legal, rng)
         losses = self._last_losses
         if len(legal) == 1:
-            return action, "It is the only legal action."
+            return action, Reason(N_("It is the only legal action."))
         if not stats or action not in losses:
             return action, self._fallback.choose(view, legal)[1]
-        verb = str(action).capitalize() if isinstance(action, Call) else f"Play {action}"
+        verb = _verb(action)
         others = [v for a, v in losses.items() if a != action]
         if not others:
-            return action, f"{verb}: the other choices are equivalent cards."
-        return action, (
-            f"{verb}: in {worlds} sampled deals it loses {losses[action]:.0%} of the time, "
-            f"against {min(others):.0%} for the best alternative."
+            return action, Reason(N_("{verb}: the other choices are equivalent cards."), verb=verb)
+        return action, Reason(
+            N_(
+                "{verb}: in {worlds} sampled deals it loses {loss:.0%} of the time, "
+                "against {best:.0%} for the best alternative."
+            ),
+            verb=verb,
+            worlds=worlds,
+            loss=losses[action],
+            best=min(others),
         )
 
     # ------------------------------------------------------------------ search
@@ -371,3 +378,17 @@ class ExpertBot:
             return best
 
         return values(deal)[me]
+
+
+def _verb(action: Action) -> Reason:
+    """``Take``, ``Pass``, ``Pick up`` or ``Play Q♥`` (translated where the hint is shown)."""
+    if isinstance(action, Call):
+        word = str(action)
+        if word == "take":
+            return Reason(N_("Take"))
+        if word == "pass":
+            return Reason(N_("Pass"))
+        if word == "pickup":
+            return Reason(N_("Pick up"))
+        return Reason(word.capitalize())
+    return Reason(N_("Play {card}"), card=str(action))

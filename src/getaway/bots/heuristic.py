@@ -28,8 +28,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..cards import JOKER_INDEX, SPADES, SUIT_MASKS, SUIT_NAMES, Card
+from ..cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
 from ..events import PASS, PICKUP, TAKE, Action
+from ..i18n import N_, Reason
 from ..view import PlayerView
 from .tracking import Tracker
 
@@ -63,27 +64,28 @@ class HeuristicBot:
         return self.choose(view, legal)[0]
 
     def hint(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> tuple[Action, str]:
-        """The action and a one-sentence reason for it, in English."""
+        """The action and a one-sentence reason for it: an English :class:`~getaway.i18n.Reason`
+        (:func:`getaway.i18n.localize` shows it in the current language)."""
         return self.choose(view, legal)
 
     def choose(self, view: PlayerView, legal: Sequence[Action], tracker: Tracker | None = None) -> tuple[Action, str]:
         """``(action, reason)`` for ``view`` among ``legal``."""
         if len(legal) == 1:
-            return legal[0], "It is the only legal action."
+            return legal[0], Reason(N_("It is the only legal action."))
         t = tracker or Tracker(view)
         if view.decision == "take":
             if TAKE in legal and self.takes:
                 why = self.take_reason(view, t)
                 if why:
                     return TAKE, why
-            return PASS, "Taking the neighbour's hand would only add cards to yours."
+            return PASS, Reason(N_("Taking the neighbour's hand would only add cards to yours."))
         cards = [a for a in legal if a not in (TAKE, PASS, PICKUP)]
         if TAKE in legal and self.takes and not view.trick:  # interject protocol: take before leading
             why = self.take_reason(view, t)
             if why:
                 return TAKE, why
         if not cards:
-            return (PASS if PASS in legal else PICKUP), "There is nothing better to do."
+            return (PASS if PASS in legal else PICKUP), Reason(N_("There is nothing better to do."))
         if not view.trick:
             return self._lead(view, t, cards)
         return self._follow(view, t, cards, legal)
@@ -173,7 +175,9 @@ class HeuristicBot:
 
     def _lead(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
         if JOKER_INDEX in cards and len(cards) > 1:
-            return Card(JOKER_INDEX), "Leading the Joker is a free discard: it goes to the waste and you lead again."
+            return Card(JOKER_INDEX), Reason(
+                N_("Leading the Joker is a free discard: it goes to the waste and you lead again.")
+            )
         if view.rules.profile == "punjab" and not view.rules.nopickup:
             return self._lead_punjab(view, t, cards)
         return self._lead_classic(view, t, cards)
@@ -197,14 +201,24 @@ class HeuristicBot:
                 if risk < 0.15:
                     length = (hand & SUIT_MASKS[suit]).bit_count()
                     if length == 1:
-                        best_why = f"Lead {_name(c)}: everyone should follow, and it empties your {SUIT_NAMES[suit]}."
+                        best_why = Reason(
+                            N_("Lead {card}: everyone should follow, and it empties your {suit}."),
+                            card=_name(c),
+                            suit=suit,
+                        )
                     else:
-                        best_why = (
-                            f"Lead {_name(c)}: every opponent very likely still holds {SUIT_NAMES[suit]}, "
-                            "so the trick should go to the waste."
+                        best_why = Reason(
+                            N_(
+                                "Lead {card}: every opponent very likely still holds {suit}, "
+                                "so the trick should go to the waste."
+                            ),
+                            card=_name(c),
+                            suit=suit,
                         )
                 else:
-                    best_why = f"Lead {_name(c)}: the lowest risk of a tochoo leaving you the highest card."
+                    best_why = Reason(
+                        N_("Lead {card}: the lowest risk of a tochoo leaving you the highest card."), card=_name(c)
+                    )
         assert best is not None
         return Card(best[1]), best_why
 
@@ -212,7 +226,7 @@ class HeuristicBot:
         hand = view.hand_mask
         later = self._active_after(view, view.seat)
         if len(cards) == 1 or len(view.hand or ()) == 1:
-            return cards[0], "Lead your last card to get away."
+            return cards[0], Reason(N_("Lead your last card to get away."))
         nopickup = view.rules.nopickup
         # Aim at a proven void: the void player picks up what was played before them.
         if not nopickup:
@@ -229,7 +243,9 @@ class HeuristicBot:
                         break
             if best is not None:
                 c, s = best[1], best[2]
-                return c, f"Lead {_name(c)}: seat {s} has no {SUIT_NAMES[c // 13]} and must pick up."
+                return c, Reason(
+                    N_("Lead {card}: seat {seat} has no {suit} and must pick up."), card=_name(c), seat=s, suit=c // 13
+                )
         # Cash a sure winner (nobody can beat it) to keep the lead, from a suit you are long in.
         winners = []
         for c in cards:
@@ -238,10 +254,12 @@ class HeuristicBot:
                 winners.append(c)
         if winners:
             c = max(winners, key=lambda c: ((hand & SUIT_MASKS[c // 13]).bit_count(), -_rank(c)))
-            return c, f"Lead {_name(c)}: nobody can beat it, so you keep the lead."
+            return c, Reason(N_("Lead {card}: nobody can beat it, so you keep the lead."), card=_name(c))
         # Otherwise lead low from the longest suit (keep short suits: a void makes you pick up).
         c = max(cards, key=lambda c: ((hand & SUIT_MASKS[c // 13]).bit_count(), -_rank(c)))
-        return c, f"Lead {_name(c)}, low from your longest suit, keeping your high cards for later."
+        return c, Reason(
+            N_("Lead {card}, low from your longest suit, keeping your high cards for later."), card=_name(c)
+        )
 
     # ------------------------------------------------------------------ following
 
@@ -255,8 +273,12 @@ class HeuristicBot:
         if special:
             c = max(cards, key=lambda c: self._danger(t, hand, c) + (100 if c // 13 == SPADES else 0))
             if c // 13 == SPADES:
-                return c, f"Play {_name(c)}: the first trick goes to the waste, so shed your highest spade."
-            return c, f"Play {_name(c)}: you have no spade, so shed your most dangerous card for free."
+                return c, Reason(
+                    N_("Play {card}: the first trick goes to the waste, so shed your highest spade."), card=_name(c)
+                )
+            return c, Reason(
+                N_("Play {card}: you have no spade, so shed your most dangerous card for free."), card=_name(c)
+            )
         if not following:
             return self._void(view, t, cards, legal)
         if punjab and not view.rules.nopickup:
@@ -271,9 +293,12 @@ class HeuristicBot:
             plain = [c for c in cards if c == JOKER_INDEX or c // 13 != SPADES or not view.rules.trump]
             if plain:
                 c = max(plain, key=lambda c: self._danger(t, hand, c))
-                return c, (f"Play {_name(c)} as a tochoo: someone else picks up, and it is your most dangerous card.")
+                return c, Reason(
+                    N_("Play {card} as a tochoo: someone else picks up, and it is your most dangerous card."),
+                    card=_name(c),
+                )
             c = min(cards)
-            return c, f"Ruff with {_name(c)}, your lowest spade: you have nothing else."
+            return c, Reason(N_("Ruff with {card}, your lowest spade: you have nothing else."), card=_name(c))
         # classic / no-pickup: ruff (V-TRUMP) rather than pick up or pass.
         spades = [c for c in cards if c // 13 == SPADES]
         if spades:
@@ -281,10 +306,10 @@ class HeuristicBot:
             over = [c for c in spades if win // 13 != SPADES or c > win]
             c = min(over) if over else min(spades)
             if PICKUP in legal:
-                return c, f"Ruff with {_name(c)} instead of picking up the trick."
-            return c, f"Ruff with {_name(c)}: it sheds a card instead of passing."
+                return c, Reason(N_("Ruff with {card} instead of picking up the trick."), card=_name(c))
+            return c, Reason(N_("Ruff with {card}: it sheds a card instead of passing."), card=_name(c))
         act = PASS if PASS in legal else PICKUP
-        return act, "You cannot follow suit."
+        return act, Reason(N_("You cannot follow suit."))
 
     def _follow_punjab(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
         hand = view.hand_mask
@@ -294,10 +319,16 @@ class HeuristicBot:
         below = [c for c in cards if c < win or trumped]
         if below:
             c = max(below, key=lambda c: self._danger(t, hand, c))
-            return c, f"Play {_name(c)}: it stays under {_name(win)}, so you cannot be the one to pick up."
+            return c, Reason(
+                N_("Play {card}: it stays under {winner}, so you cannot be the one to pick up."),
+                card=_name(c),
+                winner=_name(win),
+            )
         if not later:
             c = max(cards, key=lambda c: self._danger(t, hand, c))
-            return c, f"Play {_name(c)}: you are the last to play, so no tochoo can follow; shed a high card."
+            return c, Reason(
+                N_("Play {card}: you are the last to play, so no tochoo can follow; shed a high card."), card=_name(c)
+            )
         best = None
         for c in cards:
             risk = self._pickup_risk(view, t, c, later, len(view.trick) + 1)
@@ -307,14 +338,20 @@ class HeuristicBot:
         assert best is not None
         c = best[1]
         if best[2] < 0.15:
-            return c, f"Play {_name(c)}: the players after you almost surely follow, so shed a high card."
-        return c, f"Play {_name(c)}: you must go over {_name(win)}; this card leaves the best chance to be overtaken."
+            return c, Reason(
+                N_("Play {card}: the players after you almost surely follow, so shed a high card."), card=_name(c)
+            )
+        return c, Reason(
+            N_("Play {card}: you must go over {winner}; this card leaves the best chance to be overtaken."),
+            card=_name(c),
+            winner=_name(win),
+        )
 
     def _follow_classic(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
         win = self._winning(view)
         later = self._still_to_play(view)
         if len(view.hand or ()) == 1:
-            return cards[0], "Play your last card and get away."
+            return cards[0], Reason(N_("Play your last card and get away."))
         trumped = view.rules.trump is not None and win // 13 == SPADES and view.led_suit != SPADES
         winners = [c for c in cards if c > win and not trumped]
         sure = []
@@ -324,9 +361,11 @@ class HeuristicBot:
                 sure.append(c)
         if sure:
             c = min(sure)
-            return c, f"Win the trick with {_name(c)}, the cheapest sure winner: the leader never picks up."
+            return c, Reason(
+                N_("Win the trick with {card}, the cheapest sure winner: the leader never picks up."), card=_name(c)
+            )
         c = min(cards)
-        return c, f"Play {_name(c)}, your lowest: keep the high cards for when you need the lead."
+        return c, Reason(N_("Play {card}, your lowest: keep the high cards for when you need the lead."), card=_name(c))
 
     # ------------------------------------------------------------------ takes
 
@@ -353,9 +392,13 @@ class HeuristicBot:
         covered = all(mine & SUIT_MASKS[c // 13] for c in _cards(theirs) if c != JOKER_INDEX)
         if low and covered and void_in_mine >= 2 and len(view.hand or ()) <= 8:
             names = " ".join(_name(c) for c in _cards(theirs))
-            return (
-                f"Take seat {target}'s hand ({names}): low cards in your suits, and it removes a neighbour "
-                "who has none of your suits."
+            return Reason(
+                N_(
+                    "Take seat {seat}'s hand ({cards}): low cards in your suits, "
+                    "and it removes a neighbour who has none of your suits."
+                ),
+                seat=target,
+                cards=names,
             )
         return None
 
