@@ -264,3 +264,90 @@ def test_every_bot_reason_template_is_translated():
     for lang in TRANSLATED:
         catalog = {m.id: m.string for m in _po(lang) if m.id}
         assert {m for m in marked if not catalog.get(m)} == set(), lang
+
+
+# ---------------------------------------------------------------------------------- Click's own words
+
+
+def _click_po(lang: str):
+    with open(LOCALE / lang / "LC_MESSAGES" / "click.po", "rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+def test_every_message_of_the_installed_click_is_in_the_click_catalogs():
+    import click
+
+    found = set()
+    for _file, _line, message, _comments, _context in extract_from_dir(
+        str(Path(click.__file__).parent),
+        method_map=[("_winconsole.py", "ignore"), ("**.py", "python")],
+        keywords={"_": None, "ngettext": (1, 2)},
+    ):
+        found.add(message[0] if isinstance(message, tuple) else message)
+    assert len(found) > 40
+    for lang in TRANSLATED:
+        catalog = {m.id[0] if isinstance(m.id, tuple) else m.id for m in _click_po(lang) if m.id}
+        assert found - catalog == set(), f"{lang}: extract Click's messages again (docs/cli.md, Languages)"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_click_catalogs_are_translated_and_compiled(lang):
+    with open(LOCALE / lang / "LC_MESSAGES" / "click.mo", "rb") as fh:
+        compiled = gettext.GNUTranslations(fh)
+    for message in _click_po(lang):
+        if not message.id:
+            continue
+        assert "fuzzy" not in message.flags, message.id
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        assert all(s.strip() for s in strings), f"{lang}: untranslated {ids[0]!r}"
+        for i, s in enumerate(strings):
+            want = set(re.findall(r"\{[^}]*\}|%\(\w+\)s", ids[min(i, len(ids) - 1)]))
+            assert set(re.findall(r"\{[^}]*\}|%\(\w+\)s", s)) == want, f"{lang}: placeholders of {ids[0]!r}"
+        if len(ids) == 2:
+            assert compiled.ngettext(*ids, 1) == strings[0] and compiled.ngettext(*ids, 5) == strings[-1]
+        else:
+            assert compiled.gettext(ids[0]) == strings[0], f"{lang}: stale click.mo, run pybabel compile"
+
+
+ENGLISH_CLICK = ("Usage:", "Options:", "Show this message and exit.", "[default:", "Show the version")
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_click_help_and_errors_in_each_language(lang):
+    try:
+        runner = CliRunner()
+        for args in (["play", "--lang", lang, "--help"], ["--help"], ["rules", "--help"]):
+            out = runner.invoke(cli, args, env={"LANGUAGE": lang}).output
+            assert "--help" in out
+            assert not [w for w in ENGLISH_CLICK if w in out and not (lang == "fr" and w == "Options:")], (args, out)
+        english = runner.invoke(cli, ["play", "--help"], env={"LANGUAGE": "en"}).output
+        assert "Usage:" in english and "Show this message and exit." in english
+        # errors raised before --lang is read follow the locale; after it, --lang
+        for args, env in (
+            (["play", "--bogus"], {"LANGUAGE": lang}),
+            (["nosuch"], {"LANGUAGE": lang}),
+            (["play", "--lang", lang, "--players", "x"], {"LANGUAGE": "en"}),
+            (["play", "--players", "x"], {"LANGUAGE": lang}),
+        ):
+            result = runner.invoke(cli, args, env=env)
+            assert result.exit_code == 2, (args, result.output)
+            assert result.output.strip()
+            for english_words in ("No such option", "No such command", "Invalid value for", "is not a valid"):
+                assert english_words not in result.output, (args, result.output)
+        out = runner.invoke(cli, ["play", "--bogus"], env={"LANGUAGE": "en"}).output
+        assert "No such option" in out
+    finally:
+        i18n.use("en")
+
+
+def test_click_messages_follow_use():
+    import click.core
+
+    try:
+        i18n.use("es")
+        assert click.core._("Show this message and exit.") == "Mostrar este mensaje y salir."
+        i18n.use("en")
+        assert click.core._("Show this message and exit.") == "Show this message and exit."
+    finally:
+        i18n.use("en")

@@ -24,7 +24,7 @@ from rich.text import Text
 from . import Deal, Rules, RulesError
 from .bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
 from .deal import replay as replay_actions
-from .i18n import LANGUAGES, N_, _, use
+from .i18n import LANGUAGES, N_, _, click_gettext, use
 from .match import Match, MatchError
 from .narrate import Narrator, describe
 from .record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
@@ -114,6 +114,9 @@ class _Command(click.Command):
                 param.help = text
             self.help = own
 
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:  # noqa: D102
+        return _help_in_current_language(super().get_help_option(ctx))
+
     def get_short_help_str(self, limit: int = 45) -> str:
         own = self.help
         try:
@@ -124,10 +127,35 @@ class _Command(click.Command):
             self.help = own
 
 
+def _help_in_current_language(option: click.Option | None) -> click.Option | None:
+    """Click caches the ``--help`` option with its help text in the language of its first use."""
+    if option is not None:
+        option.help = click_gettext("Show this message and exit.")
+    return option
+
+
 class _Group(click.Group):
     """A Click group whose usage errors are one line: ``getaway CMD: error: …`` (exit 2)."""
 
     command_class = _Command
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:  # noqa: D102
+        saved = [(p, p.help) for p in self.params if isinstance(p, click.Option)]
+        own = self.help
+        try:
+            for param, text in saved:
+                if text:  # --version: one of Click's own messages
+                    param.help = click_gettext(text)
+            if own:
+                self.help = _(own)
+            super().format_help(ctx, formatter)
+        finally:
+            for param, text in saved:
+                param.help = text
+            self.help = own
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:  # noqa: D102
+        return _help_in_current_language(super().get_help_option(ctx))
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
         use(None)  # the locale's language for help and errors, until a command's --lang says otherwise
@@ -163,7 +191,11 @@ def _rules_from(profile: str, players: int, options: tuple[str, ...], **more: An
         raise click.UsageError(str(exc)) from None
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=N_("Getaway (Bhabhi, Bhabhi Thulla): the South Asian shedding card game."),
+)
 @click.version_option(package_name="getaway")
 def cli() -> None:
     """Getaway (Bhabhi, Bhabhi Thulla): the South Asian shedding card game."""

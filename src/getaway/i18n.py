@@ -43,8 +43,17 @@ __all__ = [
 LANGUAGES: Final = ("en", "fr", "it", "pt", "es")
 LOCALE_DIR: Final = Path(__file__).resolve().parent / "locale"
 DOMAIN: Final = "getaway"
+#: Click's own messages ("Usage:", "Options", "No such option …"), extracted from the installed
+#: Click into ``locale/click.pot`` and translated in ``locale/<lang>/LC_MESSAGES/click.po``.
+CLICK_DOMAIN: Final = "click"
+#: Click's modules that translate with ``from gettext import gettext as _`` (and ``ngettext``).
+_CLICK_MODULES: Final = (
+    "core", "decorators", "exceptions", "formatting", "parser", "types", "utils", "termui",
+    "shell_completion", "_termui_impl",
+)  # fmt: skip
 
 _translations: _gettext.NullTranslations = _gettext.NullTranslations()
+_click_translations: _gettext.NullTranslations = _gettext.NullTranslations()
 _language = "en"
 
 
@@ -73,16 +82,57 @@ def use(language: str | None) -> str:
     Raises:
         ValueError: not one of :data:`LANGUAGES`.
     """
-    global _translations, _language
+    global _translations, _click_translations, _language
     lang = detect() if language is None else language.lower().replace("-", "_").split("_")[0]
     if lang not in LANGUAGES:
         raise ValueError(f"language: {language!r} is not one of {', '.join(LANGUAGES)}")
     if lang == "en":
         _translations = _gettext.NullTranslations()
+        _click_translations = _gettext.NullTranslations()
     else:
         _translations = _gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
+        _click_translations = _gettext.translation(CLICK_DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
     _language = lang
+    _install_click()
     return lang
+
+
+def click_gettext(message: str) -> str:
+    """One of Click's own messages in the current language (installed in Click's modules)."""
+    return _click_translations.gettext(message)
+
+
+def click_ngettext(singular: str, plural: str, n: int) -> str:
+    """The plural-aware form of :func:`click_gettext`."""
+    return _click_translations.ngettext(singular, plural, n)
+
+
+def _install_click() -> None:
+    """Make Click's own messages follow :func:`use`, if Click is loaded (the bots never load it).
+
+    Click 8 translates with the standard library's module-level ``gettext.gettext`` /
+    ``ngettext`` (default domain, language from the environment only), imported by name into
+    each of its modules as ``_`` and ``ngettext``; those names are pointed at
+    :func:`click_gettext` / :func:`click_ngettext`, which read our ``click`` catalog of the
+    language in use. Only names that are still the standard library's functions (or already
+    ours) are replaced, so another Click that translates differently is left alone.
+    """
+    import importlib
+    import sys
+
+    if "click" not in sys.modules:
+        return
+    for name in _CLICK_MODULES:
+        try:
+            module = importlib.import_module(f"click.{name}")
+        except ImportError:  # pragma: no cover - a Click without this module
+            continue
+        for attr, stdlib, ours in (
+            ("_", _gettext.gettext, click_gettext),
+            ("ngettext", _gettext.ngettext, click_ngettext),
+        ):
+            if getattr(module, attr, None) is stdlib:
+                setattr(module, attr, ours)
 
 
 def current() -> str:
