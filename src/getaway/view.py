@@ -48,7 +48,8 @@ class EventLog(Sequence[Event]):
     def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
     def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
         if isinstance(index, slice):
-            return tuple(self._events[: self._length][index])
+            start, stop, step = index.indices(self._length)
+            return tuple(self._events[start:stop:step])
         if index < 0:
             index += self._length
         if not 0 <= index < self._length:

@@ -141,8 +141,8 @@ class Tracker:
         if self.seen >= n:
             return self
         known, public, voids = self.known, self.public, self.voids
-        for i in range(self.seen, n):
-            kind, seat, cards = history[i][0], history[i][1], history[i][2]
+        for event in history[self.seen : n]:
+            kind, seat, cards = event[0], event[1], event[2]
             if kind == _PLAY:
                 card = cards[0]
                 bit = 1 << card
@@ -183,7 +183,7 @@ class Tracker:
                     self.pending_cards = self.waste & ~_JOKER_BIT
                     self.pending_forced = True
             elif kind == _TAKE:
-                target = history[i][3]
+                target = event[3]
                 mask = known[target]
                 for c in cards:  # visible to taker and taken only
                     mask |= 1 << c
