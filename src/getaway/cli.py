@@ -12,6 +12,7 @@ import json
 import os
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,23 +97,29 @@ def _console(err: bool = False) -> Console:
     )
 
 
+def _format_translated(command: click.Command, translate: Callable[[str], str], render: Callable[[], None]) -> None:
+    """Render ``command``'s help with its option help texts (``translate``) and its own text
+    (the catalog) in the current language, then put the English texts back."""
+    saved = [(p, p.help) for p in command.params if isinstance(p, click.Option)]
+    own = command.help
+    try:
+        for param, text in saved:
+            if text:
+                param.help = translate(text)
+        if own:
+            command.help = _(own)
+        render()
+    finally:
+        for param, text in saved:
+            param.help = text
+        command.help = own
+
+
 class _Command(click.Command):
     """A Click command whose help texts (marked with ``N_``) are shown in the current language."""
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        saved = [(p, p.help) for p in self.params if isinstance(p, click.Option)]
-        own = self.help
-        try:
-            for param, text in saved:
-                if text:
-                    param.help = _(text)
-            if own:
-                self.help = _(own)
-            super().format_help(ctx, formatter)
-        finally:
-            for param, text in saved:
-                param.help = text
-            self.help = own
+        _format_translated(self, _, lambda: super(_Command, self).format_help(ctx, formatter))
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:  # noqa: D102
         return _help_in_current_language(super().get_help_option(ctx))
@@ -140,19 +147,8 @@ class _Group(click.Group):
     command_class = _Command
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:  # noqa: D102
-        saved = [(p, p.help) for p in self.params if isinstance(p, click.Option)]
-        own = self.help
-        try:
-            for param, text in saved:
-                if text:  # --version: one of Click's own messages
-                    param.help = click_gettext(text)
-            if own:
-                self.help = _(own)
-            super().format_help(ctx, formatter)
-        finally:
-            for param, text in saved:
-                param.help = text
-            self.help = own
+        # The group's one option, --version, is one of Click's own messages.
+        _format_translated(self, click_gettext, lambda: super(_Group, self).format_help(ctx, formatter))
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:  # noqa: D102
         return _help_in_current_language(super().get_help_option(ctx))
