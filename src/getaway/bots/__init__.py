@@ -79,7 +79,7 @@ def make_bot(name: str, **settings: object) -> Bot:
                     f"bot: {name!r} has no setting {unknown[0]!r} (settings: {', '.join(known) or 'none'})"
                 ) from None
             shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
-            raise ValueError(f"bot: bad setting value for {name!r} ({shown}): expected numbers") from None
+            raise ValueError(f"bot: bad setting value for {name!r} ({shown}): expected a number") from None
     if name in LEVELS:
         kind, defaults = LEVELS[name]
         return BOTS[kind](**{**defaults, **settings})
