@@ -850,9 +850,6 @@ class Deal:
             self._out |= 1 << s
             self._events.append(_new_event(Event, (EventKind.OUT, s, (), place, None, 0)))
 
-    def _active_count(self) -> int:
-        return self.players - self._out.bit_count()
-
     def _next_active(self, seat: int) -> int:
         """The next seat clockwise after ``seat`` that has not got away (R-ACTIVE); -1 if none."""
         n = self.players
