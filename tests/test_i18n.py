@@ -351,3 +351,17 @@ def test_click_messages_follow_use():
         assert click.core._("Show this message and exit.") == "Show this message and exit."
     finally:
         i18n.use("en")
+
+
+@pytest.mark.parametrize("lang", ["fr", "it", "pt", "es"])
+def test_the_tournament_command_speaks_every_language(lang: str) -> None:
+    from click.testing import CliRunner
+
+    from getaway.cli import cli
+
+    res = CliRunner().invoke(cli, ["tournament", "--deals", "4", "-q", "--bots", "random", "--lang", lang])
+    assert res.exit_code == 0, res.output
+    header = res.output.splitlines()[1]
+    assert "seats" not in header and "players" not in res.output.splitlines()[0]
+    help_text = CliRunner().invoke(cli, ["tournament", "--lang", lang, "--help"]).output
+    assert "duplicate deals" not in help_text and "Processes." not in help_text

@@ -699,9 +699,107 @@ def rules(profile: str, lang: str | None) -> None:
     print_rules(_console(), profile)
 
 
-from .tournament import tournament_command  # noqa: E402  (issue 4: bots tournament)
+# The column names of the tournament table (getaway.tournament.TournamentResult.table).
+_TABLE_WORDS = (N_("bot"), N_("seats"), N_("deals"), N_("loss"), N_("95% CI"), N_("place"), N_("dec/s"))
+_TABLE_WORDS += (N_("med ms"), N_("p99 ms"))
 
-cli.add_command(tournament_command)
+
+@cli.command(
+    help=N_(
+        "Play duplicate deals among bots and report each bot's loss rate (95% Wilson CI), average place "
+        "and decision speed. Bots: random, heuristic, expert, or a level (easy, medium, hard, expert); "
+        "settings as kind:name=value+name=value, e.g. expert:iterations=60."
+    )
+)
+@click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
+@click.option("--players", "-n", type=int, default=4, show_default=True, help=N_("Number of seats."))
+@click.option(
+    "--bots",
+    "bots_text",
+    default=None,
+    metavar="A,B,…",
+    help=N_("One bot per seat, comma-separated (default: heuristic then random)."),
+)
+@click.option("--deals", type=int, default=400, show_default=True, help=N_("Deals in all (whole rotations)."))
+@click.option("--seed", type=int, default=1, show_default=True, help=N_("Base seed of the deals."))
+@click.option("--workers", "-w", type=int, default=1, show_default=True, help=N_("Processes."))
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help=N_("Where the deals run: processes on this machine, or Ray tasks (extra getaway[ray])."),
+)
+@click.option("--ray-address", default=None, help=N_("Address of an existing Ray cluster (default: a local one)."))
+@click.option(
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help=N_("Any rules option, e.g. trump=spades.")
+)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help=N_("Write results as JSON."))
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help=N_("Write results as CSV."))
+@click.option("--quiet", "-q", is_flag=True, help=N_("No progress line."))
+@_lang_option
+def tournament(
+    profile: str,
+    players: int,
+    bots_text: str | None,
+    deals: int,
+    seed: int,
+    workers: int,
+    backend: str,
+    ray_address: str | None,
+    options: tuple[str, ...],
+    json_path: str | None,
+    csv_path: str | None,
+    quiet: bool,
+    lang: str | None,
+) -> None:
+    """Duplicate deals among bots (docs/bots.md): the command line of :mod:`getaway.tournament`."""
+    from .tournament import run_tournament
+
+    use(lang)
+    _check_output(json_path, "--json")
+    _check_output(csv_path, "--csv")
+    rules = _rules_from(profile, players, options)
+    default = ",".join(["heuristic"] + ["random"] * (players - 1))
+    lineup = _bot_list(bots_text or default, players)
+    if deals < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=deals), param_hint="--deals")
+    if workers < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=workers), param_hint="--workers")
+    done = [0]
+    total = -(-deals // players) * players
+
+    def progress(k: int) -> None:
+        done[0] += k
+        if not quiet and sys.stderr.isatty():
+            click.echo(f"\r{done[0]}/{total}", nl=False, err=True)
+
+    result = run_tournament(
+        rules, lineup, deals, seed=seed, workers=workers, progress=progress, backend=backend, address=ray_address
+    )
+    if not quiet and sys.stderr.isatty():
+        click.echo("", err=True)
+    line = _("{profile}, {n} players, {seeds} seeds × {n} rotations = {deals} deals, {workers} worker(s), {secs} s")
+    click.echo(
+        line.format(
+            profile=profile,
+            n=players,
+            seeds=result.seeds,
+            deals=result.deals,
+            workers=workers,
+            secs=f"{result.elapsed:.1f}",
+        )
+    )
+    click.echo(result.table(_))
+    outputs = ((json_path, lambda: json.dumps(result.to_dict(), indent=2) + "\n"), (csv_path, result.to_csv))
+    for path, text in outputs:
+        if path:
+            try:
+                with open(path, "w", encoding="utf-8", newline="") as fh:
+                    fh.write(text())
+            except OSError as exc:
+                message = _("cannot write {path}: {reason}")
+                raise click.UsageError(message.format(path=path, reason=exc.strerror or exc)) from None
 
 
 def main() -> None:

@@ -17,22 +17,18 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import click
-
 from .bots import make_bot
-from .rules import Rules, RulesError
+from .rules import Rules
 from .simulation import DealResult, Job, run_jobs
 
-__all__ = ["BotStats", "TournamentResult", "run_tournament", "wilson", "tournament_command"]
+__all__ = ["BotStats", "TournamentResult", "run_tournament", "wilson", "make_jobs", "rotations"]
 
 
 def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -132,10 +128,12 @@ class TournamentResult:
             writer.writerow({"profile": self.rules.profile, "players": self.rules.players, **asdict(s)})
         return out.getvalue()
 
-    def table(self) -> str:
-        """A plain-text table for people."""
-        head = f"{'bot':<28} {'seats':>5} {'deals':>6} {'loss':>6} {'95% CI':>15} {'place':>5} {'dec/s':>8} "
-        head += f"{'med ms':>7} {'p99 ms':>7}"
+    def table(self, translate: Callable[[str], str] = str) -> str:
+        """A plain-text table for people; ``translate`` turns the column names into the reader's
+        language (the command line passes its gettext)."""
+        t = translate
+        head = f"{t('bot'):<28} {t('seats'):>5} {t('deals'):>6} {t('loss'):>6} {t('95% CI'):>15} {t('place'):>5} "
+        head += f"{t('dec/s'):>8} {t('med ms'):>7} {t('p99 ms'):>7}"
         lines = [head]
         for s in self.stats:
             lines.append(
@@ -261,114 +259,3 @@ def run_tournament(
         stats=summarize(rules, lineup, results),
         results=tuple(results),
     )
-
-
-# ---------------------------------------------------------------------- command line
-
-
-def _parse_option_pairs(pairs: Sequence[str]) -> dict[str, Any]:
-    """``trump=spades dehla=true`` → ``{"trump": "spades", "dehla": True}`` (as ``getaway demo -o``).
-
-    Raises:
-        click.UsageError: malformed, unknown, or ``players``/``profile`` (they have their own options).
-    """
-    try:
-        options = Rules.options_from_text(pairs)
-    except RulesError as exc:
-        raise click.UsageError(f"--option: {exc}") from None
-    for name in ("players", "profile"):
-        if name in options:
-            raise click.UsageError(f"--option: set the {name} with --{name}, not with -o")
-    return options
-
-
-@click.command("tournament")
-@click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
-@click.option("--players", "-n", type=int, default=4, show_default=True, help="Number of seats.")
-@click.option(
-    "--bots",
-    "bots_text",
-    default=None,
-    metavar="A,B,…",
-    help="One bot per seat, comma-separated (default: heuristic then random).",
-)
-@click.option("--deals", type=int, default=400, show_default=True, help="Deals in all (whole rotations).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Base seed of the deals.")
-@click.option("--workers", "-w", type=int, default=1, show_default=True, help="Processes.")
-@click.option(
-    "--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Processes or Ray tasks."
-)
-@click.option("--ray-address", default=None, help="Address of an existing Ray cluster (default: a local one).")
-@click.option("--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help="Any rules option.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True), help="Write results as JSON.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write results as CSV.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
-def tournament_command(
-    profile: str,
-    players: int,
-    bots_text: str | None,
-    deals: int,
-    seed: int,
-    workers: int,
-    backend: str,
-    ray_address: str | None,
-    options: tuple[str, ...],
-    json_path: str | None,
-    csv_path: str | None,
-    quiet: bool,
-) -> None:
-    """Play duplicate deals among bots and report each bot's loss rate (95% Wilson CI),
-    average place and decision speed.
-
-    Bots: random, heuristic, expert, or a level (easy, medium, hard, expert); settings as
-    kind:name=value+name=value, e.g. expert:iterations=60.
-    """
-    from .cli import _check_output  # the command line's own check (cli imports this module)
-
-    _check_output(json_path, "--json")
-    _check_output(csv_path, "--csv")
-    try:
-        rules = Rules.profile(profile, players=players, **_parse_option_pairs(options))
-    except (RulesError, ValueError) as exc:
-        raise click.UsageError(str(exc)) from None
-    lineup = (
-        [b.strip() for b in bots_text.split(",") if b.strip()]
-        if bots_text
-        else ["heuristic"] + ["random"] * (players - 1)
-    )
-    if len(lineup) != players:
-        raise click.UsageError(f"--bots: {len(lineup)} bots for {players} players")
-    if deals < 1:
-        raise click.UsageError(f"--deals: at least 1, not {deals}")
-    if workers < 1:
-        raise click.UsageError(f"--workers: at least 1, not {workers}")
-    for name in dict.fromkeys(lineup):
-        try:
-            make_bot(name)
-        except (ValueError, TypeError) as exc:
-            raise click.UsageError(f"--bots: {exc}") from None
-    done = [0]
-    total = -(-deals // players) * players
-
-    def progress(k: int) -> None:
-        done[0] += k
-        if not quiet and sys.stderr.isatty():
-            click.echo(f"\r{done[0]}/{total} deals", nl=False, err=True)
-
-    result = run_tournament(
-        rules, lineup, deals, seed=seed, workers=workers, progress=progress, backend=backend, address=ray_address
-    )
-    if not quiet and sys.stderr.isatty():
-        click.echo("", err=True)
-    click.echo(
-        f"{profile}, {players} players, {result.seeds} seeds × {players} rotations = {result.deals} deals, "
-        f"{workers} worker(s), {result.elapsed:.1f} s"
-    )
-    click.echo(result.table())
-    for path, text in ((json_path, lambda: json.dumps(result.to_dict(), indent=2) + "\n"), (csv_path, result.to_csv)):
-        if path:
-            try:
-                with open(path, "w", encoding="utf-8", newline="") as fh:
-                    fh.write(text())
-            except OSError as exc:
-                raise click.UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
