@@ -69,3 +69,13 @@ def play_out(deal: Deal, rng, limit: int = 20_000) -> Deal:
             return deal
         deal.apply(rng.choice(deal.legal_actions()))
     raise AssertionError(f"the deal did not end within {limit} actions")
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test():
+    """The language is process-wide (getaway.i18n.use): a test that switches it must not leak
+    its language into the next test."""
+    yield
+    from getaway import i18n
+
+    i18n.use("en")
