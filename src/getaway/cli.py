@@ -169,6 +169,20 @@ class _Group(click.Group):
         sys.exit(result if isinstance(result, int) else 0)
 
 
+def _backend_options(func: Any) -> Any:
+    """``--backend local|ray`` and ``--ray-address`` (simulate, tournament; getaway.simulation.run_jobs)."""
+    func = click.option(
+        "--ray-address", default=None, help=N_("Address of an existing Ray cluster (default: a local one).")
+    )(func)
+    return click.option(
+        "--backend",
+        type=click.Choice(["local", "ray"]),
+        default="local",
+        show_default=True,
+        help=N_("Where the deals run: processes on this machine, or Ray tasks (extra getaway[ray])."),
+    )(func)
+
+
 def _lang_option(func: Any) -> Any:
     return click.option(
         "--lang",
@@ -447,14 +461,7 @@ def play(
 )
 @click.option("--seed", type=int, default=1, show_default=True, help=N_("Seed of the first deal (deal i uses seed+i)."))
 @click.option("--workers", "-w", type=int, default=None, help=N_("Processes (default: all cores)."))
-@click.option(
-    "--backend",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help=N_("Where the deals run: processes on this machine, or Ray tasks (extra getaway[ray])."),
-)
-@click.option("--ray-address", default=None, help=N_("Address of an existing Ray cluster (default: a local one)."))
+@_backend_options
 @click.option(
     "--out",
     "out_path",
@@ -723,14 +730,7 @@ _TABLE_WORDS += (N_("med ms"), N_("p99 ms"))
 @click.option("--deals", type=int, default=400, show_default=True, help=N_("Deals in all (whole rotations)."))
 @click.option("--seed", type=int, default=1, show_default=True, help=N_("Base seed of the deals."))
 @click.option("--workers", "-w", type=int, default=1, show_default=True, help=N_("Processes."))
-@click.option(
-    "--backend",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    show_default=True,
-    help=N_("Where the deals run: processes on this machine, or Ray tasks (extra getaway[ray])."),
-)
-@click.option("--ray-address", default=None, help=N_("Address of an existing Ray cluster (default: a local one)."))
+@_backend_options
 @click.option(
     "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help=N_("Any rules option, e.g. trump=spades.")
 )

@@ -377,12 +377,11 @@ class Deal:
         if self._phase == TAKE_OR_PASS:
             return [TAKE, PASS] if seat == self._turn else []
         if seat == self._turn and not self._interject and not self._trump:
-            if self._trick:  # the common case, fast: following suit
-                follow = self._hands[seat] & self._led_mask
-                if follow:
-                    suit = self._led_suit
-                    return list(_PATTERN_CARDS[suit][follow >> 13 * suit])
-            return list(cards_of(self._playable(seat)))
+            playable = self._playable(seat)
+            if self._trick and not playable & ~self._led_mask:  # following suit: one table look-up
+                suit = self._led_suit
+                return list(_PATTERN_CARDS[suit][playable >> 13 * suit])
+            return list(cards_of(playable))
         actions: list[Action] = []
         if seat == self._turn:
             playable = self._playable(seat)
@@ -594,8 +593,7 @@ class Deal:
         if seat != self._turn or self._phase != PLAY:
             self._play_irregular(seat, card)
             return
-        follow = hand & self._led_mask if trick else 0
-        if not (follow if follow else self._playable(seat)) >> card & 1:
+        if not self._playable(seat) >> card & 1:
             self._play_irregular(seat, card)
             return
         self._actions.append((seat, card))

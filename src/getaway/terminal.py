@@ -448,29 +448,19 @@ class TerminalGame:
         if not text:
             return None
         command = _command_of(text.split()[0])
-        if command == "take":
-            return TAKE
-        if command == "pass":
-            return PASS
-        if command == "pickup":
-            return PICKUP
-        if command == "hint":
-            self._hint(view)
-            return None
-        if command == "rules":
-            self._rules()
-            return None
-        if command == "history":
-            self._history()
-            return None
-        if command == "save":
-            self._save(text)
-            return None
-        if command == "quit":
-            self._quit()
-            return None
-        if command == "help":
-            self._help()
+        calls = {"take": TAKE, "pass": PASS, "pickup": PICKUP}
+        if command in calls:
+            return calls[command]
+        handlers = {
+            "hint": lambda: self._hint(view),
+            "rules": self._rules,
+            "history": self._history,
+            "save": lambda: self._save(text),
+            "quit": self._quit,
+            "help": self._help,
+        }
+        if command in handlers:
+            handlers[command]()
             return None
         hand = view.hand or ()
         if text.isdigit():
