@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import gettext as _gettext
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -33,6 +34,7 @@ __all__ = [
     "ngettext",
     "use",
     "current",
+    "language",
     "detect",
     "card_name",
     "suit_name",
@@ -138,6 +140,32 @@ def _install_click() -> None:
 def current() -> str:
     """The language in use."""
     return _language
+
+
+@contextmanager
+def language(lang: str) -> Iterator[str]:
+    """Switch to ``lang`` for a ``with`` block, then back to the language before (the web
+    server speaks each connection's language in turn). Synchronous use only: the language
+    is process-wide, so no ``await`` inside the block.
+
+    >>> with language("fr"):
+    ...     _("{who} plays {cards}").format(who="A", cards="Q♥")
+    'A joue Q♥'
+    >>> current()
+    'en'
+
+    Raises:
+        ValueError: not one of :data:`LANGUAGES`.
+    """
+    previous = _language
+    if lang == previous:
+        yield lang
+        return
+    used = use(lang)
+    try:
+        yield used
+    finally:
+        use(previous)
 
 
 def translations() -> _gettext.NullTranslations:
