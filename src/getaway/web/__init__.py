@@ -1,0 +1,8 @@
+"""The web app (``getaway serve``, docs/web.md): a satellite of the core, imported by nobody in it.
+
+- :mod:`getaway.web.store`: the database (rooms, seat token hashes, the append-only room log).
+- :mod:`getaway.web.rooms`: :class:`~getaway.web.rooms.Room` (pure state) and
+  :class:`~getaway.web.rooms.RoomService` (one queue and one worker per room).
+- :mod:`getaway.web.app`: :func:`~getaway.web.app.create_app`, the FastAPI app.
+- ``static/``: the page (plain HTML, CSS and JavaScript modules; no build step).
+"""

@@ -1,0 +1,329 @@
+"""The web app: FastAPI routes, the WebSocket endpoint, the static page (docs/web.md).
+
+>>> app = create_app("sqlite://", bot_delay=0)
+>>> sorted(r.path for r in app.routes if r.path.startswith("/api/rooms"))[:2]
+['/api/rooms', '/api/rooms/{code}']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Final
+
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse, Response
+from starlette.staticfiles import StaticFiles
+
+from .. import i18n
+from ..cards import Card
+from ..i18n import N_
+from .rooms import Connection, RateLimiter, RoomError, RoomHandle, RoomService
+from .store import Store
+
+__all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE"]
+
+STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
+#: Longest client message accepted (characters); longer ones are refused unread.
+MAX_MESSAGE: Final = 4096
+_CLIENT_TYPES: Final = frozenset({"hello", "act", "start", "next", "lang", "ping"})
+_SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
+
+
+def _error(exc: RoomError) -> JSONResponse:
+    return JSONResponse({"error": {"code": exc.code, "message": exc.text()}}, status_code=exc.status)
+
+
+def _bearer(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise RoomError("not_host", N_("only the host can do this"), 403)
+    return token.strip()
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > 16_384:
+        raise RoomError("bad_message", N_("request too large"), 413)
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise RoomError("bad_json", N_("the request is not valid JSON")) from None
+    if not isinstance(data, dict):
+        raise RoomError("bad_message", N_("expected a JSON object"))
+    return data
+
+
+def _lang_of(lang: str) -> str:
+    if lang not in i18n.LANGUAGES:
+        raise RoomError("not_found", N_("language: expected one of {known}"), 404, known=", ".join(i18n.LANGUAGES))
+    return lang
+
+
+def page_strings(lang: str) -> dict[str, Any]:
+    """What ``GET /api/strings/{lang}`` returns: ``lang``; ``strings``: each UI msgid of
+    :data:`getaway.web.strings.UI_STRINGS` → its translation; ``cards``: card name such as
+    ``Q♥`` → ``queen of hearts`` (the Joker included); ``ranks``: ``"Q"`` → ``queen``;
+    ``suits``: symbol → name as in "queen of hearts"; ``suit_plurals``: symbol → name as
+    in "no hearts"."""
+    from .strings import UI_STRINGS
+
+    with i18n.language(lang):
+        strings = {msgid: i18n._(msgid) for msgid in UI_STRINGS}
+        cards = {str(Card(i)): i18n.card_name(Card(i)) for i in range(53)}
+        ranks = {str(Card(i))[:-1]: name for i, name in enumerate(i18n._rank_names())}
+        suits = {symbol: i18n.suit_name(s) for s, symbol in enumerate(_SUIT_SYMBOLS)}
+        plurals = {symbol: i18n.suit_plural(s) for s, symbol in enumerate(_SUIT_SYMBOLS)}
+    return {"lang": lang, "strings": strings, "cards": cards, "ranks": ranks, "suits": suits, "suit_plurals": plurals}
+
+
+def rules_summary(lang: str, profile: str) -> dict[str, Any]:
+    """What ``GET /api/rules/{lang}`` returns: ``profile``, ``title`` and ``sections``
+    (``[{"title", "text"}]``), the terminal's rules summary (:mod:`getaway.rules_text`)."""
+    from ..rules_text import rules_sections
+
+    with i18n.language(lang):
+        title = i18n._("Getaway: the rules (profile {profile})").format(profile=profile)
+        sections = [{"title": h, "text": p} for h, p in rules_sections(profile)]
+    return {"profile": profile, "title": title, "sections": sections}
+
+
+def create_app(
+    database_url: str | None = None,
+    *,
+    bot_delay: float = 0.7,
+    grace: float = 60.0,
+    idle: float = 7200.0,
+    rate: float = 20.0,
+    burst: float = 40.0,
+) -> FastAPI:
+    """The ASGI app of ``getaway serve``.
+
+    Args:
+        database_url: SQLAlchemy URL (``None``: ``DATABASE_URL`` or ``sqlite:///getaway.db``).
+        bot_delay: seconds a bot thinks before each move (0 in tests and benchmarks).
+        grace: seconds before a bot plays for a disconnected player.
+        idle: seconds without a command before a room is closed.
+        rate, burst: each socket's token bucket (messages per second, burst size).
+
+    The database is opened and unfinished rooms are rebuilt when the app starts (lifespan).
+    """
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(database_url)
+        service = RoomService(store, bot_delay=bot_delay, grace=grace, idle=idle)
+        await service.start()
+        app.state.service = service
+        try:
+            yield
+        finally:
+            await service.stop()
+            store.close()
+
+    app = FastAPI(title="Getaway", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+
+    def service_of(request: Request | WebSocket) -> RoomService:
+        return request.app.state.service
+
+    # ------------------------------------------------------------------ HTTP API
+
+    @app.post("/api/rooms")
+    async def create_room(request: Request) -> Response:
+        try:
+            body = await _body(request)
+            name = body.pop("name", None)
+            answer = await service_of(request).create(body, name)
+        except RoomError as exc:
+            return _error(exc)
+        return JSONResponse(answer, status_code=201)
+
+    @app.get("/api/rooms/{code}")
+    async def room_state(request: Request, code: str) -> Response:
+        service = service_of(request)
+        try:
+            handle = service.rooms.get(code.upper())
+            if handle is not None:
+                return JSONResponse(handle.room.public(handle.connected()))
+            return JSONResponse((await service.load(code)).public())
+        except RoomError as exc:
+            return _error(exc)
+
+    @app.post("/api/rooms/{code}/join")
+    async def join_room(request: Request, code: str) -> Response:
+        try:
+            body = await _body(request)
+            answer = await service_of(request).join(code, body.get("name"), body.get("seat"))
+        except RoomError as exc:
+            return _error(exc)
+        return JSONResponse(answer)
+
+    @app.post("/api/rooms/{code}/start")
+    async def start_room(request: Request, code: str) -> Response:
+        try:
+            return JSONResponse(await service_of(request).start_match(code, _bearer(request)))
+        except RoomError as exc:
+            return _error(exc)
+
+    @app.get("/api/rooms/{code}/deals/{index}/record")
+    async def deal_record(request: Request, code: str, index: int) -> Response:
+        try:
+            room = await service_of(request).load(code)
+            record = room.record(index)
+        except RoomError as exc:
+            return _error(exc)
+        headers = {"Content-Disposition": f'attachment; filename="getaway-{room.code}-deal{index + 1}.json"'}
+        return JSONResponse(record, headers=headers)
+
+    @app.get("/api/rooms/{code}/history")
+    async def room_history(request: Request, code: str) -> Response:
+        try:
+            return JSONResponse((await service_of(request).load(code)).history())
+        except RoomError as exc:
+            return _error(exc)
+
+    @app.get("/api/strings/{lang}")
+    async def strings(lang: str) -> Response:
+        try:
+            return JSONResponse(page_strings(_lang_of(lang)))
+        except RoomError as exc:
+            return _error(exc)
+
+    @app.get("/api/rules/{lang}")
+    async def rules(lang: str, profile: str = "punjab") -> Response:
+        try:
+            if profile not in ("punjab", "classic"):
+                raise RoomError("bad_message", N_("profile: expected punjab or classic"))
+            return JSONResponse(rules_summary(_lang_of(lang), profile))
+        except RoomError as exc:
+            return _error(exc)
+
+    # ------------------------------------------------------------------ the page
+
+    def index() -> Response:
+        page = STATIC_DIR / "index.html"
+        if not page.is_file():
+            return JSONResponse({"error": {"code": "not_found", "message": "the page is not built"}}, status_code=404)
+        return FileResponse(page, headers={"Cache-Control": "no-cache"})
+
+    @app.get("/")
+    async def home() -> Response:
+        return index()
+
+    @app.get("/r/{code}")
+    async def room_page(code: str) -> Response:
+        return index()
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+
+    # ------------------------------------------------------------------ the socket
+
+    @app.websocket("/ws/{code}")
+    async def socket(websocket: WebSocket, code: str) -> None:
+        await websocket.accept()
+        service = service_of(websocket)
+        limiter = RateLimiter(rate, burst)
+        try:
+            handle = await service.handle(code)
+        except RoomError as exc:
+            await _send_error(websocket, exc, None)
+            await websocket.close(code=4404 if exc.code == "room_not_found" else 4410)
+            return
+        conn: Connection | None = None
+        sender = None
+        try:
+            while True:
+                try:
+                    text = await websocket.receive_text()
+                except KeyError:  # a binary frame
+                    text = None
+                if not limiter.allow():
+                    err = RoomError("rate_limited", N_("too many messages: slow down"))
+                    await _reply_error(websocket, conn, err, handle)
+                    continue
+                msg, err = _parse(text)
+                if err is not None:
+                    await _reply_error(websocket, conn, err, handle)
+                    continue
+                assert msg is not None
+                if conn is None:
+                    if msg["type"] != "hello":
+                        await _reply_error(websocket, None, RoomError("not_hello", N_("say hello first")), handle)
+                        continue
+                    try:
+                        conn = await service.attach(handle, msg)
+                    except RoomError as exc:
+                        await _send_error(websocket, exc, handle.room.version)
+                        continue
+                    sender = _start_sender(websocket, conn)
+                    continue
+                if msg["type"] == "hello":
+                    conn.error(RoomError("bad_message", N_("already said hello")), handle.room.version)
+                    continue
+                await service.message(handle, conn, msg)
+        except WebSocketDisconnect:
+            pass
+        except RuntimeError:  # the socket was closed by the server (room closed, too slow)
+            pass
+        finally:
+            if conn is not None:
+                await service.detach(handle, conn)
+            if sender is not None:
+                sender.cancel()
+                with contextlib.suppress(BaseException):
+                    await sender
+
+    return app
+
+
+def _parse(text: str | None) -> tuple[dict[str, Any] | None, RoomError | None]:
+    """A client message, checked: a JSON object with a known string ``type``."""
+    if text is None:
+        return None, RoomError("bad_message", N_("messages are JSON text"))
+    if len(text) > MAX_MESSAGE:
+        return None, RoomError("bad_message", N_("message too long"))
+    try:
+        msg = json.loads(text)
+    except (ValueError, RecursionError):
+        return None, RoomError("bad_json", N_("the message is not valid JSON"))
+    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+        return None, RoomError("bad_message", N_("expected a JSON object with a type"))
+    if msg["type"] not in _CLIENT_TYPES:
+        return None, RoomError("unknown_type", N_("unknown message type"))
+    return msg, None
+
+
+async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None) -> None:
+    message = {"type": "error", "code": exc.code, "message": exc.text(), "version": version}
+    with contextlib.suppress(Exception):
+        await websocket.send_text(json.dumps(message, ensure_ascii=False))
+
+
+async def _reply_error(websocket: WebSocket, conn: Connection | None, exc: RoomError, handle: RoomHandle) -> None:
+    if conn is None:
+        await _send_error(websocket, exc, handle.room.version)
+    else:
+        conn.error(exc, handle.room.version)
+
+
+def _start_sender(websocket: WebSocket, conn: Connection) -> Any:
+    import asyncio
+
+    async def run() -> None:
+        try:
+            while True:
+                text = await conn.outbox.get()
+                if text is None:
+                    await websocket.close()
+                    return
+                await websocket.send_text(text)
+        except Exception:  # the socket is gone: the receive loop ends too
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+    return asyncio.create_task(run())

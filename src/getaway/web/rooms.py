@@ -1,0 +1,1077 @@
+"""Rooms of the web app: :class:`Room` (pure state) and :class:`RoomService` (one writer per room).
+
+:class:`Room` is synchronous and does no I/O and reads no clock (times are passed in): its
+state is its creation (code, config, seed) plus the commands applied in order, so replaying a
+room's log rebuilds it exactly (the engine is deterministic). Each command is validated before
+anything changes; a bad one raises :class:`RoomError` and leaves the room as it was.
+
+:class:`RoomService` owns the rooms of one process. Every room has one ``asyncio.Queue`` and one
+worker task: HTTP joins and starts, socket messages, bots, absence and idle timers all go
+through it, so one coroutine changes a room, persists the command (committed) and only then
+broadcasts. What a socket receives is built only from ``player_view(deal, seat)`` and public
+room facts (:meth:`Room.public`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .. import i18n
+from ..bots import LEVELS, Bot, make_bot
+from ..events import IllegalActionError, InvalidActionError, parse_action
+from ..i18n import N_
+from ..match import Match, MatchError
+from ..narrate import Narrator
+from ..record import record_of
+from ..rules import Rules, RulesError
+from ..view import PlayerView, player_view
+from .store import Store, StoredRoom
+
+__all__ = [
+    "Room",
+    "RoomError",
+    "RoomService",
+    "Connection",
+    "hash_token",
+    "new_token",
+    "new_code",
+    "MAX_NAME",
+    "STATUSES",
+]
+
+log = logging.getLogger("getaway.web")
+
+#: Longest display name (characters).
+MAX_NAME: Final = 24
+#: Room statuses (``room.status``).
+STATUSES: Final = ("lobby", "playing", "between_deals", "finished", "closed")
+#: Most deals a web match may have.
+MAX_DEALS: Final = 50
+_CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+_OPTION_NAMES: Final = frozenset(Rules.profile().to_dict()) - {"profile", "players", "deals"}
+
+
+class RoomError(ValueError):
+    """A command refused; nothing changed.
+
+    Attributes:
+        code: machine-readable (``room_full``, ``stale_version``, ``not_your_turn`` …; docs/web.md).
+        template: the English message, ``N_``-marked (translated where shown: :meth:`text`).
+        args: the template's arguments.
+        status: the HTTP status for the HTTP API.
+    """
+
+    def __init__(self, code: str, template: str, status: int = 400, /, **args: Any) -> None:
+        super().__init__(f"{code}: {template.format(**args) if args else template}")
+        self.code = code
+        self.template = template
+        self.args_ = args
+        self.status = status
+
+    def text(self) -> str:
+        """The message in the current language."""
+        message = i18n._(self.template)
+        return message.format(**self.args_) if self.args_ else message
+
+
+def hash_token(token: str) -> str:
+    """The SHA-256 (hex) of a token: what the database keeps."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh secret seat or host token (``secrets.token_urlsafe(32)``)."""
+    return secrets.token_urlsafe(32)
+
+
+def new_code() -> str:
+    """A random 6-character invite code (no look-alike characters)."""
+    return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
+
+
+def _same(token_hash: str | None, token: str) -> bool:
+    return token_hash is not None and hmac.compare_digest(token_hash, hash_token(token))
+
+
+def check_name(name: Any) -> str:
+    """A display name, stripped: 1–24 printable characters.
+
+    Raises:
+        RoomError: ``bad_message`` (not a string or empty), ``name_too_long``.
+    """
+    if not isinstance(name, str):
+        raise RoomError("bad_message", N_("the name must be text"))
+    name = " ".join(name.split())
+    if not name or not name.isprintable():
+        raise RoomError("bad_message", N_("the name is empty or has characters that cannot be shown"))
+    if len(name) > MAX_NAME:
+        raise RoomError("name_too_long", N_("names have at most {n} characters"), n=MAX_NAME)
+    return name
+
+
+def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
+    """The room configuration of ``POST /api/rooms``, normalized, and its rules.
+
+    ``{"profile": "punjab", "players": 4, "deals": 1, "options": {"trump": "spades"},
+    "bot_level": "medium"}``; every key optional (defaults: punjab, 4 players, 1 deal, medium).
+
+    Raises:
+        RoomError: ``bad_message`` naming the bad field (unknown profile or option, bad value).
+    """
+    if not isinstance(data, dict):
+        raise RoomError("bad_message", N_("expected a JSON object"))
+    profile = data.get("profile", "punjab")
+    players = data.get("players", 4)
+    deals = data.get("deals", 1)
+    options = data.get("options") or {}
+    level = data.get("bot_level", "medium")
+    if not isinstance(options, dict) or any(k not in _OPTION_NAMES for k in options):
+        known = ", ".join(sorted(_OPTION_NAMES))
+        raise RoomError("bad_message", N_("options: unknown option (known: {known})"), known=known)
+    if level not in LEVELS:
+        raise RoomError("bad_message", N_("bot_level: expected one of {known}"), known=", ".join(LEVELS))
+    if isinstance(deals, int) and not isinstance(deals, bool) and deals > MAX_DEALS:
+        raise RoomError("bad_message", N_("deals: at most {n}"), n=MAX_DEALS)
+    if profile not in ("punjab", "classic"):
+        raise RoomError("bad_message", N_("profile: expected punjab or classic"))
+    try:
+        rules = Rules.profile(profile, players=players, deals=deals, **options)
+    except (RulesError, TypeError) as exc:
+        raise RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)) from None
+    config = {"profile": profile, "players": players, "deals": deals, "options": dict(options), "bot_level": level}
+    return config, rules
+
+
+@dataclass
+class Seat:
+    """One seat of a room: ``kind`` (``human``, ``bot``, ``empty``), its player's name, whether
+    it is the host's, whether a bot plays it for an absent human, and its token's hash."""
+
+    kind: str = "empty"
+    name: str = ""
+    host: bool = False
+    bot_playing: bool = False
+    token_hash: str | None = field(default=None, repr=False)
+
+    @property
+    def bot_controlled(self) -> bool:
+        """Whether a bot decides for this seat now."""
+        return self.kind == "bot" or self.bot_playing
+
+
+class Room:
+    """One room: seats, the match once started, the version (= commands applied).
+
+    Args:
+        code: the invite code.
+        config: as returned by :func:`check_config`.
+        seed: the match seed (server-side only).
+        host_hash: SHA-256 of the host token.
+        created: creation time (Unix seconds).
+
+    Commands (:meth:`apply`; each raises :class:`RoomError` and changes nothing if refused):
+    ``join {seat, name, token_hash, host}``, ``start {}``, ``act {seat, action, bot}``,
+    ``absent {seat}``, ``reclaim {seat}``, ``next_deal {}``, ``close {reason}``.
+    """
+
+    def __init__(self, code: str, config: dict[str, Any], seed: int, host_hash: str, created: float) -> None:
+        self.code = code
+        self.config, self.rules = check_config(config)
+        self.seed = seed
+        self.host_hash = host_hash
+        self.created = created
+        self.updated = created
+        self.seats = [Seat() for _ in range(self.rules.players)]
+        self.match: Match | None = None
+        self.status = "lobby"
+        self.version = 0
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def level(self) -> str:
+        """The bots' level (``easy`` … ``expert``)."""
+        return self.config["bot_level"]
+
+    @property
+    def deal_index(self) -> int | None:
+        """0-based index of the current deal, or ``None`` before the start."""
+        return None if self.match is None else len(self.match.deals) - 1
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat whose token is ``token`` (constant-time comparisons), or ``None``."""
+        found = None
+        for i, seat in enumerate(self.seats):
+            if _same(seat.token_hash, token):
+                found = i
+        return found
+
+    def is_host_token(self, token: str) -> bool:
+        """Whether ``token`` is the host token or the host's seat token."""
+        if _same(self.host_hash, token):
+            return True
+        seat = self.seat_of(token)
+        return seat is not None and self.seats[seat].host
+
+    def view(self, seat: int | None) -> PlayerView | None:
+        """What ``seat`` (``None``: a spectator) may see of the current deal; ``None`` before the start."""
+        if self.match is None:
+            return None
+        return player_view(self.match.deal, seat)
+
+    def to_act(self) -> int | None:
+        """The seat whose decision it is, while a deal is being played."""
+        if self.status != "playing" or self.match is None:
+            return None
+        return self.match.deal.to_act
+
+    def public(self, connected: set[int] | frozenset[int] = frozenset()) -> dict[str, Any]:
+        """The public room state (docs/web.md): code, status, config, seats, deal index,
+        standings, version. ``connected``: seats with an open socket (a runtime fact)."""
+        seats = [
+            {
+                "seat": i,
+                "name": s.name,
+                "kind": s.kind,
+                "connected": i in connected,
+                "bot_playing": s.bot_playing,
+                "host": s.host,
+            }
+            for i, s in enumerate(self.seats)
+        ]
+        standings = [] if self.match is None else [vars(s) for s in self.match.standings()]
+        return {
+            "code": self.code,
+            "status": self.status,
+            "config": self.config,
+            "seats": seats,
+            "deal_index": self.deal_index,
+            "deals": self.rules.deals,
+            "standings": standings,
+            "version": self.version,
+        }
+
+    def history(self) -> dict[str, Any]:
+        """The match history: finished deals (dealer, loser, out order, termination, points)
+        and the standings. Unfinished deals are not listed."""
+        deals = []
+        if self.match is not None:
+            for i, deal in enumerate(self.match.deals):
+                outcome = deal.outcome
+                if outcome is None:
+                    continue
+                deals.append(
+                    {
+                        "index": i,
+                        "dealer": deal.dealer,
+                        "loser": outcome.loser,
+                        "termination": outcome.termination,
+                        "out_order": [list(g) for g in outcome.out_order],
+                        "points": list(self.match.deal_points(i)),
+                    }
+                )
+        standings = [] if self.match is None else [vars(s) for s in self.match.standings()]
+        return {"code": self.code, "status": self.status, "names": self.names(), "deals": deals, "standings": standings}
+
+    def record(self, index: int) -> dict[str, Any]:
+        """The engine's record (``getaway/1``) of finished deal ``index`` (0-based).
+
+        Raises:
+            RoomError: ``not_found`` (no such deal, 404), ``not_over`` (409).
+        """
+        if self.match is None or not 0 <= index < len(self.match.deals):
+            raise RoomError("not_found", N_("no deal {index} in this room"), 404, index=index)
+        deal = self.match.deals[index]
+        if not deal.is_over:
+            raise RoomError("not_over", N_("deal {index} is not over"), 409, index=index)
+        return record_of(deal, self.names())
+
+    def names(self) -> list[str]:
+        """The seat names (bots named ``Bot 2`` … by seat)."""
+        return [s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)]
+
+    def check_version(self, version: Any) -> None:
+        """Refuse an action made on another version than the room's.
+
+        Raises:
+            RoomError: ``stale_version``.
+        """
+        if isinstance(version, bool) or not isinstance(version, int) or version != self.version:
+            raise RoomError("stale_version", N_("the game has moved on: look again and retry"))
+
+    # ------------------------------------------------------------------ commands
+
+    def apply(self, kind: str, payload: dict[str, Any], now: float) -> dict[str, Any]:
+        """Validate and apply one command; returns the payload to log (normalized).
+
+        Raises:
+            RoomError: refused (``room_closed``, ``already_started``, ``room_full``,
+                ``seat_taken``, ``not_started``, ``bad_message``, an engine reason such as
+                ``not_your_turn`` …); the room is unchanged.
+        """
+        if self.status == "closed":
+            raise RoomError("room_closed", N_("this room is closed"), 410)
+        handler = getattr(self, f"_cmd_{kind}", None)
+        if handler is None:
+            raise RoomError("unknown_type", N_("unknown command {kind!r}"), kind=kind)
+        logged = handler(payload)
+        self.version += 1
+        self.updated = now
+        return logged
+
+    def _cmd_join(self, p: dict[str, Any]) -> dict[str, Any]:
+        if self.status != "lobby":
+            raise RoomError("already_started", N_("the match has started"), 409)
+        name = check_name(p.get("name"))
+        seat = p.get("seat")
+        if seat is None:
+            seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+            if seat is None:
+                raise RoomError("room_full", N_("every seat is taken"), 409)
+        elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=seat)
+        elif self.seats[seat].kind != "empty":
+            raise RoomError("seat_taken", N_("seat {seat} is taken"), 409, seat=seat)
+        token_hash = p.get("token_hash")
+        if not isinstance(token_hash, str):
+            raise RoomError("bad_message", N_("no token"))
+        host = bool(p.get("host", False))
+        self.seats[seat] = Seat("human", name, host, False, token_hash)
+        return {"seat": seat, "name": name, "token_hash": token_hash, "host": host}
+
+    def _cmd_start(self, p: dict[str, Any]) -> dict[str, Any]:
+        if self.status != "lobby":
+            raise RoomError("already_started", N_("the match has started"), 409)
+        for seat in self.seats:
+            if seat.kind == "empty":
+                seat.kind = "bot"
+        self.match = Match(self.rules, self.names(), self.seed)
+        self.status = "playing"
+        self._after_move()
+        return {}
+
+    def _cmd_act(self, p: dict[str, Any]) -> dict[str, Any]:
+        if self.match is None or self.status == "lobby":
+            raise RoomError("not_started", N_("the match has not started"), 409)
+        seat = p.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=seat)
+        by_bot = bool(p.get("bot", False))
+        if by_bot != self.seats[seat].bot_controlled:
+            raise RoomError("not_your_turn", N_("a bot is playing this seat") if not by_bot else N_("not a bot's seat"))
+        try:
+            action = parse_action(p.get("action"))
+        except (InvalidActionError, TypeError):
+            raise RoomError("bad_message", N_("not an action: {action}"), action=str(p.get("action"))[:40]) from None
+        if self.status != "playing":
+            raise RoomError("deal_over", N_("the deal is over"), 409)
+        try:
+            self.match.deal.apply(action, seat)
+        except IllegalActionError as exc:
+            raise RoomError(exc.reason, N_("{problem}"), problem=str(exc).partition(": ")[2] or str(exc)) from None
+        self._after_move()
+        return {"seat": seat, "action": str(action), "bot": by_bot}
+
+    def _after_move(self) -> None:
+        assert self.match is not None
+        if self.match.deal.is_over:
+            self.status = "finished" if self.match.finished else "between_deals"
+
+    def _cmd_absent(self, p: dict[str, Any]) -> dict[str, Any]:
+        seat = self._human_seat(p)
+        if self.status not in ("playing", "between_deals"):
+            raise RoomError("not_started", N_("the match has not started"), 409)
+        if self.seats[seat].bot_playing:
+            raise RoomError("bad_message", N_("a bot already plays seat {seat}"), seat=seat)
+        self.seats[seat].bot_playing = True
+        return {"seat": seat}
+
+    def _cmd_reclaim(self, p: dict[str, Any]) -> dict[str, Any]:
+        seat = self._human_seat(p)
+        if not self.seats[seat].bot_playing:
+            raise RoomError("bad_message", N_("seat {seat} is not played by a bot"), seat=seat)
+        self.seats[seat].bot_playing = False
+        return {"seat": seat}
+
+    def _human_seat(self, p: dict[str, Any]) -> int:
+        seat = p.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=seat)
+        if self.seats[seat].kind != "human":
+            raise RoomError("bad_message", N_("seat {seat} is not a player's"), seat=seat)
+        return seat
+
+    def _cmd_next_deal(self, p: dict[str, Any]) -> dict[str, Any]:
+        if self.status != "between_deals" or self.match is None:
+            code = "not_started" if self.status == "lobby" else "bad_message"
+            raise RoomError(code, N_("no next deal to start now"), 409)
+        try:
+            self.match.next_deal()
+        except MatchError as exc:  # pragma: no cover - status says it cannot happen
+            raise RoomError("bad_message", N_("{problem}"), 409, problem=str(exc)) from None
+        self.status = "playing"
+        return {}
+
+    def _cmd_close(self, p: dict[str, Any]) -> dict[str, Any]:
+        self.status = "closed"
+        return {"reason": str(p.get("reason", "idle"))}
+
+    # ------------------------------------------------------------------ event sourcing
+
+    @classmethod
+    def restore(cls, stored: StoredRoom) -> Room:
+        """Rebuild a room from its stored creation row and log (replaying every command).
+
+        Raises:
+            RoomError: a log entry that no longer applies (a corrupt log).
+        """
+        room = cls(stored.code, stored.config, stored.seed, stored.host_hash, stored.created)
+        for entry in stored.log:
+            if entry.version != room.version + 1:
+                raise RoomError("corrupt_log", N_("room log: version {v} out of order"), 500, v=entry.version)
+            room.apply(entry.kind, entry.payload, entry.time)
+        return room
+
+
+# ====================================================================== the service
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` messages per second, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.clock = clock
+        self.stamp = clock()
+
+    def allow(self) -> bool:
+        """Take one token; ``False`` when the bucket is empty (drop the message)."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    """One socket of a room: the seat its ``hello`` proved (``None``: spectator), whether it
+    may act as host, its language, and what it has been told (to send only new events)."""
+
+    OUTBOX: Final = 512
+
+    def __init__(self, seat: int | None, host: bool, lang: str) -> None:
+        self.seat = seat
+        self.host = host
+        self.lang = lang
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(self.OUTBOX)
+        self.deal_index: int | None = None
+        self.seen = 0  # events of the current deal's redacted history already sent
+        self.narrator: Narrator | None = None
+        self.closed = False
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message for the socket's writer (a slow socket that falls far behind is closed)."""
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+        except asyncio.QueueFull:
+            self.close()
+
+    def close(self) -> None:
+        """Ask the socket's writer to close the socket."""
+        if self.closed:
+            return
+        self.closed = True
+        while True:
+            try:
+                self.outbox.put_nowait(None)
+                return
+            except asyncio.QueueFull:
+                self.outbox.get_nowait()
+
+    def error(self, exc: RoomError, version: int) -> None:
+        """Send an ``error`` message (translated) for a refused command."""
+        with i18n.language(self.lang):
+            text = exc.text()
+        self.send({"type": "error", "code": exc.code, "message": text, "version": version})
+
+
+@dataclass
+class _Job:
+    """An item of a room's queue: a command to apply (``kind``, ``payload``), or a callable
+    run by the worker (``call``); ``future`` gets the result or the :class:`RoomError`."""
+
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    call: Callable[[], Any] | None = None
+    future: asyncio.Future[Any] | None = None
+    version: int | None = None  # for acts: the version the sender saw
+
+
+class RoomHandle:
+    """The runtime side of one room: its queue, worker, sockets and timers."""
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.queue: asyncio.Queue[_Job] = asyncio.Queue()
+        self.conns: set[Connection] = set()
+        self.worker: asyncio.Task[None] | None = None
+        self.timers: dict[int, asyncio.Task[None]] = {}
+        self.deadlines: dict[int, float] = {}
+        self.bot_task: asyncio.Task[None] | None = None
+        self.bot_key: tuple[int, int] | None = None  # (version, seat) the planned bot move is for
+        self.next_task: asyncio.Task[None] | None = None
+        self.bot_rng = random.Random(room.seed ^ 0x5EED_B075)
+        self.bot: Bot = make_bot(room.level)
+
+    def connected(self) -> set[int]:
+        """Seats with at least one open socket."""
+        return {c.seat for c in self.conns if c.seat is not None and not c.closed}
+
+
+class RoomService:
+    """Every room of this process, one writer (queue + worker task) per room.
+
+    Args:
+        store: the database.
+        bot_delay: seconds a bot "thinks" before acting (0 in tests and benchmarks).
+        grace: seconds a human may stay disconnected before a bot plays for them.
+        idle: seconds without any command after which a room is closed.
+        clock: the wall clock (Unix seconds; injectable for tests).
+
+    Call :meth:`start` inside the running event loop, :meth:`stop` at shutdown.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        bot_delay: float = 0.7,
+        grace: float = 60.0,
+        idle: float = 7200.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.grace = grace
+        self.idle = idle
+        self.clock = clock
+        self.rooms: dict[str, RoomHandle] = {}
+        self._db = ThreadPoolExecutor(1 if store.url.startswith("sqlite") else 4, thread_name_prefix="getaway-db")
+        self._sweeper: asyncio.Task[None] | None = None
+        self._loading: dict[str, asyncio.Future[RoomHandle | None]] = {}
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def start(self) -> None:
+        """Rebuild every unfinished room from its log and start the idle sweeper."""
+        stored = await self._in_db(self.store.unfinished)
+        for s in stored:
+            try:
+                room = Room.restore(s)
+            except Exception:  # a corrupt room must not stop the server
+                log.exception("room %s: cannot rebuild from its log", s.code)
+                continue
+            handle = self._open(room)
+            for seat in self._humans(room):
+                self._start_absence(handle, seat, announce=False)
+            self._schedule(handle)
+        self._sweeper = asyncio.create_task(self._sweep())
+
+    async def stop(self) -> None:
+        """Cancel every worker and timer, close every socket."""
+        tasks: list[asyncio.Task[Any]] = []
+        if self._sweeper is not None:
+            tasks.append(self._sweeper)
+        for handle in self.rooms.values():
+            for conn in list(handle.conns):
+                conn.close()
+            tasks.extend(t for t in (handle.worker, handle.bot_task, handle.next_task) if t is not None)
+            tasks.extend(handle.timers.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        self.rooms.clear()
+        self._db.shutdown(wait=True)
+
+    async def _in_db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._db, lambda: fn(*args, **kwargs))
+
+    def _open(self, room: Room) -> RoomHandle:
+        handle = RoomHandle(room)
+        handle.worker = asyncio.create_task(self._work(handle), name=f"room-{room.code}")
+        self.rooms[room.code] = handle
+        return handle
+
+    @staticmethod
+    def _humans(room: Room) -> list[int]:
+        return [i for i, s in enumerate(room.seats) if s.kind == "human" and not s.bot_playing]
+
+    # ------------------------------------------------------------------ rooms
+
+    async def create(self, config: Any, name: Any = None) -> dict[str, Any]:
+        """Create a room; with ``name``, its creator sits at seat 0 as host.
+
+        Returns:
+            ``{"code", "url", "host_token", "seat", "token"}`` (``seat``/``token`` ``None`` without a name).
+
+        Raises:
+            RoomError: ``bad_message`` (bad config), ``name_too_long``.
+        """
+        config, _rules = check_config(config)
+        if name is not None:
+            name = check_name(name)
+        host_token = new_token()
+        seed = secrets.randbits(63)
+        now = self.clock()
+        for _ in range(20):
+            code = new_code()
+            if code not in self.rooms and await self._in_db(
+                self.store.create_room, code, config, seed=seed, host_hash=hash_token(host_token), now=now
+            ):
+                break
+        else:  # pragma: no cover - 32**6 codes
+            raise RoomError("server_error", N_("no free room code"), 503)
+        room = Room(code, config, seed, hash_token(host_token), now)
+        handle = self._open(room)
+        answer: dict[str, Any] = {"code": code, "url": f"/r/{code}", "host_token": host_token}
+        answer.update(seat=None, token=None)
+        if name is not None:
+            joined = await self.join(code, name, 0, host=True)
+            answer.update(joined)
+        self._schedule(handle)
+        return answer
+
+    async def handle(self, code: str) -> RoomHandle:
+        """The live room ``code``, loading it from the database if needed.
+
+        Raises:
+            RoomError: ``room_not_found`` (404), ``room_closed`` (410).
+        """
+        code = str(code).upper()
+        handle = self.rooms.get(code)
+        if handle is not None:
+            return handle
+        room = await self.load(code)
+        if room.status == "closed":
+            raise RoomError("room_closed", N_("this room is closed"), 410)
+        handle = self.rooms.get(code)  # loaded meanwhile by another request
+        if handle is None:
+            handle = self._open(room)
+        return handle
+
+    async def load(self, code: str) -> Room:
+        """Room ``code`` as stored (live if open here, else rebuilt from the database; read-only use).
+
+        Raises:
+            RoomError: ``room_not_found`` (404).
+        """
+        code = str(code).upper()
+        handle = self.rooms.get(code)
+        if handle is not None:
+            return handle.room
+        if len(code) > 16:
+            raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
+        stored = await self._in_db(self.store.load_room, code)
+        if stored is None:
+            raise RoomError("room_not_found", N_("no room {code}"), 404, code=code)
+        return Room.restore(stored)
+
+    async def submit(self, handle: RoomHandle, job: _Job) -> Any:
+        """Queue ``job`` on the room's worker and wait for its result.
+
+        Raises:
+            RoomError: the command was refused (nothing changed).
+        """
+        if handle.worker is None or handle.worker.done():
+            raise RoomError("room_closed", N_("this room is closed"), 410)
+        job.future = asyncio.get_running_loop().create_future()
+        handle.queue.put_nowait(job)
+        return await job.future
+
+    async def join(self, code: str, name: Any, seat: Any = None, *, host: bool = False) -> dict[str, Any]:
+        """Sit a player in room ``code`` (``seat`` ``None``: the first empty one).
+
+        Returns:
+            ``{"seat", "token"}``.
+
+        Raises:
+            RoomError: ``room_not_found``, ``already_started``, ``room_full``, ``seat_taken``,
+                ``name_too_long``, ``bad_message``.
+        """
+        handle = await self.handle(code)
+        token = new_token()
+        payload = {"seat": seat, "name": name, "token_hash": hash_token(token), "host": host}
+        logged = await self.submit(handle, _Job("join", payload))
+        return {"seat": logged["seat"], "token": token}
+
+    async def start_match(self, code: str, token: str) -> dict[str, Any]:
+        """The host starts the match (HTTP). Returns the public room state.
+
+        Raises:
+            RoomError: ``room_not_found``, ``not_host`` (403), ``already_started``.
+        """
+        handle = await self.handle(code)
+        if not handle.room.is_host_token(token):
+            raise RoomError("not_host", N_("only the host can do this"), 403)
+        await self.submit(handle, _Job("start"))
+        return handle.room.public(handle.connected())
+
+    # ------------------------------------------------------------------ sockets
+
+    async def attach(self, handle: RoomHandle, hello: dict[str, Any]) -> Connection:
+        """Register a socket after its ``hello``; sends it ``welcome``.
+
+        Raises:
+            RoomError: ``bad_token`` (a token that is neither a seat's nor the host's),
+                ``bad_message`` (bad language or neither token nor spectate).
+        """
+        return await self.submit(handle, _Job("hello", call=lambda: self._hello(handle, hello)))
+
+    def _hello(self, handle: RoomHandle, hello: dict[str, Any]) -> Connection:
+        room = handle.room
+        lang = _lang(hello.get("lang", "en"))
+        token = hello.get("token")
+        seat: int | None = None
+        host = False
+        if token is not None:
+            if not isinstance(token, str) or len(token) > 200:
+                raise RoomError("bad_token", N_("unknown token"), 403)
+            seat = room.seat_of(token)
+            host = room.is_host_token(token)
+            if seat is None and not host:
+                raise RoomError("bad_token", N_("unknown token"), 403)
+        elif hello.get("spectate") is not True:
+            raise RoomError("bad_message", N_("hello needs a token or spectate: true"))
+        conn = Connection(seat, host, lang)
+        handle.conns.add(conn)
+        if seat is not None:
+            timer = handle.timers.pop(seat, None)
+            if timer is not None:
+                timer.cancel()
+            handle.deadlines.pop(seat, None)
+        conn.send(self._full(handle, conn, "welcome"))
+        if seat is not None and room.seats[seat].bot_playing and room.status != "closed":
+            handle.queue.put_nowait(_Job("reclaim", {"seat": seat}))
+        else:
+            self._broadcast(handle, skip=conn)  # "connected" changed
+        return conn
+
+    async def detach(self, handle: RoomHandle, conn: Connection) -> None:
+        """Forget a closed socket; the seat's last socket gone starts its absence timer."""
+        conn.close()
+
+        def gone() -> None:
+            handle.conns.discard(conn)
+            seat = conn.seat
+            if seat is not None and seat not in handle.connected():
+                if self._start_absence(handle, seat, announce=True):
+                    return
+                self._broadcast(handle)
+
+        handle.queue.put_nowait(_Job("gone", call=gone))
+
+    async def message(self, handle: RoomHandle, conn: Connection, msg: dict[str, Any]) -> None:
+        """Handle one checked client message of an attached socket (``act``, ``start``,
+        ``next``, ``lang``, ``ping``); errors go back to that socket only."""
+        kind = msg["type"]
+        room = handle.room
+        if kind == "ping":
+            conn.send({"type": "pong"})
+            return
+        if kind == "lang":
+            handle.queue.put_nowait(_Job("lang", call=lambda: self._relang(handle, conn, msg.get("lang"))))
+            return
+        if kind == "act":
+            if conn.seat is None:
+                conn.error(RoomError("spectator", N_("spectators cannot play")), room.version)
+                return
+            payload = {"seat": conn.seat, "action": msg.get("action"), "bot": False}
+            job = _Job("act", payload, version=msg.get("version"))
+        elif kind in ("start", "next"):
+            if not conn.host:
+                conn.error(RoomError("not_host", N_("only the host can do this"), 403), room.version)
+                return
+            job = _Job("start" if kind == "start" else "next_deal")
+        else:
+            conn.error(RoomError("unknown_type", N_("unknown message type")), room.version)
+            return
+        try:
+            await self.submit(handle, job)
+        except RoomError as exc:
+            conn.error(exc, room.version)
+
+    def _relang(self, handle: RoomHandle, conn: Connection, lang: Any) -> None:
+        try:
+            conn.lang = _lang(lang)
+        except RoomError as exc:
+            conn.error(exc, handle.room.version)
+            return
+        conn.narrator = None
+        conn.send(self._full(handle, conn, "sync"))
+
+    # ------------------------------------------------------------------ the worker
+
+    async def _work(self, handle: RoomHandle) -> None:
+        while True:
+            job = await handle.queue.get()
+            try:
+                result = await self._run(handle, job)
+            except RoomError as exc:
+                if job.future is not None and not job.future.done():
+                    job.future.set_exception(exc)
+            except Exception as exc:  # never let one bad job kill the room
+                log.exception("room %s: %s failed", handle.room.code, job.kind)
+                if job.future is not None and not job.future.done():
+                    job.future.set_exception(RoomError("server_error", N_("internal error"), 500))
+                del exc
+            else:
+                if job.future is not None and not job.future.done():
+                    job.future.set_result(result)
+            if handle.room.status == "closed" and handle.queue.empty():
+                self._forget(handle)
+                return
+
+    async def _run(self, handle: RoomHandle, job: _Job) -> Any:
+        room = handle.room
+        if job.call is not None:
+            return job.call()
+        if job.kind == "act":
+            if room.status == "closed":
+                raise RoomError("room_closed", N_("this room is closed"), 410)
+            room.check_version(job.version)
+        before = room.version
+        now = self.clock()
+        logged = room.apply(job.kind, job.payload, now)
+        seat_hash = (logged["seat"], logged["token_hash"]) if job.kind == "join" else None
+        try:
+            await self._in_db(
+                self.store.append,
+                room.code,
+                room.version,
+                job.kind,
+                logged,
+                now=now,
+                status=room.status,
+                seat_hash=seat_hash,
+            )
+        except Exception:
+            # Not persisted: go back to what the database holds (the log is the truth).
+            log.exception("room %s: cannot write version %d", room.code, before + 1)
+            stored = await self._in_db(self.store.load_room, room.code)
+            handle.room = Room.restore(stored)
+            raise RoomError("server_error", N_("the server could not save this; try again"), 503) from None
+        self._after_command(handle, job.kind, logged)
+        return logged
+
+    def _after_command(self, handle: RoomHandle, kind: str, logged: dict[str, Any]) -> None:
+        room = handle.room
+        if kind == "close":
+            for conn in list(handle.conns):
+                conn.send({"type": "closed"})
+                conn.close()
+            return
+        if kind == "start":
+            connected = handle.connected()
+            for seat in self._humans(room):
+                if seat not in connected:
+                    self._start_absence(handle, seat, announce=True)
+        self._broadcast(handle)
+        self._schedule(handle)
+
+    def _forget(self, handle: RoomHandle) -> None:
+        for task in (handle.bot_task, handle.next_task, *handle.timers.values()):
+            if task is not None:
+                task.cancel()
+        if self.rooms.get(handle.room.code) is handle:
+            del self.rooms[handle.room.code]
+
+    # ------------------------------------------------------------------ messages
+
+    def _full(self, handle: RoomHandle, conn: Connection, kind: str) -> dict[str, Any]:
+        """``welcome`` / ``sync``: the whole state as ``conn`` may see it, narration of this deal."""
+        room = handle.room
+        view = room.view(conn.seat)
+        conn.deal_index = room.deal_index
+        conn.narrator = None
+        lines: list[str] = []
+        if view is not None:
+            lines = self._narrate(room, conn, view, 0)
+        return {
+            "type": kind,
+            "seat": conn.seat,
+            "host": conn.host,
+            "room": room.public(handle.connected()),
+            "view": None if view is None else view.to_dict(),
+            "version": room.version,
+            "log": lines,
+        }
+
+    def _narrate(self, room: Room, conn: Connection, view: PlayerView, start: int) -> list[str]:
+        if conn.narrator is None:
+            conn.narrator = Narrator(room.names(), room.rules.special_first_trick)
+        new = view.history[start:]
+        conn.seen = len(view.history)
+        with i18n.language(conn.lang):
+            return conn.narrator.feed(new)
+
+    def _broadcast(self, handle: RoomHandle, skip: Connection | None = None) -> None:
+        """Send every socket of the room an ``update`` built from its own seat's view."""
+        room = handle.room
+        public = room.public(handle.connected())
+        views: dict[int | None, tuple[PlayerView | None, dict[str, Any] | None]] = {}
+        for conn in list(handle.conns):
+            if conn is skip or conn.closed:
+                continue
+            if conn.seat not in views:
+                view = room.view(conn.seat)
+                views[conn.seat] = (view, None if view is None else view.to_dict())
+            view, view_dict = views[conn.seat]
+            events: list[dict[str, Any]] = []
+            lines: list[str] = []
+            if view is not None:
+                if conn.deal_index != room.deal_index:  # a new deal: its history starts afresh
+                    conn.deal_index = room.deal_index
+                    conn.narrator = None
+                    conn.seen = 0
+                start = conn.seen
+                events = [e.to_dict() for e in view.history[start:]]
+                lines = self._narrate(room, conn, view, start)
+            conn.send(
+                {
+                    "type": "update",
+                    "version": room.version,
+                    "room": public,
+                    "view": view_dict,
+                    "events": events,
+                    "log": lines,
+                }
+            )
+
+    # ------------------------------------------------------------------ bots and timers
+
+    def _schedule(self, handle: RoomHandle) -> None:
+        """Start a bot's move if a bot is to act (cancelling one planned for an older version),
+        or the next deal of a room without a host to press "next" (a bot-only room, or an
+        absent host). Called by the worker after every command."""
+        room = handle.room
+        seat = room.to_act()
+        key = (room.version, seat) if seat is not None and room.seats[seat].bot_controlled else None
+        if handle.bot_key != key:
+            if handle.bot_task is not None and not handle.bot_task.done():
+                handle.bot_task.cancel()
+            handle.bot_task = None
+            handle.bot_key = key
+            if key is not None:
+                handle.bot_task = asyncio.create_task(self._bot_move(handle, *key))
+        idle_next = handle.next_task is None or handle.next_task.done()
+        if room.status == "between_deals" and idle_next and self._no_host(handle):
+            handle.next_task = asyncio.create_task(self._auto_next(handle, room.version))
+
+    @staticmethod
+    def _no_host(handle: RoomHandle) -> bool:
+        room = handle.room
+        if not any(s.kind == "human" for s in room.seats):
+            return True
+        hosts = [i for i, s in enumerate(room.seats) if s.host]
+        host_present = any(c.host and not c.closed for c in handle.conns)
+        return not host_present and all(room.seats[i].bot_playing for i in hosts)
+
+    async def _bot_move(self, handle: RoomHandle, version: int, seat: int) -> None:
+        try:
+            if self.bot_delay > 0:
+                await asyncio.sleep(self.bot_delay)
+            room = handle.room
+            if room.version != version:
+                return  # the room moved on; the worker has planned the next move
+            view = room.view(seat)
+            assert view is not None
+            legal = view.legal_actions
+            if not legal:
+                return
+            if len(legal) == 1:
+                action = legal[0]
+            elif handle.bot.name == "random":
+                action = handle.bot.act(view, legal, handle.bot_rng)
+            else:  # searching bots take milliseconds to seconds: off the event loop
+                action = await asyncio.to_thread(handle.bot.act, view, legal, handle.bot_rng)
+            job = _Job("act", {"seat": seat, "action": str(action), "bot": True}, version=version)
+            try:
+                await self.submit(handle, job)
+            except RoomError as exc:
+                if exc.code != "stale_version":
+                    log.warning("room %s: bot move of seat %d refused: %s", room.code, seat, exc)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("room %s: bot of seat %d failed", handle.room.code, seat)
+
+    async def _auto_next(self, handle: RoomHandle, version: int) -> None:
+        await asyncio.sleep(max(self.bot_delay * 3, 0.0))
+        if handle.room.version == version and handle.room.status == "between_deals":
+            with contextlib.suppress(RoomError):
+                await self.submit(handle, _Job("next_deal"))
+
+    def _start_absence(self, handle: RoomHandle, seat: int, *, announce: bool) -> bool:
+        """The seat's player left: after the grace period a bot plays for them. Announces
+        ``absent`` with the deadline to the others; returns whether it was announced."""
+        room = handle.room
+        if room.status not in ("lobby", "playing", "between_deals") or room.seats[seat].bot_playing:
+            return False
+        if room.seats[seat].kind != "human" or seat in handle.timers:
+            return False
+        if room.status == "lobby":
+            return False  # nothing to play yet; the start announces absent players
+        deadline = self.clock() + self.grace
+        handle.deadlines[seat] = deadline
+
+        async def takeover() -> None:
+            await asyncio.sleep(self.grace)
+            handle.timers.pop(seat, None)
+            handle.deadlines.pop(seat, None)
+            if seat not in handle.connected():
+                with contextlib.suppress(RoomError):
+                    await self.submit(handle, _Job("absent", {"seat": seat}))
+
+        handle.timers[seat] = asyncio.create_task(takeover())
+        if announce:
+            self._broadcast(handle)
+            for conn in list(handle.conns):
+                conn.send({"type": "absent", "seat": seat, "deadline": round(deadline, 3)})
+        return announce
+
+    async def _sweep(self) -> None:
+        """Close rooms idle for longer than ``idle`` seconds (checked a few times per period)."""
+        period = min(max(self.idle / 4, 0.05), 60.0)
+        while True:
+            await asyncio.sleep(period)
+            now = self.clock()
+            for handle in list(self.rooms.values()):
+                if now - handle.room.updated >= self.idle and handle.room.status != "closed":
+                    handle.queue.put_nowait(_Job("close", {"reason": "idle"}))
+
+
+def _lang(value: Any) -> str:
+    if not isinstance(value, str) or value.lower() not in i18n.LANGUAGES:
+        raise RoomError("bad_message", N_("language: expected one of {known}"), known=", ".join(i18n.LANGUAGES))
+    return value.lower()

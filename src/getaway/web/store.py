@@ -1,0 +1,255 @@
+"""Persistence of the web app: rooms, seat tokens and an append-only room log (SQLAlchemy Core).
+
+A room is its creation row (config, the server-side match seed, the host token's hash) plus
+its log of accepted commands; :mod:`getaway.web.rooms` rebuilds a room by replaying the log
+(event sourcing). The same code runs on SQLite (the default: a file ``getaway.db``, WAL
+journal, ``synchronous=NORMAL``) and PostgreSQL (``DATABASE_URL=postgresql+psycopg://…``).
+
+Writes are synchronous and short; the room service runs them on one worker thread, so the
+event loop never waits on the disk and SQLite sees one writer at a time.
+
+>>> store = Store("sqlite://")
+>>> store.create_room("ABC123", {"profile": "punjab"}, seed=7, host_hash="h", now=1.0)
+True
+>>> store.append("ABC123", 1, "join", {"seat": 0, "name": "Asha"}, now=2.0, status="lobby")
+>>> [(e.version, e.kind, e.payload) for e in store.load_room("ABC123").log]
+[(1, 'join', {'seat': 0, 'name': 'Asha'})]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import StaticPool
+
+__all__ = ["Store", "StoredRoom", "LogEntry", "database_url", "DEFAULT_DATABASE"]
+
+#: The database when neither ``--database`` nor ``DATABASE_URL`` says otherwise.
+DEFAULT_DATABASE = "sqlite:///getaway.db"
+
+metadata = MetaData()
+
+rooms = Table(
+    "rooms",
+    metadata,
+    Column("code", String(16), primary_key=True),
+    Column("created", Float, nullable=False),
+    Column("updated", Float, nullable=False),
+    Column("config", Text, nullable=False),  # JSON
+    Column("seed", BigInteger, nullable=False),  # the match seed: never leaves the server
+    Column("host_hash", String(64), nullable=False),  # SHA-256 of the host token
+    Column("status", String(16), nullable=False),
+    Column("version", Integer, nullable=False, default=0),
+)
+
+seats = Table(
+    "seats",
+    metadata,
+    Column("room", String(16), ForeignKey("rooms.code"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("token_hash", String(64), nullable=False),  # SHA-256 of the seat token
+)
+
+room_log = Table(
+    "room_log",
+    metadata,
+    Column("room", String(16), ForeignKey("rooms.code"), primary_key=True),
+    Column("version", Integer, primary_key=True),  # 1, 2, 3 …: one writer per room, no gaps
+    Column("kind", String(16), nullable=False),
+    Column("payload", Text, nullable=False),  # JSON
+    Column("time", Float, nullable=False),
+)
+
+
+def database_url(option: str | None = None) -> str:
+    """The database to use: ``option`` (``--database``), else ``DATABASE_URL``, else
+    :data:`DEFAULT_DATABASE`. A bare file path means a SQLite file.
+
+    >>> database_url("games.db"), database_url("postgresql+psycopg://u@h/db")
+    ('sqlite:///games.db', 'postgresql+psycopg://u@h/db')
+    """
+    url = option or os.environ.get("DATABASE_URL") or DEFAULT_DATABASE
+    if "://" not in url:
+        url = f"sqlite:///{url}"
+    if url.startswith("postgresql://"):  # the psycopg 3 driver, not psycopg2
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
+    return url
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One accepted command of a room: ``version`` (1-based), ``kind``, ``payload`` (a dict)."""
+
+    version: int
+    kind: str
+    payload: dict[str, Any]
+    time: float
+
+
+@dataclass
+class StoredRoom:
+    """A room as stored: its creation row, seat token hashes and log (in version order)."""
+
+    code: str
+    created: float
+    updated: float
+    config: dict[str, Any]
+    seed: int
+    host_hash: str
+    status: str
+    seat_hashes: dict[int, str] = field(default_factory=dict)
+    log: list[LogEntry] = field(default_factory=list)
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class Store:
+    """The rooms database.
+
+    Args:
+        url: a SQLAlchemy URL (``sqlite:///getaway.db``, ``sqlite://`` in memory,
+            ``postgresql+psycopg://…``); ``None``: :func:`database_url`.
+
+    The tables are created if missing.
+    """
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = database_url(url)
+        kwargs: dict[str, Any] = {}
+        sqlite = self.url.startswith("sqlite")
+        if sqlite:
+            kwargs["connect_args"] = {"check_same_thread": False}
+            if self.url in ("sqlite://", "sqlite:///:memory:"):
+                kwargs["poolclass"] = StaticPool  # one shared in-memory database
+        self.engine: Engine = create_engine(self.url, **kwargs)
+        if sqlite:
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ writes
+
+    def create_room(self, code: str, config: dict[str, Any], *, seed: int, host_hash: str, now: float) -> bool:
+        """Insert a new room (status ``lobby``, version 0); ``False`` if ``code`` is taken."""
+        row = {
+            "code": code,
+            "created": now,
+            "updated": now,
+            "config": _dumps(config),
+            "seed": seed,
+            "host_hash": host_hash,
+            "status": "lobby",
+            "version": 0,
+        }
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(rooms).values(**row))
+        except IntegrityError:
+            return False
+        return True
+
+    def append(
+        self,
+        code: str,
+        version: int,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        now: float,
+        status: str,
+        seat_hash: tuple[int, str] | None = None,
+    ) -> None:
+        """Append one accepted command and commit, in one transaction: the log row, the room's
+        status/version/time, and (for a join) the seat's token hash.
+
+        Raises:
+            sqlalchemy.exc.IntegrityError: ``version`` already written (a second writer).
+        """
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(room_log).values(room=code, version=version, kind=kind, payload=_dumps(payload), time=now)
+            )
+            conn.execute(update(rooms).where(rooms.c.code == code).values(updated=now, status=status, version=version))
+            if seat_hash is not None:
+                conn.execute(insert(seats).values(room=code, seat=seat_hash[0], token_hash=seat_hash[1]))
+
+    # ------------------------------------------------------------------ reads
+
+    def load_room(self, code: str) -> StoredRoom | None:
+        """The stored room ``code`` with its seats and full log, or ``None``."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(rooms).where(rooms.c.code == code)).mappings().first()
+            if row is None:
+                return None
+            return self._load(conn, row)
+
+    def unfinished(self) -> list[StoredRoom]:
+        """Every room not ``finished`` nor ``closed`` (to rebuild at start-up), oldest first."""
+        with self.engine.connect() as conn:
+            live = select(rooms).where(rooms.c.status.not_in(["finished", "closed"])).order_by(rooms.c.created)
+            rows = conn.execute(live).mappings().all()
+            return [self._load(conn, row) for row in rows]
+
+    @staticmethod
+    def _load(conn: Any, row: Any) -> StoredRoom:
+        code = row["code"]
+        query = select(seats.c.seat, seats.c.token_hash).where(seats.c.room == code)
+        hashes = {r.seat: r.token_hash for r in conn.execute(query)}
+        log = [
+            LogEntry(r.version, r.kind, json.loads(r.payload), r.time)
+            for r in conn.execute(
+                select(room_log.c.version, room_log.c.kind, room_log.c.payload, room_log.c.time)
+                .where(room_log.c.room == code)
+                .order_by(room_log.c.version)
+            )
+        ]
+        return StoredRoom(
+            code=code,
+            created=row["created"],
+            updated=row["updated"],
+            config=json.loads(row["config"]),
+            seed=int(row["seed"]),
+            host_hash=row["host_hash"],
+            status=row["status"],
+            seat_hashes=hashes,
+            log=log,
+        )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """WAL journal (readers do not block the writer) and NORMAL sync (a commit survives a
+    process crash; only a power cut may lose the last commits)."""
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=5000")
+    finally:
+        cursor.close()

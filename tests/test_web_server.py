@@ -1,0 +1,173 @@
+"""The web server (issue 6, docs/web.md): rooms over HTTP, a deal over WebSockets, reconnects,
+spectators, and the engine's record of a finished deal."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from getaway.record import deal_from_record
+from web_helpers import Player, create_room, drain_to, make_client, play_deal
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def test_create_and_join_over_http():
+    with make_client() as client:
+        room = create_room(client)
+        assert room["seat"] == 0 and room["token"] and room["host_token"] and room["url"] == f"/r/{room['code']}"
+        joined = client.post(f"/api/rooms/{room['code']}/join", json={"name": "Ben"}).json()
+        assert joined["seat"] == 1 and joined["token"] != room["token"]
+        state = client.get(f"/api/rooms/{room['code']}").json()
+        assert state["status"] == "lobby" and state["version"] == 2
+        assert [(s["name"], s["kind"], s["host"]) for s in state["seats"][:3]] == [
+            ("Asha", "human", True),
+            ("Ben", "human", False),
+            ("", "empty", False),
+        ]
+        assert client.get("/api/rooms/NOSUCH").json()["error"]["code"] == "room_not_found"
+
+
+def test_start_needs_the_host():
+    with make_client() as client:
+        room = create_room(client)
+        ben = client.post(f"/api/rooms/{room['code']}/join", json={"name": "Ben"}).json()
+        r = client.post(f"/api/rooms/{room['code']}/start", headers={"Authorization": f"Bearer {ben['token']}"})
+        assert r.status_code == 403 and r.json()["error"]["code"] == "not_host"
+        r = client.post(f"/api/rooms/{room['code']}/start", headers={"Authorization": f"Bearer {room['host_token']}"})
+        assert r.status_code == 200 and r.json()["status"] == "playing"
+        assert [s["kind"] for s in r.json()["seats"]] == ["human", "human", "bot", "bot"]
+        r = client.post(f"/api/rooms/{room['code']}/join", json={"name": "Cal"})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "already_started"
+
+
+def test_a_full_deal_two_humans_two_bots():
+    with make_client() as client:
+        room = create_room(client)
+        code = room["code"]
+        ben = client.post(f"/api/rooms/{code}/join", json={"name": "Ben"}).json()
+        with client.websocket_connect(f"/ws/{code}") as ws_a, client.websocket_connect(f"/ws/{code}") as ws_b:
+            asha, benp = Player(ws_a, "asha"), Player(ws_b, "ben")
+            welcome = asha.hello(token=room["token"])
+            assert welcome["type"] == "welcome" and welcome["seat"] == 0 and welcome["view"] is None
+            assert benp.hello(token=ben["token"])["seat"] == 1
+            asha.send(type="start")
+            for p in (asha, benp):
+                p.until(lambda m: m["type"] == "update" and m["room"]["status"] != "lobby")
+            play_deal([asha, benp], random.Random(1))
+            final = asha.view
+            assert final["outcome"] is not None
+            assert asha.last["room"]["status"] == "finished"
+            assert any("The deal is over" in line for m in asha.seen for line in m.get("log", []))
+        record = client.get(f"/api/rooms/{code}/deals/0/record")
+        assert record.status_code == 200
+        deal = deal_from_record(record.json())
+        assert deal.is_over and deal.outcome.to_dict() == final["outcome"]
+        history = client.get(f"/api/rooms/{code}/history").json()
+        assert len(history["deals"]) == 1 and history["standings"]
+
+
+def test_bot_only_room_plays_by_itself():
+    with make_client() as client:
+        room = create_room(client, name=None, deals=2)
+        code = room["code"]
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            host = Player(ws)
+            assert host.hello(token=room["host_token"])["seat"] is None
+            host.send(type="start")
+            host.until(lambda m: m["type"] == "update" and m["room"]["status"] == "finished")
+        history = client.get(f"/api/rooms/{code}/history").json()
+        assert [d["index"] for d in history["deals"]] == [0, 1]
+        for i in range(2):
+            assert deal_from_record(client.get(f"/api/rooms/{code}/deals/{i}/record").json()).is_over
+
+
+def test_spectator_sees_the_public_view_only():
+    with make_client() as client:
+        room = create_room(client)
+        code = room["code"]
+        with client.websocket_connect(f"/ws/{code}") as ws_a, client.websocket_connect(f"/ws/{code}") as ws_s:
+            asha, spec = Player(ws_a), Player(ws_s)
+            asha.hello(token=room["token"])
+            assert spec.hello(spectate=True)["seat"] is None
+            asha.send(type="start")
+            update = spec.until(lambda m: m["type"] == "update" and m["view"] is not None)
+            assert update["view"]["hand"] is None and update["view"]["legal_actions"] == []
+            spec.send(type="act", action="A♠", version=update["version"])
+            assert spec.until(lambda m: m["type"] == "error")["code"] == "spectator"
+            spec.send(type="start")
+            assert spec.until(lambda m: m["type"] == "error")["code"] == "not_host"
+
+
+def test_reconnect_with_the_token_in_the_middle_of_a_trick():
+    with make_client() as client:
+        room = create_room(client)
+        code = room["code"]
+        ben = client.post(f"/api/rooms/{code}/join", json={"name": "Ben"}).json()
+        with client.websocket_connect(f"/ws/{code}") as ws_a:
+            asha = Player(ws_a)
+            asha.hello(token=room["token"])
+            with client.websocket_connect(f"/ws/{code}") as ws_b:
+                benp = Player(ws_b)
+                benp.hello(token=ben["token"])
+                asha.send(type="start")
+                drain_to(benp, 3)
+
+                def mid_trick(players):  # a card on the table, after the first trick
+                    v = players[0].view
+                    return v["first_trick_done"] and v["trick"] and players[1].my_turn()
+
+                play_deal([asha, benp], random.Random(3), stop=mid_trick)
+                before = benp.view
+                assert before["outcome"] is None
+            # Ben's socket is gone: the others hear he is absent, with a deadline
+            absent = asha.until(lambda m: m["type"] == "absent")
+            assert absent["seat"] == 1 and absent["deadline"] > 0
+            with client.websocket_connect(f"/ws/{code}") as ws_b2:
+                benp2 = Player(ws_b2)
+                welcome = benp2.hello(token=ben["token"], since=before and benp.version)
+                assert welcome["type"] == "welcome" and welcome["seat"] == 1
+                assert welcome["view"]["hand"] == before["hand"] and welcome["view"]["trick"] == before["trick"]
+                assert welcome["log"], "the narration of the deal so far"
+                play_deal([asha, benp2], random.Random(4))
+                assert benp2.view["outcome"] is not None
+
+
+def test_absent_player_is_replaced_by_a_bot_and_reclaims():
+    with make_client(grace=0.2) as client:
+        room = create_room(client)
+        code = room["code"]
+        ben = client.post(f"/api/rooms/{code}/join", json={"name": "Ben"}).json()
+        with client.websocket_connect(f"/ws/{code}") as ws_a:
+            asha = Player(ws_a)
+            asha.hello(token=room["token"])
+            asha.send(type="start")  # Ben never connects: a bot plays for him after the grace
+            msg = asha.until(lambda m: m["type"] == "update" and m["room"]["seats"][1]["bot_playing"])
+            assert msg["room"]["seats"][1]["kind"] == "human"
+            with client.websocket_connect(f"/ws/{code}") as ws_b:
+                benp = Player(ws_b)
+                assert benp.hello(token=ben["token"])["seat"] == 1
+                back = benp.until(lambda m: m["type"] == "update" and not m["room"]["seats"][1]["bot_playing"])
+                assert back["room"]["seats"][1]["connected"]
+
+
+def test_bad_token_and_unknown_room():
+    with make_client() as client:
+        room = create_room(client)
+        with client.websocket_connect(f"/ws/{room['code']}") as ws:
+            p = Player(ws)
+            assert p.hello(token="not-a-token")["code"] == "bad_token"
+            assert p.hello(spectate=True)["type"] == "welcome"
+        with client.websocket_connect("/ws/NOPE42") as ws:
+            assert Player(ws).recv()["code"] == "room_not_found"
+
+
+def test_strings_and_rules():
+    with make_client() as client:
+        fr = client.get("/api/strings/fr").json()
+        assert fr["cards"]["Q♥"] == "dame de cœur" and fr["suit_plurals"]["♥"]
+        assert all(isinstance(v, str) for v in fr["strings"].values())
+        assert client.get("/api/strings/xx").status_code == 404
+        rules = client.get("/api/rules/es?profile=classic").json()
+        assert rules["profile"] == "classic" and len(rules["sections"]) >= 5

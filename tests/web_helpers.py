@@ -1,0 +1,108 @@
+"""Helpers of the web server tests: a test client on an in-memory database, and a player that
+drives one socket through a deal (issue 6)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from getaway.web.app import create_app
+
+
+def make_client(tmp_path=None, **settings: Any) -> TestClient:
+    """A TestClient (use it as a context manager) on a fresh SQLite database, no bot delay."""
+    url = f"sqlite:///{tmp_path / 'web.db'}" if tmp_path is not None else "sqlite://"
+    settings.setdefault("bot_delay", 0)
+    return TestClient(create_app(url, **settings))
+
+
+def create_room(client: TestClient, name: str | None = "Asha", **config: Any) -> dict[str, Any]:
+    """POST /api/rooms (punjab, 4 players, 1 deal, easy bots, takes off unless said)."""
+    body: dict[str, Any] = {"profile": "punjab", "players": 4, "deals": 1, "bot_level": "easy"}
+    body["options"] = config.pop("options", {"takes": "off"})
+    body.update(config)
+    if name is not None:
+        body["name"] = name
+    r = client.post("/api/rooms", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+class Player:
+    """One socket of a test: keeps every message received (``seen``) for the leak audit."""
+
+    def __init__(self, ws: Any, label: str = "") -> None:
+        self.ws = ws
+        self.label = label
+        self.seen: list[dict[str, Any]] = []
+        self.last: dict[str, Any] | None = None  # last welcome/sync/update
+
+    def send(self, **msg: Any) -> None:
+        self.ws.send_text(json.dumps(msg))
+
+    def recv(self) -> dict[str, Any]:
+        msg = json.loads(self.ws.receive_text())
+        self.seen.append(msg)
+        if msg["type"] in ("welcome", "sync", "update"):
+            self.last = msg
+        return msg
+
+    def until(self, pred) -> dict[str, Any]:
+        """Receive until a message satisfies ``pred``."""
+        while True:
+            msg = self.recv()
+            if pred(msg):
+                return msg
+
+    def hello(self, **fields: Any) -> dict[str, Any]:
+        self.send(type="hello", lang="en", **fields)
+        return self.until(lambda m: m["type"] in ("welcome", "error"))
+
+    @property
+    def view(self) -> dict[str, Any] | None:
+        return self.last["view"] if self.last else None
+
+    @property
+    def version(self) -> int:
+        return self.last["version"]
+
+    def my_turn(self) -> bool:
+        v = self.view
+        return v is not None and v["outcome"] is None and v["to_act"] == v["seat"] and bool(v["legal_actions"])
+
+    def play_one(self, rng: random.Random) -> dict[str, Any]:
+        """Play a random legal action and wait for the answer (an update or an error)."""
+        action = rng.choice(self.view["legal_actions"])
+        self.send(type="act", action=action, version=self.version)
+        return self.until(lambda m: m["type"] in ("update", "error"))
+
+
+def drain_to(player: Player, version: int) -> None:
+    """Receive until the player has seen ``version``."""
+    if player.last is not None and player.last["version"] >= version:
+        return
+    player.until(lambda m: m["type"] in ("update", "sync", "welcome") and m["version"] >= version)
+
+
+def play_deal(players: list[Player], rng: random.Random, stop=None) -> None:
+    """Play until the deal is over (or ``stop(players)`` says so): whoever's turn it is plays,
+    everyone else reads until they have caught up with the newest version."""
+    for _ in range(3000):
+        newest = max(p.last["version"] for p in players)
+        for p in players:
+            drain_to(p, newest)
+        if players[0].view["outcome"] is not None:
+            return
+        if stop is not None and stop(players):
+            return
+        mover = next((p for p in players if p.my_turn()), None)
+        if mover is None:
+            # a bot is to act: wait for the next update on the first socket
+            players[0].until(lambda m: m["type"] == "update")
+            continue
+        msg = mover.play_one(rng)
+        assert msg["type"] == "update", msg
+    raise AssertionError("the deal did not end")
