@@ -1,0 +1,111 @@
+// Texts of the page: every visible text goes through t(msgid, args); the table comes from
+// GET /api/strings/{lang} (the server translates the msgids of getaway.web.strings.UI_STRINGS
+// with the CLI's gettext catalogs). English is the msgid itself.
+
+export const LANGUAGES = [
+  ["en", "English"], ["fr", "Français"], ["it", "Italiano"], ["pt", "Português"], ["es", "Español"],
+];
+const CODES = LANGUAGES.map(([c]) => c);
+const SUITS = { "♠": 0, "♥": 1, "♦": 2, "♣": 3 };
+const EN_SUITS = ["spades", "hearts", "diamonds", "clubs"];
+const EN_RANKS = { 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
+  10: "ten", J: "jack", Q: "queen", K: "king", A: "ace" };
+
+let lang = "en";
+let texts = {};
+let cardNames = {};   // "Q♠" -> "queen of spades"
+let rankNames = {};   // "Q" -> "queen"
+let suitNames = {};   // "♠" -> "spades" (as in "queen of spades")
+let suitPlurals = {}; // "♠" -> "spades" (as in "no spades")
+
+export function currentLang() { return lang; }
+
+/** The language to start with: saved choice, else the browser's, else English. */
+export function initialLang() {
+  const saved = localStorage.getItem("getaway.lang");
+  if (CODES.includes(saved)) return saved;
+  for (const l of navigator.languages || [navigator.language || "en"]) {
+    const code = String(l).slice(0, 2).toLowerCase();
+    if (CODES.includes(code)) return code;
+  }
+  return "en";
+}
+
+/** `msgid` translated, with {name} placeholders filled from `args`. */
+export function t(msgid, args) {
+  let s = texts[msgid];
+  if (typeof s !== "string" || !s) s = msgid;
+  if (args) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in args ? String(args[k]) : m));
+  return s;
+}
+
+function asMap(x, keyOf) {
+  // Accepts {key: name}, [name, ...] (indexed by keyOf(i)) or [[key, name], ...].
+  const out = {};
+  if (!x) return out;
+  if (Array.isArray(x)) {
+    x.forEach((v, i) => {
+      if (Array.isArray(v)) out[v[0]] = v[1];
+      else if (v && typeof v === "object") out[v.card ?? v.key ?? v.id ?? keyOf(i)] = v.name ?? v.text;
+      else out[keyOf(i)] = v;
+    });
+  } else if (typeof x === "object") Object.assign(out, x);
+  return out;
+}
+
+/** Load the texts of `code` (falls back to English texts if the request fails). */
+export async function loadLang(code) {
+  if (!CODES.includes(code)) code = "en";
+  let data = {};
+  try {
+    const r = await fetch(`/api/strings/${code}`);
+    if (r.ok) data = await r.json();
+  } catch (e) { /* offline: English */ }
+  const table = data.strings ?? data.texts ?? data.messages ?? data.ui ?? null;
+  texts = table && typeof table === "object" && !Array.isArray(table) ? table : {};
+  if (!table) for (const [k, v] of Object.entries(data)) if (typeof v === "string") texts[k] = v;
+  const rankKeys = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+  const suitKeys = ["♠", "♥", "♦", "♣"];
+  cardNames = asMap(data.cards ?? data.card_names, () => "");
+  rankNames = asMap(data.ranks ?? data.rank_names, (i) => rankKeys[i]);
+  suitNames = asMap(data.suits_of ?? data.suit_names ?? data.suits, (i) => suitKeys[i]);
+  suitPlurals = asMap(data.suit_plurals ?? data.suits_plural ?? data.suits, (i) => suitKeys[i]);
+  for (const m of [rankNames, suitNames, suitPlurals]) normalizeSuitKeys(m);
+  lang = code;
+  localStorage.setItem("getaway.lang", code);
+  document.documentElement.lang = code;
+}
+
+function normalizeSuitKeys(m) {
+  // Suit maps may be keyed by symbol, letter or English name: key them by symbol too.
+  const alias = { s: "♠", h: "♥", d: "♦", c: "♣", S: "♠", H: "♥", D: "♦", C: "♣",
+    spades: "♠", hearts: "♥", diamonds: "♦", clubs: "♣", 0: "♠", 1: "♥", 2: "♦", 3: "♣" };
+  for (const [k, v] of Object.entries(m)) if (alias[k] && !(alias[k] in m)) m[alias[k]] = v;
+}
+
+/** Split "10♥" into ["10", "♥"]; the Joker is ["Jk", null]. */
+export function splitCard(card) {
+  const suit = card.slice(-1);
+  if (suit in SUITS) return [card.slice(0, -1), suit];
+  return [card, null];
+}
+
+export const suitIndex = (card) => SUITS[splitCard(card)[1]] ?? 4;
+export const isRed = (card) => { const s = splitCard(card)[1]; return s === "♥" || s === "♦"; };
+const RANK_VALUE = { J: 11, Q: 12, K: 13, A: 14 };
+export const rankValue = (card) => { const r = splitCard(card)[0]; return RANK_VALUE[r] ?? (Number(r) || 0); };
+
+/** The full name of a card in the page's language: "queen of spades". */
+export function cardName(card) {
+  if (cardNames[card]) return cardNames[card];
+  const [rank, suit] = splitCard(card);
+  if (!suit) return "joker";
+  const r = rankNames[rank] ?? EN_RANKS[rank] ?? rank;
+  const s = suitNames[suit] ?? EN_SUITS[SUITS[suit]];
+  return t("{rank} of {suit}", { rank: r, suit: s });
+}
+
+/** A suit as in "no hearts". */
+export function suitPlural(suit) {
+  return suitPlurals[suit] ?? EN_SUITS[SUITS[suit]] ?? suit;
+}

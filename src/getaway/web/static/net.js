@@ -1,0 +1,109 @@
+// HTTP API and the room's WebSocket (docs/web.md): reconnects with backoff, sending `since`.
+
+export class ApiError extends Error {
+  constructor(code, message, status) {
+    super(message || code);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** fetch JSON; a 4xx/5xx answer throws ApiError with the server's {"error": {code, message}}. */
+export async function api(method, path, body, token) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let r;
+  try {
+    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new ApiError("network", null, 0);
+  }
+  let data = null;
+  try { data = await r.json(); } catch (e) { /* not JSON */ }
+  if (!r.ok) {
+    const err = (data && data.error) || {};
+    throw new ApiError(err.code || `http_${r.status}`, err.message, r.status);
+  }
+  return data;
+}
+
+export const tokenKey = (code) => `getaway.token.${code}`;
+export const hostKey = (code) => `getaway.host.${code}`;
+
+/**
+ * One room's socket. `hello()` returns the first message's fields (token or spectate, lang,
+ * since); `onmessage(msg)` gets every server message; `onstate(s)` gets "connecting",
+ * "open", "waiting" (a reconnect is scheduled) or "stopped".
+ */
+export class RoomSocket {
+  constructor(code, { hello, onmessage, onstate }) {
+    this.code = code;
+    this.hello = hello;
+    this.onmessage = onmessage;
+    this.onstate = onstate;
+    this.ws = null;
+    this.stopped = false;
+    this.attempt = 0;
+    this.timer = null;
+    this.pinger = null;
+    this.retryAt = 0;
+  }
+
+  connect() {
+    this.stopped = false;
+    clearTimeout(this.timer);
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(this.code)}`);
+    this.ws = ws;
+    this.onstate("connecting");
+    ws.onopen = () => {
+      ws.send(JSON.stringify({ type: "hello", ...this.hello() }));
+      this.onstate("open");
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: "ping" }), 25000);
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.type === "welcome" || msg.type === "sync") this.attempt = 0;
+      this.onmessage(msg);
+    };
+    ws.onclose = () => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.stopped) { this.onstate("stopped"); return; }
+      // Backoff: 0.5 s, 1 s, 2 s … up to 15 s, with some jitter so a room does not reconnect in step.
+      const delay = Math.min(15000, 500 * 2 ** this.attempt) * (0.8 + 0.4 * Math.random());
+      this.attempt += 1;
+      this.retryAt = Date.now() + delay;
+      this.timer = setTimeout(() => this.connect(), delay);
+      this.onstate("waiting");
+    };
+  }
+
+  /** Send a message now; false when the socket is not open (the caller keeps its state). */
+  send(msg) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  /** Close for good (no reconnect). */
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+    this.onstate("stopped");
+  }
+
+  /** Reconnect now (a "retry" button, or the page came back online). */
+  retryNow() {
+    if (this.ws || this.stopped) return;
+    this.connect();
+  }
+}
