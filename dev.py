@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set-up and tasks for a fresh machine with only Python 3.11+ (standard library only).
 
-    python3 dev.py run [ARGS...]    create .venv if needed, install, run the main job
+    python3 dev.py run [ARGS...]    create .venv if needed, install, run the main job (the web app)
     python3 dev.py test [ARGS...]   create .venv if needed, install, lint and run the tests
     python3 dev.py bench [ARGS...]  create .venv if needed, install, run the engine benchmark
 
@@ -49,8 +49,8 @@ def main(argv: list[str]) -> int:
     py = str(ensure_env())
     env = dict(os.environ, PYTHONUTF8="1")
     if task == "run":
-        # The main job: you against three medium bots, punjab profile, 4 players (docs/cli.md).
-        return subprocess.call([py, "-m", "getaway", *(args or ["play"])], env=env)
+        # The main job: the web app on http://127.0.0.1:8000 (docs/web.md); `run play` is the terminal game.
+        return subprocess.call([py, "-m", "getaway", *(args or ["serve"])], env=env)
     if task == "test":
         lint = subprocess.call([py, "-m", "ruff", "check", "src", "tests", "bench", "dev.py"], cwd=ROOT, env=env)
         tests = subprocess.call([py, "-m", "pytest", *args], cwd=ROOT, env=env)

@@ -802,6 +802,65 @@ def tournament(
                 raise click.UsageError(message.format(path=path, reason=exc.strerror or exc)) from None
 
 
+# ---------------------------------------------------------------------------------- serve
+
+
+@cli.command(help=N_("Start the web app: play Getaway in a browser with friends, bots filling the empty seats."))
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help=N_("Address to listen on (0.0.0.0: every interface).")
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help=N_("Port to listen on."))
+@click.option(
+    "--database",
+    default=None,
+    metavar="URL",
+    help=N_("Database: a SQLAlchemy URL or a SQLite file (default: DATABASE_URL, else getaway.db here)."),
+)
+@click.option(
+    "--grace",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    help=N_("Seconds before a bot plays for a disconnected player."),
+)
+@click.option(
+    "--idle",
+    type=click.FloatRange(min=1),
+    default=7200.0,
+    show_default=True,
+    help=N_("Seconds without a move before a room is closed."),
+)
+@click.option(
+    "--bot-delay",
+    type=click.FloatRange(min=0),
+    default=0.7,
+    show_default=True,
+    help=N_("Seconds a bot thinks before each move."),
+)
+@_lang_option
+def serve(
+    host: str, port: int, database: str | None, grace: float, idle: float, bot_delay: float, lang: str | None
+) -> None:
+    """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL."""
+    import uvicorn
+    from sqlalchemy.engine import make_url
+
+    from .web.app import create_app
+    from .web.store import database_url
+
+    use(lang)
+    url = database_url(database)
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "localhost") else host
+    click.echo(
+        _("Getaway is on http://{host}:{port}/ : open it in a browser (Ctrl+C stops the server).").format(
+            host=shown, port=port
+        )
+    )
+    click.echo(_("Database: {url}").format(url=make_url(url).render_as_string(hide_password=True)))
+    app = create_app(url, bot_delay=bot_delay, grace=grace, idle=idle)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
 def main() -> None:
     """Entry point of the ``getaway`` command."""
     cli(prog_name="getaway")
