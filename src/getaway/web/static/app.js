@@ -206,7 +206,7 @@ async function showJoin() {
 function roomSummary(room) {
   const c = room.config || {};
   const opts = Object.entries(c.options || {}).map(([k, v]) => (v === true ? k : `${k}=${v}`)).join(", ");
-  return h("p", { class: "summary" }, t("{profile}, {players} players, {n} deals", { profile: c.profile ?? "?", players: c.players ?? room.seats.length, n: c.deals ?? room.deals ?? 1 }),
+  return h("p", { class: "summary" }, t("{profile} · players: {players} · deals: {n}", { profile: c.profile ?? "?", players: c.players ?? room.seats.length, n: c.deals ?? room.deals ?? 1 }),
     opts ? ` · ${opts}` : "", c.bot_level ? ` · ${t("Bot level")}: ${t(c.bot_level)}` : "");
 }
 
@@ -257,6 +257,9 @@ function onMessage(msg) {
       S.log = [];
       S.logReset = true;
       S.dealShown = msg.room ? msg.room.deal_index : null;
+      if (msg.room && msg.room.status !== "lobby" && (msg.log || []).length) {
+        S.log.push({ text: t("Deal {k} of {n}", { k: (msg.room.deal_index ?? 0) + 1, n: msg.room.deals ?? 1 }), heading: true });
+      }
       pushLog(msg.log);
       applyState(msg.room, msg.view);
       break;

@@ -22,7 +22,8 @@ export function cardFace(card, extra = {}) {
   const [rank, suit] = splitCard(card);
   return h("span", { class: `face ${isRed(card) ? "red" : "black"}${suit ? "" : " joker"}`, ...extra },
     h("span", { class: "rank", "aria-hidden": "true" }, suit ? rank : "★"),
-    h("span", { class: "suit", "aria-hidden": "true" }, suit || "Jk"));
+    h("span", { class: "suit", "aria-hidden": "true" }, suit || "Jk"),
+    h("span", { class: "pip", "aria-hidden": "true" }, suit || "★"));
 }
 
 export class TableView {
@@ -42,7 +43,7 @@ export class TableView {
     this.pile = h("p", { class: "pile", "data-testid": "waste" });
     this.outcome = h("div", { class: "outcome", "data-testid": "outcome", hidden: true });
     this.felt = h("div", { class: "felt", "data-testid": "table" },
-      this.seats, h("div", { class: "center" }, this.trick, this.caption, this.pile), this.outcome);
+      this.seats, h("div", { class: "center" }, this.trick), this.caption, this.pile, this.outcome);
     this.me = h("p", { class: "me", "data-testid": "me" });
     this.buttons = h("div", { class: "actions", "data-testid": "actions" });
     this.hand = h("div", { class: "hand", role: "group", "data-testid": "hand", "aria-labelledby": "hand-title" });
@@ -111,7 +112,7 @@ export class TableView {
       const li = h("li", {
         class: `seat-box${toAct ? " to-act" : ""}${out ? " out" : ""}${absent ? " absent" : ""}`,
         "data-testid": `seat-${seat}`, "data-seat": seat, "aria-current": toAct ? "true" : null,
-        style: { left: `${50 + 41 * Math.cos(a)}%`, top: `${50 + 38 * Math.sin(a)}%` },
+        style: { left: `calc(50% + ${Math.cos(a).toFixed(4)} * var(--rx))`, top: `calc(50% + ${Math.sin(a).toFixed(4)} * var(--ry))` },
       },
       h("span", { class: "name" }, seatName(room, seat)),
       size === null ? null : h("span", { class: "count", "data-testid": `hand-size-${seat}` },
@@ -153,10 +154,14 @@ export class TableView {
     this.trick.classList.toggle("settled", !!settled);
     this.trick.classList.toggle("picked", !!settled && last.kind === "pickup");
     if (settled) {
-      const who = last.seat === S.seat ? t("You") : seatName(room, last.seat);
-      this.caption.textContent = last.kind === "pickup"
-        ? t("{who} picks up the trick (cards: {n}).", { who, n: last.n })
-        : t("To the waste pile; {who} leads.", { who });
+      const who = seatName(room, last.seat);
+      const mine = last.seat === S.seat;
+      if (last.kind === "pickup") {
+        this.caption.textContent = mine ? t("You pick up the trick (cards: {n}).", { n: last.n })
+          : t("{who} picks up the trick (cards: {n}).", { who, n: last.n });
+      } else {
+        this.caption.textContent = mine ? t("To the waste pile; you lead.") : t("To the waste pile; {who} leads.", { who });
+      }
       this.trick.dataset.settled = last.kind;
     } else {
       this.caption.textContent = "";
@@ -181,8 +186,11 @@ export class TableView {
       el.style.left = `calc(50% + ${x}px)`;
       el.style.top = `calc(50% + ${y}px)`;
       // Slide in from the player's place on the table (relative to where the card lands).
-      el.style.setProperty("--fx", `${Math.cos(a) * w * 0.41 - x}px`);
-      el.style.setProperty("--fy", `${Math.sin(a) * hgt * 0.38 - y}px`);
+      const box = this.seats.querySelector(`[data-seat="${seat}"]`);
+      const fx = box ? box.offsetLeft - w / 2 : Math.cos(a) * w * 0.41;
+      const fy = box ? box.offsetTop - hgt / 2 : Math.sin(a) * hgt * 0.45;
+      el.style.setProperty("--fx", `${fx - x}px`);
+      el.style.setProperty("--fy", `${fy - y}px`);
     }
   }
 
@@ -237,6 +245,7 @@ export class TableView {
     const hand = [...(view.hand || [])].sort((a, b) => HAND_SUIT_ORDER.indexOf(suitIndex(a)) - HAND_SUIT_ORDER.indexOf(suitIndex(b)) || rankValue(a) - rankValue(b));
     const legal = new Set(view.legal_actions);
     const myTurn = !view.outcome && view.to_act === S.seat;
+    const choosing = myTurn && hand.some((c) => legal.has(c)); // dim the others only when a card is to be chosen
     this.handTitle.textContent = t("Your hand");
     const bits = [h("strong", {}, seatName(room, S.seat)), " · ", t("Cards: {n}", { n: hand.length })];
     if (view.dealer === S.seat) bits.push(" · ", t("dealer"));
@@ -258,7 +267,7 @@ export class TableView {
       el.setAttribute("aria-disabled", ok && !S.pending ? "false" : "true");
       el.setAttribute("aria-label", cardName(card) + (view.must_lead === card ? ` (${t("drawn blind")})` : ""));
       el.classList.toggle("legal", ok);
-      el.classList.toggle("my-turn", myTurn);
+      el.classList.toggle("my-turn", choosing);
       return el;
     });
     this.hand.replaceChildren(...els);
@@ -342,7 +351,9 @@ export class TableView {
     const cw = cards[0].offsetWidth || 60;
     const ch = cards[0].offsetHeight || 84;
     const maxStep = cw + 6;
-    const minStep = Math.max(24, cw * 0.46);
+    // Below this step a card shows too thin a strip to tap: use another row instead (rows
+    // overlap vertically, each card keeps its full width and its top with rank and suit).
+    const minStep = cw * 0.75;
     let perRow = n;
     let step = n > 1 ? Math.min(maxStep, (W - cw) / (n - 1)) : 0;
     if (n > 1 && step < minStep) {
@@ -352,7 +363,7 @@ export class TableView {
       step = perRow > 1 ? Math.min(maxStep, (W - cw) / (perRow - 1)) : 0;
     }
     const rows = Math.ceil(n / perRow);
-    const rowStep = ch * 0.6;
+    const rowStep = ch * (rows > 3 ? 0.5 : 0.6);
     cards.forEach((el, i) => {
       const r = Math.floor(i / perRow);
       const c = i % perRow;
@@ -363,6 +374,7 @@ export class TableView {
       el.style.zIndex = String(i + 1);
     });
     this.hand.style.height = `${ch + rowStep * (rows - 1) + 12}px`;
+    this.hand.classList.toggle("stacked", rows > 1);
   }
 
   renderStatus(S) {
