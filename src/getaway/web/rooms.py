@@ -101,6 +101,11 @@ def new_code() -> str:
     return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
 
 
+def new_seed() -> int:
+    """A fresh 63-bit match seed (``secrets``): it never leaves the server."""
+    return secrets.randbits(63)
+
+
 def _same(token_hash: str | None, token: str) -> bool:
     return token_hash is not None and hmac.compare_digest(token_hash, hash_token(token))
 
@@ -642,7 +647,7 @@ class RoomService:
         if name is not None:
             name = check_name(name)
         host_token = new_token()
-        seed = secrets.randbits(63)
+        seed = new_seed()
         now = self.clock()
         for _ in range(20):
             code = new_code()
