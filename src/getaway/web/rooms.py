@@ -80,8 +80,13 @@ class RoomError(ValueError):
         self.args_ = args
         self.status = status
 
+    #: the engine's exception this error reports (its message is translated by :func:`i18n.localize`)
+    cause: BaseException | None = None
+
     def text(self) -> str:
         """The message in the current language."""
+        if self.cause is not None:
+            return i18n.localize(self.cause)
         message = i18n._(self.template)
         return message.format(**self.args_) if self.args_ else message
 
@@ -385,7 +390,9 @@ class Room:
         try:
             self.match.deal.apply(action, seat)
         except IllegalActionError as exc:
-            raise RoomError(exc.reason, N_("{problem}"), problem=str(exc).partition(": ")[2] or str(exc)) from None
+            error = RoomError(exc.reason, N_("{problem}"), problem=str(exc))
+            error.cause = exc
+            raise error from None
         self._after_move()
         return {"seat": seat, "action": str(action), "bot": by_bot}
 
