@@ -9,7 +9,7 @@ from pathlib import Path
 
 import getaway
 
-CORE = {"__init__", "cards", "rules", "position", "events", "deal", "view", "record", "match"}
+CORE = {"__init__", "messages", "cards", "rules", "position", "events", "deal", "view", "record", "match"}
 SRC = Path(getaway.__file__).parent
 
 
@@ -36,3 +36,9 @@ def test_core_imports_only_the_standard_library_and_the_core():
                 assert module in CORE, f"core module {name} imports the satellite {imported}"
             else:
                 assert top in sys.stdlib_module_names or top == "__future__", f"core module {name} imports {imported}"
+
+
+def test_the_core_does_not_translate():
+    """The core marks its messages (``getaway.messages.N_``) but never imports ``getaway.i18n``."""
+    for name in sorted(CORE):
+        assert "getaway.i18n" not in imports_of(SRC / f"{name}.py"), name

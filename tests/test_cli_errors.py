@@ -327,3 +327,155 @@ def test_ctrl_d_in_a_real_terminal_offers_to_save(tmp_path):
     child.close()
     assert child.exitstatus == 0 and "Goodbye." in child.before
     assert (tmp_path / "getaway-save.json").exists()
+
+
+# ------------------------------------------------------------------ 5. the engine's errors in every language
+
+# For each bad input, the problem in each language (the core's English templates, translated
+# by the command line through getaway.i18n.localize); values (options, cards) stay as typed.
+ENGINE_ERRORS = {
+    "bad_option": {
+        "en": "trump: 'bogus' is not one of null, 'spades'",
+        "fr": "trump : 'bogus' ne fait pas partie de null, 'spades'",
+        "it": "trump: 'bogus' non è tra null, 'spades'",
+        "pt": "trump: 'bogus' não é um de null, 'spades'",
+        "es": "trump: 'bogus' no es uno de null, 'spades'",
+    },
+    "bad_bool": {
+        "en": "dehla: expected true or false, got 'maybe'",
+        "fr": "dehla : true ou false attendu, reçu 'maybe'",
+        "it": "dehla: atteso true o false, ricevuto 'maybe'",
+        "pt": "dehla: esperava-se true ou false, recebido 'maybe'",
+        "es": "dehla: se esperaba true o false, se recibió 'maybe'",
+    },
+    "players": {
+        "en": "players: punjab is for 3 to 8 players, not 2",
+        "fr": "players : punjab se joue de 3 à 8 joueurs, pas 2",
+        "it": "players: punjab si gioca da 3 a 8 giocatori, non 2",
+        "pt": "players: punjab joga-se com 3 a 8 jogadores, não 2",
+        "es": "players: punjab se juega con 3 a 8 jugadores, no 2",
+    },
+    "clash": {
+        "en": "nopickup+kicker: these variants cannot be combined: a kick makes someone pick up",
+        "fr": "nopickup+kicker : ces variantes ne peuvent pas être combinées : avec kicker, quelqu'un ramasse",
+        "it": "nopickup+kicker: queste varianti non si possono combinare: con kicker qualcuno raccoglie",
+        "pt": "nopickup+kicker: estas variantes não podem ser combinadas: com kicker alguém recolhe",
+        "es": "nopickup+kicker: estas variantes no se pueden combinar: con kicker alguien recoge",
+    },
+    "dealer": {
+        "en": "dealer: seat 9 does not exist with 4 players",
+        "fr": "dealer : la place 9 n'existe pas avec 4 joueurs",
+        "it": "dealer: il posto 9 non esiste con 4 giocatori",
+        "pt": "dealer: o lugar 9 não existe com 4 jogadores",
+        "es": "dealer: el asiento 9 no existe con 4 jugadores",
+    },
+    "record_card": {  # a position (the record's start) naming a card that does not exist
+        "en": "start: hand of seat 0: not a card: '11h' (expected e.g. 10h, TH, Q♠, joker)",
+        "fr": "start : main de la place 0 : pas une carte : '11h' (attendu p. ex. 10h, TH, Q♠, joker)",
+        "it": "start: mano del posto 0: non è una carta: '11h' (atteso ad es. 10h, TH, Q♠, joker)",
+        "pt": "start: mão do lugar 0: não é uma carta: '11h' (esperava-se p. ex. 10h, TH, Q♠, joker)",
+        "es": "start: mano del asiento 0: no es una carta: '11h' (se esperaba p. ej. 10h, TH, Q♠, joker)",
+    },
+    "record_position": {  # a position that cannot occur
+        "en": "start: leader: seat 1 must hold the A♠ to lead the first trick (R-ACE)",
+        "fr": "start : leader : la place 1 doit avoir l'A♠ pour entamer le premier pli (R-ACE)",
+        "it": "start: leader: il posto 1 deve avere l'A♠ per aprire la prima presa (R-ACE)",
+        "pt": "start: leader: o lugar 1 deve ter o A♠ para sair na primeira vaza (R-ACE)",
+        "es": "start: leader: el asiento 1 debe tener el A♠ para salir en la primera baza (R-ACE)",
+    },
+    "record_format": {
+        "en": "format: expected 'getaway/1', got 'getaway/9'",
+        "fr": "format : 'getaway/1' attendu, reçu 'getaway/9'",
+        "it": "format: atteso 'getaway/1', ricevuto 'getaway/9'",
+        "pt": "format: esperava-se 'getaway/1', recebido 'getaway/9'",
+        "es": "format: se esperaba 'getaway/1', se recibió 'getaway/9'",
+    },
+    "record_illegal": {  # exit code 1: the record is well formed, its replay fails
+        "en": "actions[0]: card_not_in_hand: seat 1 does not hold 2♥",
+        "fr": "actions[0] : card_not_in_hand : la place 1 n'a pas 2♥",
+        "it": "actions[0]: card_not_in_hand: il posto 1 non ha 2♥",
+        "pt": "actions[0]: card_not_in_hand: o lugar 1 não tem 2♥",
+        "es": "actions[0]: card_not_in_hand: el asiento 1 no tiene 2♥",
+    },
+    "save_rules": {
+        "en": "saved match: players: punjab is for 3 to 8 players, not 2",
+        "fr": "partie sauvegardée : players : punjab se joue de 3 à 8 joueurs, pas 2",
+        "it": "partita salvata: players: punjab si gioca da 3 a 8 giocatori, non 2",
+        "pt": "partida guardada: players: punjab joga-se com 3 a 8 jogadores, não 2",
+        "es": "partida guardada: players: punjab se juega con 3 a 8 jugadores, no 2",
+    },
+    "save_deals": {
+        "en": "deals: expected a non-empty list of deal records",
+        "fr": "deals : liste non vide d'enregistrements de donnes attendue",
+        "it": "deals: attesa una lista non vuota di registrazioni di smazzate",
+        "pt": "deals: esperava-se uma lista não vazia de registos de distribuições",
+        "es": "deals: se esperaba una lista no vacía de registros de repartos",
+    },
+    "save_deal_record": {
+        "en": "deals[0]: actions[0].play: not a card: 'zz' (expected e.g. 10h, TH, Q♠, joker)",
+        "fr": "deals[0] : actions[0].play : pas une carte : 'zz' (attendu p. ex. 10h, TH, Q♠, joker)",
+        "it": "deals[0]: actions[0].play: non è una carta: 'zz' (atteso ad es. 10h, TH, Q♠, joker)",
+        "pt": "deals[0]: actions[0].play: não é uma carta: 'zz' (esperava-se p. ex. 10h, TH, Q♠, joker)",
+        "es": "deals[0]: actions[0].play: no es una carta: 'zz' (se esperaba p. ej. 10h, TH, Q♠, joker)",
+    },
+}
+LANGS = ("en", "fr", "it", "pt", "es")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(
+    "case, args",
+    [
+        ("bad_option", ["play", "-o", "trump=bogus"]),
+        ("bad_bool", ["simulate", "-d", "2", "-w", "1", "-o", "dehla=maybe"]),
+        ("players", ["play", "-n", "2"]),
+        ("players", ["tournament", "-n", "2"]),
+        ("clash", ["demo", "-o", "nopickup=true", "-o", "kicker=true"]),
+        ("dealer", ["demo", "--dealer", "9"]),
+    ],
+)
+def test_bad_options_are_explained_in_the_language(lang, case, args):
+    line = one_line_error(invoke(*args, "--lang", lang))
+    assert ENGINE_ERRORS[case][lang] in line, line
+    if lang != "en":
+        assert ENGINE_ERRORS[case]["en"] not in line
+
+
+def _record(**changes) -> dict:
+    record = {"format": "getaway/1", "players": ["A", "B", "C", "D"], "actions": []}
+    record.update(changes)
+    return record
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(
+    "case, record, code",
+    [
+        ("record_card", _record(start={"hands": [["11h"], [], [], []]}), 2),
+        ("record_position", _record(start={"hands": [["A♠"], ["2h"], ["3h"], ["4h"]], "leader": 1}), 2),
+        ("record_format", _record(format="getaway/9"), 2),
+        ("record_illegal", _record(actions=[{"seat": 1, "play": "2h"}]), 1),
+    ],
+)
+def test_corrupt_records_are_explained_in_the_language(tmp_path, lang, case, record, code):
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    res = invoke("replay", str(path), "--lang", lang)
+    assert res.exit_code == code, res.output
+    assert res.output.strip() == f"getaway replay: {ENGINE_ERRORS[case][lang]}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("case", ["save_rules", "save_deals", "save_deal_record"])
+def test_corrupt_saved_matches_are_explained_in_the_language(tmp_path, save, lang, case):
+    if case == "save_rules":
+        save["rules"]["players"] = 2
+    elif case == "save_deals":
+        save["deals"] = []
+    else:
+        save["deals"][0]["actions"] = [{"seat": 0, "play": "zz"}]
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(save), encoding="utf-8")
+    line = one_line_error(invoke("play", "--load", str(path), "--lang", lang))
+    colon = " : " if lang == "fr" else ": "
+    assert line.endswith(f"--load {path}{colon}{ENGINE_ERRORS[case][lang]}"), line

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_python
 from babel.messages.pofile import read_po
 from click.testing import CliRunner
 from rich.console import Console
@@ -365,3 +365,143 @@ def test_the_tournament_command_speaks_every_language(lang: str) -> None:
     assert "seats" not in header and "players" not in res.output.splitlines()[0]
     help_text = CliRunner().invoke(cli, ["tournament", "--lang", lang, "--help"]).output
     assert "duplicate deals" not in help_text and "Processes." not in help_text
+
+
+# ---------------------------------------------------------------------------------- the core's errors
+
+CORE_MODULES = ("messages", "cards", "rules", "position", "events", "deal", "view", "record", "match")
+ENGINE_ERRORS = {
+    "RulesError",
+    "PositionError",
+    "RecordError",
+    "MatchError",
+    "InvalidCardError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "ValueError",
+}
+
+
+def _core_templates() -> set[str]:
+    """Every message the core marks with ``getaway.messages.N_``."""
+    src = Path(i18n.__file__).parent
+    marked: set[str] = set()
+    for name in CORE_MODULES:
+        with open(src / f"{name}.py", "rb") as fh:
+            for _line, _func, message, _comments in extract_python(fh, {"N_": None}, [], {}):
+                marked.add(message)
+    return marked
+
+
+def test_every_template_of_the_core_is_translated_in_every_catalog():
+    marked = _core_templates()
+    assert len(marked) > 80
+    for lang in TRANSLATED:
+        catalog = {m.id: m for m in _po(lang) if m.id and not m.context}
+        for template in marked:
+            message = catalog.get(template)
+            assert message is not None, f"{lang}: {template!r} missing: run pybabel extract/update"
+            assert message.string.strip() and "fuzzy" not in message.flags, f"{lang}: {template!r}"
+            fields = set(re.findall(r"\{[^}]*\}", template))
+            assert set(re.findall(r"\{[^}]*\}", message.string)) == fields, f"{lang}: fields of {template!r}"
+
+
+def test_the_core_raises_its_errors_with_translatable_messages():
+    """No f-string or bare English text in the core's ``raise SomeError(...)``: each message is
+    a ``Text`` (or ``at(...)``), so that the command line can translate it."""
+    import ast
+
+    src = Path(i18n.__file__).parent
+    found = 0
+    for name in CORE_MODULES:
+        tree = ast.parse((src / f"{name}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                continue
+            func = node.exc.func
+            if not (isinstance(func, ast.Name) and func.id in ENGINE_ERRORS):
+                continue
+            found += 1
+            for arg in node.exc.args:
+                bare = isinstance(arg, ast.JoinedStr) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+                if func.id in ("RulesError", "IllegalActionError") and arg is node.exc.args[0]:
+                    continue  # the option's name / the reason's code: shown as they are
+                assert not bare, f"{name}.py line {node.lineno}: wrap the message in Text(N_(...))"
+    assert found > 60
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_engine_errors_localize_in_each_language(lang):
+    """A few errors of each kind, all of whose templates the catalog has (none left English)."""
+    from getaway import Deal, Position
+    from getaway.record import deal_from_record
+
+    def error(make) -> BaseException:
+        try:
+            make()
+        except ValueError as exc:
+            return exc
+        raise AssertionError("no error")
+
+    errors = [
+        error(lambda: Rules.profile("classic", players=9)),
+        error(lambda: Rules.options_from_text(["bogus=1"])),
+        error(lambda: Card.parse("1z")),
+        error(lambda: Position.from_cards([["A♠", "A♠"]])),
+        error(lambda: Deal(Rules.profile("punjab"), dealer=0, seed=1).play("2h")),
+        error(lambda: deal_from_record({"format": "getaway/1", "players": ["A", "B", "C"], "actions": 3})),
+        error(lambda: Match(Rules.profile("punjab"), ["A"], 1)),
+    ]
+    try:
+        recorder = _recording(lang)
+        shown = [i18n.localize(exc) for exc in errors]
+    finally:
+        i18n.use("en")
+    assert recorder.missing == set()
+    assert recorder.seen >= 2 * len(errors)
+    for exc, text in zip(errors, shown, strict=True):
+        assert text != str(exc), text
+    assert [i18n.localize(exc) for exc in errors] == [str(exc) for exc in errors]
+
+
+# ---------------------------------------------------------------------------------- Click's type names
+
+METAVARS = {  # what --help shows for INTEGER, TEXT, NAME=VALUE, a FILE argument, [OPTIONS]
+    "fr": ("ENTIER", "TEXTE", "NOM=VALEUR", "FICHIER", "[OPTIONS]"),
+    "it": ("INTERO", "TESTO", "NOME=VALORE", "FILE", "[OPZIONI]"),
+    "pt": ("INTEIRO", "TEXTO", "NOME=VALOR", "FICHEIRO", "[OPÇÕES]"),
+    "es": ("ENTERO", "TEXTO", "NOMBRE=VALOR", "ARCHIVO", "[OPCIONES]"),
+}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_metavars_and_type_names_are_translated(lang):
+    integer, text, pair, file, options = METAVARS[lang]
+    runner = CliRunner()
+    try:
+        for command in ("play", "demo", "simulate", "tournament", "replay", "rules"):
+            out = runner.invoke(cli, [command, "--lang", lang, "--help"]).output
+            assert options in out, (command, out)
+            for english in ("INTEGER", "TEXT", "NAME=VALUE", "FLOAT", "RANGE", "PATH"):
+                assert not re.search(rf"\b{english}\b", out), (command, english, out)
+        play = runner.invoke(cli, ["play", "--lang", lang, "--help"]).output
+        assert f"--players {integer}" in play and f"--seat {text}" in play and f"--option {pair}" in play
+        assert f"replay {options} {file}" in runner.invoke(cli, ["replay", "--lang", lang, "--help"]).output
+        group = runner.invoke(cli, ["--help"], env={"LANGUAGE": lang}).output
+        assert "COMMAND [ARGS]" not in group and options in group
+        # the type in Click's own errors, and a missing argument's name
+        error = runner.invoke(cli, ["play", "--lang", lang, "--players", "x"]).output
+        assert f"({integer.lower()})" in error, error
+        missing = runner.invoke(cli, ["replay", "--lang", lang]).output
+        assert file in missing and "FILE" not in missing.replace(file, ""), missing
+    finally:
+        i18n.use("en")
+
+
+def test_metavars_stay_english_in_english():
+    out = CliRunner().invoke(cli, ["play", "--lang", "en", "--help"]).output
+    assert "--players INTEGER" in out and "--seat TEXT" in out and "--option NAME=VALUE" in out
+    assert "Usage: cli play [OPTIONS]" in out
+    assert "replay [OPTIONS] FILE" in CliRunner().invoke(cli, ["replay", "--lang", "en", "--help"]).output
+    error = CliRunner().invoke(cli, ["play", "--lang", "en", "--players", "x"]).output
+    assert "'x' is not a valid integer" in error

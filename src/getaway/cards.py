@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Final
 
+from .messages import N_, Text, TextError
+
 __all__ = [
     "SUITS",
     "SUIT_SYMBOLS",
@@ -86,8 +88,8 @@ _RANK_PARSE = {
 _JOKER_NAMES = {"jk", "joker", "🃏", "jo"}
 
 
-class InvalidCardError(ValueError):
-    """A card name or index that names no card; the message quotes the text.
+class InvalidCardError(TextError):
+    """A card name or index that names no card; the message quotes the text (a ``ValueError``).
 
     >>> Card.parse("11h")
     Traceback (most recent call last):
@@ -111,7 +113,7 @@ class Card(int):
 
     def __new__(cls, index: int) -> Card:
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= 52:
-            raise InvalidCardError(f"not a card index: {index!r} (expected 0–52)")
+            raise InvalidCardError(Text(N_("not a card index: {index!r} (expected 0–52)"), index=index))
         return _TABLE[index]
 
     @classmethod
@@ -122,7 +124,7 @@ class Card(int):
             InvalidCardError: rank or suit out of range.
         """
         if not (2 <= rank <= 14 and 0 <= suit <= 3):
-            raise InvalidCardError(f"no card of rank {rank!r} and suit {suit!r}")
+            raise InvalidCardError(Text(N_("no card of rank {rank!r} and suit {suit!r}"), rank=rank, suit=suit))
         return _TABLE[suit * 13 + rank - 2]
 
     @classmethod
@@ -137,11 +139,11 @@ class Card(int):
         if isinstance(text, Card):
             return text
         if not isinstance(text, str):
-            raise InvalidCardError(f"not a card: {text!r} (expected a card name such as 10h)")
+            raise InvalidCardError(Text(N_("not a card: {text!r} (expected a card name such as 10h)"), text=text))
         key = text.strip().lower()
         card = _NAME_TABLE.get(key)
         if card is None:
-            raise InvalidCardError(f"not a card: {text!r} (expected e.g. 10h, TH, Q♠, joker)")
+            raise InvalidCardError(Text(N_("not a card: {text!r} (expected e.g. 10h, TH, Q♠, joker)"), text=text))
         return card
 
     @property

@@ -8,6 +8,7 @@ malformed records) or 1 (a record whose replay fails).
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -25,7 +26,7 @@ from rich.text import Text
 from . import Deal, Rules, RulesError
 from .bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
 from .deal import replay as replay_actions
-from .i18n import LANGUAGES, N_, _, click_gettext, use
+from .i18n import LANGUAGES, N_, _, click_gettext, localize, pgettext, use
 from .match import Match, MatchError
 from .narrate import Narrator, describe
 from .record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
@@ -48,7 +49,7 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     try:
         return Rules.options_from_text(pairs)
     except RulesError as exc:
-        raise click.BadParameter(str(exc), param_hint="--option") from None
+        raise click.BadParameter(localize(exc), param_hint="--option") from None
 
 
 def _check_output(path: str | None, option: str) -> None:
@@ -115,8 +116,104 @@ def _format_translated(command: click.Command, translate: Callable[[str], str], 
         command.help = own
 
 
+def _type_names() -> dict[str, str]:
+    """Click's type names in the current language: the metavars of the help (``INTEGER`` →
+    ``ENTIER``) and the type in errors (``'x' is not a valid integer``). Click does not mark them
+    for translation, so they are in our catalog, context ``click type``."""
+    return {
+        "text": pgettext("click type", "text"),
+        "integer": pgettext("click type", "integer"),
+        "float": pgettext("click type", "float"),
+        "integer range": pgettext("click type", "integer range"),
+        "float range": pgettext("click type", "float range"),
+        "boolean": pgettext("click type", "boolean"),
+        "file": pgettext("click type", "file"),
+        "directory": pgettext("click type", "directory"),
+        "path": pgettext("click type", "path"),
+        "filename": pgettext("click type", "filename"),
+        "choice": pgettext("click type", "choice"),
+        "datetime": pgettext("click type", "datetime"),
+    }
+
+
+def _metavars() -> dict[str, str]:
+    """Our own metavars, Click's argument names and the words of the usage line, in the
+    current language (context ``metavar``)."""
+    return {
+        "NAME=VALUE": pgettext("metavar", "NAME=VALUE"),
+        "A,B,…": pgettext("metavar", "A,B,…"),
+        "FILE": pgettext("metavar", "FILE"),
+        "[OPTIONS]": pgettext("metavar", "[OPTIONS]"),
+        "COMMAND [ARGS]...": pgettext("metavar", "COMMAND [ARGS]..."),
+    }
+
+
+class _LocalizedType(click.ParamType):
+    """Mixed into a copy of a parameter's Click type: its ``name`` (shown upper-case as the
+    metavar, and in Click's errors) and its metavar follow the current language, looked up
+    each time they are shown, never at import time."""
+
+    _english_name: str
+    _english_metavar: str | None
+
+    @property  # type: ignore[override]
+    def name(self) -> str:  # noqa: D102
+        return _type_names().get(self._english_name, self._english_name)
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.__dict__["_english_name"] = value
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:  # noqa: D102
+        if self._english_metavar is not None:
+            return _metavars().get(self._english_metavar, self._english_metavar)
+        return super().get_metavar(param=param, ctx=ctx)
+
+
+_LOCALIZED_CLASSES: dict[type, type] = {}
+
+
+def _localize_params(command: click.Command) -> None:
+    """Give each parameter of ``command`` a type whose name and metavar are translated when
+    shown (:class:`_LocalizedType`); an explicit metavar (``NAME=VALUE``) or an argument's name
+    (``FILE``) moves to the type, so that it is translated too."""
+    for param in command.params:
+        kind = type(param.type)
+        if issubclass(kind, _LocalizedType):
+            continue
+        english_metavar = param.metavar
+        if english_metavar is None and isinstance(param, click.Argument) and not isinstance(param.type, click.Choice):
+            english_metavar = (param.name or "").upper()  # what Click shows: FILE
+        if english_metavar is not None and english_metavar not in _metavars():
+            continue  # a metavar we do not translate: left to Click
+        localized = _LOCALIZED_CLASSES.get(kind)
+        if localized is None:
+            localized = _LOCALIZED_CLASSES[kind] = type(f"Localized{kind.__name__}", (_LocalizedType, kind), {})
+        new = copy.copy(param.type)
+        english_name = new.__dict__.pop("name", None) or kind.name
+        new.__class__ = localized
+        new.__dict__["_english_name"] = english_name
+        new.__dict__["_english_metavar"] = english_metavar
+        param.type = new
+        param.metavar = None
+
+
+def _usage_pieces(pieces: list[str]) -> list[str]:
+    """The usage line's words (``[OPTIONS]``, ``COMMAND [ARGS]...``) in the current language."""
+    words = _metavars()
+    return [words.get(piece, piece) for piece in pieces]
+
+
 class _Command(click.Command):
-    """A Click command whose help texts (marked with ``N_``) are shown in the current language."""
+    """A Click command whose help texts (marked with ``N_``), metavars and type names are shown
+    in the current language."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _localize_params(self)
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:  # noqa: D102
+        return _usage_pieces(super().collect_usage_pieces(ctx))
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         _format_translated(self, _, lambda: super(_Command, self).format_help(ctx, formatter))
@@ -145,6 +242,13 @@ class _Group(click.Group):
     """A Click group whose usage errors are one line: ``getaway CMD: error: …`` (exit 2)."""
 
     command_class = _Command
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _localize_params(self)
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:  # noqa: D102
+        return _usage_pieces(super().collect_usage_pieces(ctx))
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:  # noqa: D102
         # The group's one option, --version, is one of Click's own messages.
@@ -198,7 +302,7 @@ def _rules_from(profile: str, players: int, options: tuple[str, ...], **more: An
     try:
         return Rules.profile(profile, players=players, **{**_parse_options(options), **more})
     except RulesError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(localize(exc)) from None
 
 
 @click.group(
@@ -243,7 +347,7 @@ def demo(
     try:
         deal = Deal(rules, dealer=dealer, seed=seed)
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(localize(exc)) from None
     names = [chr(ord("A") + i) for i in range(players)]
     click.echo(
         _("Getaway, {profile} profile, {players} players, seed {seed}; dealer {dealer}.").format(
@@ -404,7 +508,8 @@ def play(
         except OSError as exc:
             raise click.UsageError(f"--load {load_path}: {exc.strerror or exc}") from None
         except (ValueError, MatchError, TypeError, AttributeError) as exc:
-            raise click.UsageError(f"--load {load_path}: {exc}") from None
+            message = _("{where}: {message}").format(where=f"--load {load_path}", message=localize(exc))
+            raise click.UsageError(message) from None
         seed_used = match.seed
         console.print(Text(_("Resuming the game saved in {path}.").format(path=load_path)))
     else:
@@ -413,7 +518,7 @@ def play(
         try:
             rules = Rules.profile(profile, players=players, **rules_options)
         except RulesError as exc:
-            raise click.UsageError(str(exc)) from None
+            raise click.UsageError(localize(exc)) from None
         human = _parse_seat(seat, players)
         others = _bot_list(bots, players - 1)
         bot_names = others[:human] + ["human"] + others[human:]
@@ -638,7 +743,7 @@ def replay(file: str, as_json: bool, seat: str | None, lang: str | None) -> None
         data = load_record(file)
         deal = deal_from_record(data)
     except RecordError as exc:
-        click.echo(f"getaway replay: {exc}", err=True)
+        click.echo(f"getaway replay: {localize(exc)}", err=True)
         sys.exit(1 if exc.index is not None else 2)
     if as_json:
         click.echo(dumps(state_summary(deal), indent=None))

@@ -54,6 +54,7 @@ from .events import (
     Termination,
     parse_action,
 )
+from .messages import N_, Text, at
 from .position import Position
 from .rules import Rules
 
@@ -91,9 +92,10 @@ def deal_hands(rules: Rules, dealer: int, rng: random.Random, joker_to: int | No
     """
     n = rules.players
     if not 0 <= dealer < n:
-        raise ValueError(f"dealer: seat {dealer} does not exist with {n} players")
+        raise ValueError(at("dealer", Text(_NO_SUCH_SEAT, seat=dealer, n=n)))
     if joker_to is not None and not (rules.joker and 0 <= joker_to < n):
-        raise ValueError(f"joker_to: seat {joker_to!r} cannot receive a Joker under these rules")
+        message = N_("seat {seat!r} cannot receive a Joker under these rules")
+        raise ValueError(at("joker_to", Text(message, seat=joker_to)))
     pack = list(range(52))
     if rules.joker and joker_to is None:
         pack.append(JOKER_INDEX)
@@ -150,10 +152,10 @@ class Deal:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules: expected a Rules object, got {type(rules).__name__}")
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed: expected a whole number, got {seed!r}")
+            raise ValueError(at("seed", Text(N_("expected a whole number, got {value!r}"), value=seed)))
         n = rules.players
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise ValueError(f"dealer: seat {dealer!r} does not exist with {n} players")
+            raise ValueError(at("dealer", Text(N_("seat {seat!r} does not exist with {n} players"), seat=dealer, n=n)))
         self.rules: Final = rules
         self.players: Final = n
         self.dealer: Final = dealer
@@ -312,7 +314,7 @@ class Deal:
 
     def _check_seat(self, seat: object) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
-            raise ValueError(f"seat: no seat {seat!r} among {self.players} players")
+            raise ValueError(at("seat", Text(_NO_SEAT, seat=seat, n=self.players)))
 
     @property
     def waste(self) -> tuple[Card, ...]:
@@ -454,13 +456,15 @@ class Deal:
         if type(action) is not Card and type(action) is not Call:
             action = parse_action(action)
         if self._termination is not None:
-            raise IllegalActionError("deal_over", "the deal is over", seat=seat, action=action)
+            raise IllegalActionError("deal_over", Text(N_("the deal is over")), seat=seat, action=action)
         if seat is None:
             seat = self._turn
         elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
-            raise IllegalActionError("bad_seat", f"no seat {seat!r} among {self.players} players", action=action)
+            raise IllegalActionError("bad_seat", Text(_NO_SEAT, seat=seat, n=self.players), action=action)
         if self._out >> seat & 1:
-            raise IllegalActionError("got_away", f"seat {seat} has got away", seat=seat, action=action)
+            raise IllegalActionError(
+                "got_away", Text(N_("seat {seat} has got away"), seat=seat), seat=seat, action=action
+            )
         start = len(self._events)
         if action is TAKE:
             self._take(seat)
@@ -493,23 +497,22 @@ class Deal:
     def _take(self, seat: int) -> None:
         rules = self.rules
         if rules.takes == "off":
-            raise IllegalActionError("take_not_allowed", "takes are off in these rules", seat=seat, action=TAKE)
+            raise IllegalActionError(
+                "take_not_allowed", Text(N_("takes are off in these rules")), seat=seat, action=TAKE
+            )
         if rules.takes == "leader" and seat != self._leader:
             raise IllegalActionError(
                 "take_not_allowed",
-                f"only the player due to lead (seat {self._leader}) may take",
+                Text(N_("only the player due to lead (seat {seat}) may take"), seat=self._leader),
                 seat=seat,
                 action=TAKE,
             )
         if self._phase == TAKE_OR_PASS:
             if seat != self._turn:
-                raise IllegalActionError(
-                    "not_your_turn", f"the take poll is asking seat {self._turn}", seat=seat, action=TAKE
-                )
+                raise IllegalActionError("not_your_turn", Text(_POLL_ASKS, seat=self._turn), seat=seat, action=TAKE)
         elif self._trick or rules.take_protocol != "interject":
-            raise IllegalActionError(
-                "no_take_now", "a hand can be taken only before a trick's lead card is played", seat=seat, action=TAKE
-            )
+            message = N_("a hand can be taken only before a trick's lead card is played")
+            raise IllegalActionError("no_take_now", Text(message), seat=seat, action=TAKE)
         target = self._next_active(seat)
         self._actions.append((seat, TAKE))
         self._after_tochoo = None
@@ -535,16 +538,14 @@ class Deal:
     def _pass(self, seat: int) -> None:
         if self._phase == TAKE_OR_PASS:
             if seat != self._turn:
-                raise IllegalActionError(
-                    "not_your_turn", f"the take poll is asking seat {self._turn}", seat=seat, action=PASS
-                )
+                raise IllegalActionError("not_your_turn", Text(_POLL_ASKS, seat=self._turn), seat=seat, action=PASS)
             self._events.append(_new_event(Event, (EventKind.PASS, seat, (), None, None, 0)))
             self._next_poll()
             return
         if self.rules.nopickup:
             self._void_action(seat, PASS)
             return
-        raise IllegalActionError("no_pass_now", "there is nothing to pass on now", seat=seat, action=PASS)
+        raise IllegalActionError("no_pass_now", Text(N_("there is nothing to pass on now")), seat=seat, action=PASS)
 
     def _start_trick(self, leader: int) -> None:
         """Begin a trick led by ``leader``: poll for takes (poll protocol) or wait for the lead.
@@ -622,12 +623,12 @@ class Deal:
         """A play that is not plainly legal: refuse it, or (penalize) carry out R-P-PENALTY."""
         hand = self._hands[seat]
         if not hand >> card & 1:
-            raise IllegalActionError("card_not_in_hand", f"seat {seat} does not hold {card}", seat=seat, action=card)
+            message = Text(N_("seat {seat} does not hold {card}"), seat=seat, card=str(card))
+            raise IllegalActionError("card_not_in_hand", message, seat=seat, action=card)
         penalize = self._penalize
         if self._phase != PLAY:  # no play at all during the poll: a replay's unrecorded passes stay exact
-            raise IllegalActionError(
-                "not_your_turn", f"the take poll is asking seat {self._turn} first", seat=seat, action=card
-            )
+            message = Text(N_("the take poll is asking seat {seat} first"), seat=self._turn)
+            raise IllegalActionError("not_your_turn", message, seat=seat, action=card)
         if self._after_tochoo is not None and penalize and self._after_tochoo[2] >> seat & 1 and not self._trick:
             self._penalty_after_tochoo(seat, card)
             return
@@ -635,9 +636,8 @@ class Deal:
             if penalize and self._trick:
                 self._penalty(seat, card, "out_of_turn")
                 return
-            raise IllegalActionError(
-                "not_your_turn", f"seat {self._turn} is to play, not seat {seat}", seat=seat, action=card
-            )
+            message = Text(N_("seat {turn} is to play, not seat {seat}"), turn=self._turn, seat=seat)
+            raise IllegalActionError("not_your_turn", message, seat=seat, action=card)
         if not self._playable(seat) >> card & 1:
             reason, message = self._why_not_playable(seat, card)
             if penalize and reason == "must_follow_suit":
@@ -646,15 +646,19 @@ class Deal:
             raise IllegalActionError(reason, message, seat=seat, action=card)
         raise AssertionError("unreachable: a legal play took the irregular path")  # pragma: no cover
 
-    def _why_not_playable(self, seat: int, card: Card) -> tuple[str, str]:
+    def _why_not_playable(self, seat: int, card: Card) -> tuple[str, Text]:
         if not self._trick:
             if self._forced is not None:
-                return "must_lead_drawn_card", f"seat {seat} must lead the card drawn from the waste"
-            return "must_lead_ace_of_spades", "the first trick must be led with the A♠ (R-ACE)"
+                return "must_lead_drawn_card", Text(
+                    N_("seat {seat} must lead the card drawn from the waste"), seat=seat
+                )
+            return "must_lead_ace_of_spades", Text(N_("the first trick must be led with the A♠ (R-ACE)"))
         led = self._trick[0][1] // 13
         if self._hands[seat] & SUIT_MASKS[led]:
-            return "must_follow_suit", f"seat {seat} holds {'♠♥♦♣'[led]} and must follow suit, not play {card}"
-        return "cannot_play_when_void", f"seat {seat} cannot follow and plays no card here (it picks up or passes)"
+            message = N_("seat {seat} holds {suit} and must follow suit, not play {card}")
+            return "must_follow_suit", Text(message, seat=seat, suit="♠♥♦♣"[led], card=str(card))
+        message = N_("seat {seat} cannot follow and plays no card here (it picks up or passes)")
+        return "cannot_play_when_void", Text(message, seat=seat)
 
     def _lead(self, seat: int, card: Card) -> None:
         if card == JOKER:  # V-JOKER: a led Joker goes straight to the waste; same player leads again
@@ -688,17 +692,17 @@ class Deal:
     def _void_action(self, seat: int, call: Call) -> None:
         """A void player's plain action when a ruff was also open (classic: pickup; no-pickup: pass)."""
         if self._phase != PLAY or seat != self._turn:
-            raise IllegalActionError(
-                "not_your_turn", f"seat {self._turn} is to act, not seat {seat}", seat=seat, action=call
-            )
+            message = Text(N_("seat {turn} is to act, not seat {seat}"), turn=self._turn, seat=seat)
+            raise IllegalActionError("not_your_turn", message, seat=seat, action=call)
         expected = PASS if self.rules.nopickup else PICKUP
         if call is not expected or not self._trick or self._hands[seat] & SUIT_MASKS[self._trick[0][1] // 13]:
             reason = "no_pass_now" if call is PASS else "no_pickup_now"
-            raise IllegalActionError(reason, f"{call} is not a choice for seat {seat} now", seat=seat, action=call)
+            message = Text(N_("{call} is not a choice for seat {seat} now"), call=str(call), seat=seat)
+            raise IllegalActionError(reason, message, seat=seat, action=call)
         if not self._void_choice(seat):
             raise IllegalActionError(
                 "no_pickup_now" if call is PICKUP else "no_pass_now",
-                f"{call} is not a choice now",
+                Text(N_("{call} is not a choice now"), call=str(call)),
                 seat=seat,
                 action=call,
             )
@@ -1011,6 +1015,11 @@ def replay(deal: Deal, actions: Iterable[tuple[int, Action]]) -> Deal:
                 raise
     return deal
 
+
+# Messages said in several places (translated by the command line, docs/cli.md "Languages").
+_NO_SUCH_SEAT: Final = N_("seat {seat} does not exist with {n} players")
+_NO_SEAT: Final = N_("no seat {seat!r} among {n} players")
+_POLL_ASKS: Final = N_("the take poll is asking seat {seat}")
 
 # Refusals that only mean "the poll is still asking others": a replay passes for them.
 _POLL_WAIT: Final = frozenset({"not_your_turn", "no_take_now"})

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple, TypeAlias
 
 from .cards import JOKER_INDEX, Card, InvalidCardError
+from .messages import N_, Text, TextError, at
 
 __all__ = [
     "Call",
@@ -73,7 +74,9 @@ def action_from_id(index: int) -> Action:
         InvalidActionError: no such action id.
     """
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < NUM_ACTIONS:
-        raise InvalidActionError(f"not an action id: {index!r} (expected 0–{NUM_ACTIONS - 1})")
+        raise InvalidActionError(
+            Text(N_("not an action id: {index!r} (expected 0–{last})"), index=index, last=NUM_ACTIONS - 1)
+        )
     if index <= JOKER_INDEX:
         return Card(index)
     return (TAKE, PASS, PICKUP)[index - 53]
@@ -98,7 +101,8 @@ def parse_action(text: Any) -> Action:
             return Card.parse(text)
         except InvalidCardError:
             pass
-    raise InvalidActionError(f"not an action: {text!r} (expected a card name, 'take', 'pass' or 'pickup')")
+    message = N_("not an action: {text!r} (expected a card name, 'take', 'pass' or 'pickup')")
+    raise InvalidActionError(Text(message, text=text))
 
 
 class EventKind:
@@ -155,8 +159,11 @@ class Event(NamedTuple):
         return d
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the state is unchanged.
+class IllegalActionError(TextError):
+    """An action that is not legal now; the state is unchanged (a ``ValueError``).
+
+    The message is ``"<reason>: <message>"``; ``message`` is usually a
+    :class:`~getaway.messages.Text` (translatable).
 
     Attributes:
         reason: machine-readable cause, one of :attr:`REASONS`.
@@ -181,14 +188,14 @@ class IllegalActionError(ValueError):
     )
 
     def __init__(self, reason: str, message: str, *, seat: int | None = None, action: Action | None = None) -> None:
-        super().__init__(f"{reason}: {message}")
+        super().__init__(at(reason, message))
         self.reason = reason
         self.seat = seat
         self.action = action
 
 
-class InvalidActionError(ValueError):
-    """Text or data that names no action at all (malformed input, not an illegal move)."""
+class InvalidActionError(TextError):
+    """Text or data that names no action at all (malformed input, not an illegal move; a ``ValueError``)."""
 
 
 class Termination:

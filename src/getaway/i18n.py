@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Final
 
 from .cards import Card
+from .messages import Text
 
 __all__ = [
     "LANGUAGES",
@@ -218,8 +219,28 @@ class Reason(str):
 _SUITS: Final = ("spades", "hearts", "diamonds", "clubs")
 
 
-def localize(text: str) -> str:
-    """``text`` in the current language when it is a :class:`Reason`, else ``text`` unchanged."""
+def localize(text: str | BaseException) -> str:
+    """``text`` in the current language when it is a :class:`Reason`, a core message
+    (:class:`getaway.messages.Text`) or an exception whose message is one (the core's
+    ``RulesError``, ``RecordError`` …: its template is looked up, its fields filled with the same
+    values, fields that are messages translated in turn); else ``str(text)`` unchanged.
+
+    >>> from getaway import Rules
+    >>> try:
+    ...     Rules.profile("punjab", players=2)
+    ... except ValueError as exc:
+    ...     error = exc
+    >>> _ = use("es"); localize(error)
+    'players: punjab se juega con 3 a 8 jugadores, no 2'
+    >>> _ = use("en"); localize(error)
+    'players: punjab is for 3 to 8 players, not 2'
+    """
+    if isinstance(text, BaseException):
+        arg = text.args[0] if len(text.args) == 1 else None
+        return localize(arg) if isinstance(arg, Text) else str(text)
+    if isinstance(text, Text):
+        fields = {k: localize(v) if isinstance(v, (str, BaseException)) else v for k, v in text.args.items()}
+        return _(text.template).format(**fields)
     if not isinstance(text, Reason):
         return str(text)
     args = {

@@ -28,6 +28,7 @@ from typing import Any, Final
 from .cards import Card
 from .deal import Deal, replay
 from .events import Action, IllegalActionError
+from .messages import N_, Text, TextError, at, error_text
 from .record import RecordError, parse_record, record_of
 from .rules import Rules
 
@@ -36,8 +37,9 @@ __all__ = ["Match", "Standing", "MatchError", "choose_dealer", "FORMAT"]
 FORMAT: Final = "getaway-match/1"
 
 
-class MatchError(ValueError):
-    """A match operation that is not possible now, or a corrupt saved match."""
+class MatchError(TextError):
+    """A match operation that is not possible now, or a corrupt saved match (a ``ValueError``
+    whose message is a translatable :class:`~getaway.messages.Text`)."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +106,10 @@ class Match:
     def __init__(self, rules: Rules, players: Sequence[str] | int, seed: int = 0, *, pot: int = 0) -> None:
         names = [f"Seat {i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
         if len(names) != rules.players:
-            raise MatchError(f"players: {len(names)} names for rules.players={rules.players}")
+            message = N_("{k} names for rules.players={n}")
+            raise MatchError(at("players", Text(message, k=len(names), n=rules.players)))
         if isinstance(pot, bool) or not isinstance(pot, int) or pot < 0:
-            raise MatchError(f"pot: expected a whole number ≥ 0, got {pot!r}")
+            raise MatchError(at("pot", Text(N_("expected a whole number ≥ 0, got {value!r}"), value=pot)))
         self.rules: Final = rules
         self.names: Final = names
         self.seed: Final = seed
@@ -141,9 +144,9 @@ class Match:
             MatchError: the current deal is not over, or the match is finished.
         """
         if not self.deal.is_over:
-            raise MatchError("the current deal is not over")
+            raise MatchError(Text(N_("the current deal is not over")))
         if self.finished:
-            raise MatchError("the match is over")
+            raise MatchError(Text(N_("the match is over")))
         previous = self.deal
         outcome = previous.outcome
         assert outcome is not None
@@ -177,7 +180,7 @@ class Match:
         """
         outcome = self._deals[index].outcome
         if outcome is None:
-            raise MatchError(f"deal {index + 1} is not over")
+            raise MatchError(Text(N_("deal {k} is not over"), k=index + 1))
         n = self.rules.players
         points = [0] * n
         loser = outcome.loser
@@ -288,17 +291,20 @@ class Match:
             MatchError: malformed data, or data that the replay contradicts (corrupt save).
         """
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise MatchError(f"format: expected a saved match ({FORMAT!r})")
+            raise MatchError(at("format", Text(N_("expected a saved match ({format!r})"), format=FORMAT)))
         try:
             rules = Rules.from_dict(data["rules"])
             match = cls(rules, data["players"], data["seed"], pot=data.get("pot", 0))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise MatchError(f"saved match: {exc}") from None
+        except KeyError as exc:
+            raise MatchError(at(Text(N_("saved match")), Text.plain(str(exc)))) from None
+        except (TypeError, ValueError) as exc:
+            raise MatchError(at(Text(N_("saved match")), error_text(exc))) from None
         records = data.get("deals")
         if not isinstance(records, list) or not records:
-            raise MatchError("deals: expected a non-empty list of deal records")
+            raise MatchError(at("deals", Text(N_("expected a non-empty list of deal records"))))
         if len(records) > rules.deals:
-            raise MatchError(f"deals: {len(records)} deals saved for a match of {rules.deals}")
+            message = N_("{k} deals saved for a match of {n}")
+            raise MatchError(at("deals", Text(message, k=len(records), n=rules.deals)))
         for i, record in enumerate(records):
             if i:
                 match.next_deal()
@@ -306,15 +312,16 @@ class Match:
             try:
                 stored, actions, _names, _result = parse_record(record)
             except RecordError as exc:
-                raise MatchError(f"deals[{i}]: {exc}") from None
+                raise MatchError(at(f"deals[{i}]", exc.text)) from None
             if (stored.dealer, stored.seed, stored.joker_to) != (deal.dealer, deal.seed, deal.joker_to):
-                raise MatchError(f"deals[{i}]: dealer/seed do not follow from the match seed (corrupt save)")
+                message = N_("dealer/seed do not follow from the match seed (corrupt save)")
+                raise MatchError(at(f"deals[{i}]", Text(message)))
             try:
                 replay(deal, actions)
             except IllegalActionError as exc:
-                raise MatchError(f"deals[{i}].actions[{getattr(exc, 'index', '?')}]: {exc}") from None
+                raise MatchError(at(f"deals[{i}].actions[{getattr(exc, 'index', '?')}]", exc.text)) from None
             if i < len(records) - 1 and not deal.is_over:
-                raise MatchError(f"deals[{i}]: not finished but followed by another deal")
+                raise MatchError(at(f"deals[{i}]", Text(N_("not finished but followed by another deal"))))
         return match
 
     def apply(self, action: Action | str, seat: int | None = None) -> list[Any]:

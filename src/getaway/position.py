@@ -16,13 +16,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import ACE_OF_SPADES, JOKER_INDEX, Card, InvalidCardError, cards_of, count
+from .messages import N_, Text, TextError, at, error_text
 from .rules import Rules
 
 __all__ = ["Position", "PositionError"]
 
 
-class PositionError(ValueError):
-    """A position that cannot occur: a duplicate card, a card that is not in the pack, a bad leader …"""
+class PositionError(TextError):
+    """A position that cannot occur: a duplicate card, a card that is not in the pack, a bad leader …
+
+    A ``ValueError`` whose message is a translatable :class:`~getaway.messages.Text`.
+    """
+
+
+def _hand_of(seat: int) -> Text:
+    """Where a card is: ``hand of seat 2`` (translatable)."""
+    return Text(N_("hand of seat {seat}"), seat=seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,36 +68,40 @@ class Position:
         Raises:
             PositionError: a name is not a card, or a card appears twice.
         """
-        seen: dict[int, str] = {}
+        seen: dict[int, Any] = {}
 
-        def to_mask(cards: Sequence[Any], where: str) -> int:
+        def to_mask(cards: Sequence[Any], where: Any) -> int:
             if isinstance(cards, str) or not isinstance(cards, Sequence):
-                raise PositionError(f"{where}: expected a list of card names, got {cards!r}")
+                raise PositionError(at(where, Text(N_("expected a list of card names, got {value!r}"), value=cards)))
             mask = 0
             for text in cards:
                 try:
                     card = Card.parse(text) if not isinstance(text, int) or isinstance(text, bool) else Card(text)
                 except InvalidCardError as exc:
-                    raise PositionError(f"{where}: {exc}") from None
+                    raise PositionError(at(where, exc.text)) from None
                 if card in seen:
-                    raise PositionError(f"{where}: {card} is also in {seen[card]} (a card can be in one place only)")
+                    message = N_("{card} is also in {other} (a card can be in one place only)")
+                    raise PositionError(at(where, Text(message, card=str(card), other=seen[card])))
                 seen[card] = where
                 mask |= 1 << card
             return mask
 
         if isinstance(hands, str) or not isinstance(hands, Sequence):
-            raise PositionError(f"hands: expected one list of cards per seat, got {hands!r}")
-        masks = tuple(to_mask(h, f"hand of seat {i}") for i, h in enumerate(hands))
+            raise PositionError(
+                at("hands", Text(N_("expected one list of cards per seat, got {value!r}"), value=hands))
+            )
+        masks = tuple(to_mask(h, _hand_of(i)) for i, h in enumerate(hands))
         if isinstance(leader, bool) or not isinstance(leader, int):
-            raise PositionError(f"leader: expected a seat number, got {leader!r}")
+            raise PositionError(at("leader", Text(N_("expected a seat number, got {value!r}"), value=leader)))
         if not isinstance(first_trick_done, bool):
-            raise PositionError(f"first_trick_done: expected true or false, got {first_trick_done!r}")
+            message = N_("expected true or false, got {value!r}")
+            raise PositionError(at("first_trick_done", Text(message, value=first_trick_done)))
         forced = None
         if forced_lead is not None:
             try:
                 forced = Card(forced_lead) if isinstance(forced_lead, int) else Card.parse(forced_lead)
             except InvalidCardError as exc:
-                raise PositionError(f"forced_lead: {exc}") from None
+                raise PositionError(at("forced_lead", error_text(exc))) from None
         return cls(masks, to_mask(waste, "waste"), leader, first_trick_done, forced)
 
     @property
@@ -116,12 +129,13 @@ class Position:
             PositionError: missing or malformed fields.
         """
         if not isinstance(data, dict):
-            raise PositionError(f"start: expected an object, got {type(data).__name__}")
+            raise PositionError(at("start", Text(N_("expected an object, got {kind}"), kind=type(data).__name__)))
         unknown = set(data) - {"hands", "waste", "leader", "first_trick_done", "forced_lead"}
         if unknown:
-            raise PositionError(f"start: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
+            message = N_("unknown field(s) {names}")
+            raise PositionError(at("start", Text(message, names=", ".join(sorted(map(str, unknown))))))
         if "hands" not in data:
-            raise PositionError("start: 'hands' is missing")
+            raise PositionError(at("start", Text(N_("{name!r} is missing"), name="hands")))
         return cls.from_cards(
             data["hands"],
             data.get("waste", ()),
@@ -140,30 +154,39 @@ class Position:
                 trick done but an empty waste pile (R-P-DRAW needs one).
         """
         if len(self.hands) != rules.players:
-            raise PositionError(f"hands: {len(self.hands)} hands for {rules.players} players")
+            message = N_("{k} hands for {n} players")
+            raise PositionError(at("hands", Text(message, k=len(self.hands), n=rules.players)))
         seen = self.waste
         for seat, hand in enumerate(self.hands):
             if hand & seen:
                 dup = ", ".join(str(c) for c in cards_of(hand & seen))
-                raise PositionError(f"hand of seat {seat}: {dup} also elsewhere (a card can be in one place only)")
+                message = N_("{cards} also elsewhere (a card can be in one place only)")
+                raise PositionError(at(_hand_of(seat), Text(message, cards=dup)))
             seen |= hand
         if seen >> (JOKER_INDEX + 1):
-            raise PositionError("cards: more than the pack")
+            raise PositionError(at("cards", Text(N_("more than the pack"))))
         if seen >> JOKER_INDEX & 1 and not rules.joker:
-            raise PositionError("cards: the Joker is only in the pack with the joker variant (V-JOKER)")
+            message = N_("the Joker is only in the pack with the joker variant (V-JOKER)")
+            raise PositionError(at("cards", Text(message)))
         active = [s for s, h in enumerate(self.hands) if h]
         if len(active) < 2:
-            raise PositionError(f"hands: {len(active)} player(s) with cards; a deal needs at least 2")
+            message = N_("{k} player(s) with cards; a deal needs at least 2")
+            raise PositionError(at("hands", Text(message, k=len(active))))
         if not 0 <= self.leader < rules.players:
-            raise PositionError(f"leader: seat {self.leader} does not exist with {rules.players} players")
+            message = N_("seat {seat} does not exist with {n} players")
+            raise PositionError(at("leader", Text(message, seat=self.leader, n=rules.players)))
         if not self.hands[self.leader]:
-            raise PositionError(f"leader: seat {self.leader} has no cards and cannot lead")
+            raise PositionError(at("leader", Text(N_("seat {seat} has no cards and cannot lead"), seat=self.leader)))
         if not self.first_trick_done and not self.hands[self.leader] >> ACE_OF_SPADES & 1:
-            raise PositionError(f"leader: seat {self.leader} must hold the A♠ to lead the first trick (R-ACE)")
+            message = N_("seat {seat} must hold the A♠ to lead the first trick (R-ACE)")
+            raise PositionError(at("leader", Text(message, seat=self.leader)))
         if rules.profile == "punjab" and self.first_trick_done and not self.waste:
-            raise PositionError("waste: empty after the first trick (punjab puts the first trick in the waste)")
+            message = N_("empty after the first trick (punjab puts the first trick in the waste)")
+            raise PositionError(at("waste", Text(message)))
         if self.forced_lead is not None:
             if rules.profile != "punjab" or not self.first_trick_done:
-                raise PositionError("forced_lead: only after the first trick under punjab (R-P-DRAW)")
+                message = N_("only after the first trick under punjab (R-P-DRAW)")
+                raise PositionError(at("forced_lead", Text(message)))
             if not self.hands[self.leader] >> self.forced_lead & 1:
-                raise PositionError(f"forced_lead: the leader (seat {self.leader}) does not hold {self.forced_lead}")
+                message = N_("the leader (seat {seat}) does not hold {card}")
+                raise PositionError(at("forced_lead", Text(message, seat=self.leader, card=str(self.forced_lead))))

@@ -24,6 +24,7 @@ from typing import Any, Final
 from .cards import Card, InvalidCardError
 from .deal import Deal, replay
 from .events import PASS, PICKUP, TAKE, Action, Call, IllegalActionError
+from .messages import N_, Text, TextError, at, error_text
 from .position import Position, PositionError
 from .rules import Rules, RulesError
 
@@ -42,8 +43,9 @@ FORMAT: Final = "getaway/1"
 _ACTION_KEYS: Final = {"play", "take", "pass", "pickup"}
 
 
-class RecordError(ValueError):
-    """A record that is malformed, or whose replay fails.
+class RecordError(TextError):
+    """A record that is malformed, or whose replay fails (a ``ValueError`` whose message is a
+    translatable :class:`~getaway.messages.Text`).
 
     Attributes:
         index: for an illegal action, its position in ``actions`` (else ``None``).
@@ -79,7 +81,7 @@ def record_of(deal: Deal, players: Sequence[str] | None = None) -> dict[str, Any
     """
     names = list(players) if players is not None else default_names(deal.players)
     if len(names) != deal.players:
-        raise ValueError(f"players: {len(names)} names for {deal.players} seats")
+        raise ValueError(at("players", Text(N_("{k} names for {n} seats"), k=len(names), n=deal.players)))
     record: dict[str, Any] = {
         "format": FORMAT,
         "rules": deal.rules.to_dict(),
@@ -100,7 +102,7 @@ def record_of(deal: Deal, players: Sequence[str] | None = None) -> dict[str, Any
 
 def _int(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RecordError(f"{where}: expected a whole number, got {value!r}")
+        raise RecordError(at(where, Text(N_("expected a whole number, got {value!r}"), value=value)))
     return value
 
 
@@ -112,7 +114,8 @@ def _check_card_names(start: Any) -> None:
     lists.append(start.get("waste", []))
     for cards in lists:
         if isinstance(cards, list) and any(not isinstance(c, str) for c in cards):
-            raise RecordError(f"start: card names must be strings such as '10h', got {cards!r}")
+            message = N_("card names must be strings such as '10h', got {value!r}")
+            raise RecordError(at("start", Text(message, value=cards)))
 
 
 def parse_record(data: Any) -> tuple[Deal, list[tuple[int, Action]], list[str], dict[str, Any] | None]:
@@ -127,27 +130,30 @@ def parse_record(data: Any) -> tuple[Deal, list[tuple[int, Action]], list[str], 
             ``actions[4].play``, …).
     """
     if not isinstance(data, dict):
-        raise RecordError(f"record: expected a JSON object, got {type(data).__name__}")
+        raise RecordError(at("record", Text(N_("expected a JSON object, got {kind}"), kind=type(data).__name__)))
     if data.get("format") != FORMAT:
-        raise RecordError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
+        message = N_("expected {format!r}, got {value!r}")
+        raise RecordError(at("format", Text(message, format=FORMAT, value=data.get("format"))))
     known = {"format", "rules", "players", "dealer", "seed", "joker_to", "start", "actions", "result"}
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
-        raise RecordError(f"record: unknown field(s) {', '.join(unknown)}")
+        raise RecordError(at("record", Text(N_("unknown field(s) {names}"), names=", ".join(unknown))))
     names = data.get("players")
     if not isinstance(names, list) or not all(isinstance(x, str) for x in names) or not names:
-        raise RecordError("players: expected a list of seat names (strings), clockwise")
+        raise RecordError(at("players", Text(N_("expected a list of seat names (strings), clockwise"))))
     rules_data = data.get("rules", {})
     if not isinstance(rules_data, dict):
-        raise RecordError(f"rules: expected an object of options, got {type(rules_data).__name__}")
+        message = N_("expected an object of options, got {kind}")
+        raise RecordError(at("rules", Text(message, kind=type(rules_data).__name__)))
     rules_data = dict(rules_data)
     rules_data.setdefault("players", len(names))
     try:
         rules = Rules.from_dict(rules_data)
     except RulesError as exc:
-        raise RecordError(f"rules.{exc}") from None
+        raise RecordError(at(f"rules.{exc.option}", exc.message)) from None
     if rules.players != len(names):
-        raise RecordError(f"players: {len(names)} names but rules.players is {rules.players}")
+        message = N_("{k} names but rules.players is {n}")
+        raise RecordError(at("players", Text(message, k=len(names), n=rules.players)))
     dealer = _int(data.get("dealer", 0), "dealer")
     seed = _int(data.get("seed", 0), "seed")
     joker_to = data.get("joker_to")
@@ -159,24 +165,27 @@ def parse_record(data: Any) -> tuple[Deal, list[tuple[int, Action]], list[str], 
         try:
             start = Position.from_dict(data["start"])
         except PositionError as exc:
-            raise RecordError(f"start: {exc}".replace("start: start: ", "start: ")) from None
+            text = exc.text
+            raise RecordError(text if text.args.get("where") == "start" else at("start", text)) from None
     try:
         deal = Deal(rules, dealer, seed, joker_to=joker_to, position=start)
     except PositionError as exc:
-        raise RecordError(f"start: {exc}") from None
+        raise RecordError(at("start", exc.text)) from None
     except ValueError as exc:
-        raise RecordError(str(exc)) from None
+        raise RecordError(error_text(exc)) from None
     raw = data.get("actions", [])
     if not isinstance(raw, list):
-        raise RecordError("actions: expected a list")
+        raise RecordError(at("actions", Text(N_("expected a list"))))
     actions: list[tuple[int, Action]] = []
     for i, item in enumerate(raw):
         where = f"actions[{i}]"
         if not isinstance(item, dict):
-            raise RecordError(f"{where}: expected an object like {{'seat': 0, 'play': 'A♠'}}")
+            message = N_("expected an object like {example}")
+            raise RecordError(at(where, Text(message, example="{'seat': 0, 'play': 'A♠'}")))
         keys = set(item) - {"seat"}
         if len(keys) != 1 or not keys <= _ACTION_KEYS:
-            raise RecordError(f"{where}: expected 'seat' and one of play, take, pass, pickup; got {sorted(item)}")
+            message = N_("expected 'seat' and one of play, take, pass, pickup; got {keys}")
+            raise RecordError(at(where, Text(message, keys=sorted(item))))
         seat = _int(item.get("seat"), f"{where}.seat")
         key = keys.pop()
         value = item[key]
@@ -184,15 +193,15 @@ def parse_record(data: Any) -> tuple[Deal, list[tuple[int, Action]], list[str], 
             try:
                 action: Action = Card.parse(value)
             except InvalidCardError as exc:
-                raise RecordError(f"{where}.play: {exc}") from None
+                raise RecordError(at(f"{where}.play", exc.text)) from None
         else:
             if value is not True:
-                raise RecordError(f"{where}.{key}: expected true")
+                raise RecordError(at(f"{where}.{key}", Text(N_("expected true"))))
             action = {"take": TAKE, "pass": PASS, "pickup": PICKUP}[key]
         actions.append((seat, action))
     result = data.get("result")
     if result is not None and not isinstance(result, dict):
-        raise RecordError("result: expected an object")
+        raise RecordError(at("result", Text(N_("expected an object"))))
     return deal, actions, names, result
 
 
@@ -212,13 +221,14 @@ def deal_from_record(data: Any, *, check_result: bool = True) -> Deal:
         replay(deal, actions)
     except IllegalActionError as exc:
         index = getattr(exc, "index", None)
-        raise RecordError(f"actions[{index}]: {exc}", index=index, reason=exc.reason) from None
+        raise RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason) from None
     if check_result and result is not None:
         outcome = deal.outcome
         if outcome is None:
-            raise RecordError("result: the record has a result but its actions do not finish the deal")
+            message = N_("the record has a result but its actions do not finish the deal")
+            raise RecordError(at("result", Text(message)))
         if outcome.to_dict() != result:
-            raise RecordError("result: the recorded result differs from the replay's")
+            raise RecordError(at("result", Text(N_("the recorded result differs from the replay's"))))
     return deal
 
 
@@ -231,17 +241,18 @@ def load_record(path: str | Path) -> dict[str, Any]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise RecordError(at(str(path), Text(N_("cannot read: {reason}"), reason=exc.strerror or exc))) from None
     except UnicodeDecodeError:
-        raise RecordError(f"{path}: not UTF-8 text") from None
+        raise RecordError(at(str(path), Text(N_("not UTF-8 text")))) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        message = N_("not valid JSON: {reason} at line {line} column {column}")
+        raise RecordError(at(str(path), Text(message, reason=exc.msg, line=exc.lineno, column=exc.colno))) from None
     except RecursionError:
-        raise RecordError(f"{path}: not a record: JSON nested too deeply") from None
+        raise RecordError(at(str(path), Text(N_("not a record: JSON nested too deeply")))) from None
     except ValueError as exc:  # e.g. an integer with too many digits
-        raise RecordError(f"{path}: not a record: {exc}") from None
+        raise RecordError(at(str(path), Text(N_("not a record: {reason}"), reason=exc))) from None
 
 
 def dumps(obj: Any, *, indent: int | None = 2) -> str:

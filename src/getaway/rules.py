@@ -21,6 +21,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from .messages import N_, Text, TextError, at
+
 __all__ = ["Rules", "RulesError", "PROFILES", "OPTION_CHOICES"]
 
 Profile = Literal["punjab", "classic"]
@@ -45,23 +47,34 @@ _TRUE: Final = frozenset({"true", "yes", "on", "1"})
 _FALSE: Final = frozenset({"false", "no", "off", "0"})
 
 _EXCLUSIVE: Final = (
-    ("nopickup", "kicker", "a kick makes someone pick up; no-pickup says nobody ever does"),
-    ("beggar", "progressive", "both set the penalty points of a lost deal, in different ways"),
+    ("nopickup", "kicker", N_("a kick makes someone pick up; no-pickup says nobody ever does")),
+    ("beggar", "progressive", N_("both set the penalty points of a lost deal, in different ways")),
 )
 
 _PLAYER_RANGE: Final = {"punjab": (3, 8), "classic": (2, 8)}
 
+# Messages said by several checks (docs/cli.md, "Languages": translated by the command line).
+_UNKNOWN_OPTION: Final = N_("unknown option (known: {known})")
+_EXPECTED_BOOL: Final = N_("expected true or false, got {value!r}")
+_EXPECTED_INT: Final = N_("expected a whole number, got {value!r}")
+_NO_SUCH_SEAT: Final = N_("seat {seat} does not exist with {n} players")
 
-class RulesError(ValueError):
-    """An option that does not exist, has a wrong value, or clashes with another.
+
+class RulesError(TextError):
+    """An option that does not exist, has a wrong value, or clashes with another (a ``ValueError``).
 
     The message starts with the option's name (``players: …``, ``ante: …``),
     or both names for a clash (``nopickup+kicker: …``).
+
+    Attributes:
+        option: the option's name (or both names joined by ``+``).
+        message: what is wrong with it (usually a translatable :class:`~getaway.messages.Text`).
     """
 
     def __init__(self, option: str, message: str) -> None:
-        super().__init__(f"{option}: {message}")
+        super().__init__(at(option, message))
         self.option = option
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -135,7 +148,8 @@ class Rules:
             return {"profile": "punjab", "dealer": "lot", "takes": "any", "take_protocol": "poll"}
         if profile == "classic":
             return {"profile": "classic", "dealer": "cut", "takes": "off", "take_protocol": "off"}
-        raise RulesError("profile", f"unknown profile {profile!r} (expected one of: {', '.join(PROFILES)})")
+        message = N_("unknown profile {profile!r} (expected one of: {known})")
+        raise RulesError("profile", Text(message, profile=profile, known=", ".join(PROFILES)))
 
     @classmethod
     def _named(cls, name: str = "punjab", **options: Any) -> Rules:
@@ -149,7 +163,7 @@ class Rules:
         """
         values = cls.profile_defaults(name)
         if "profile" in options and options["profile"] != name:
-            raise RulesError("profile", f"given twice: {name!r} and {options['profile']!r}")
+            raise RulesError("profile", Text(N_("given twice: {a!r} and {b!r}"), a=name, b=options["profile"]))
         # Turning takes on in a profile whose default is off picks the poll protocol.
         if options.get("takes", "off") != "off" and "take_protocol" not in options and values["take_protocol"] == "off":
             values["take_protocol"] = "poll"
@@ -166,11 +180,11 @@ class Rules:
             RulesError: not a dict, no/unknown profile, unknown option or bad value.
         """
         if not isinstance(data, dict):
-            raise RulesError("rules", f"expected an object of options, got {type(data).__name__}")
+            raise RulesError("rules", Text(N_("expected an object of options, got {kind}"), kind=type(data).__name__))
         options = dict(data)
         name = options.pop("profile", "punjab")
         if not isinstance(name, str):
-            raise RulesError("profile", f"expected a profile name, got {name!r}")
+            raise RulesError("profile", Text(N_("expected a profile name, got {value!r}"), value=name))
         return cls._named(name, **options)
 
     @classmethod
@@ -178,7 +192,7 @@ class Rules:
         names = {f.name for f in dataclasses.fields(cls) if f.init}
         for key in values:
             if key not in names:
-                raise RulesError(str(key), f"unknown option (known: {', '.join(sorted(names))})")
+                raise RulesError(str(key), Text(_UNKNOWN_OPTION, known=", ".join(sorted(names))))
         return cls(**values)
 
     def replace(self, **changes: Any) -> Rules:
@@ -209,13 +223,13 @@ class Rules:
             name, sep, text = str(pair).partition("=")
             name, text = name.strip(), text.strip()
             if not sep or not name:
-                raise RulesError("option", f"expected NAME=VALUE, got {pair!r}")
+                raise RulesError("option", Text(N_("expected NAME=VALUE, got {value!r}"), value=pair))
             if name not in fields:
-                raise RulesError(name, f"unknown option (known: {', '.join(sorted(fields))})")
+                raise RulesError(name, Text(_UNKNOWN_OPTION, known=", ".join(sorted(fields))))
             low = text.lower()
             if name in _BOOL_OPTIONS:
                 if low not in _TRUE | _FALSE:
-                    raise RulesError(name, f"expected true or false, got {text!r}")
+                    raise RulesError(name, Text(_EXPECTED_BOOL, value=text))
                 out[name] = low in _TRUE
             elif name in ("players", "deals", "ante", "loaded_seat"):
                 if name == "loaded_seat" and low in ("none", "null", "dealer"):
@@ -224,7 +238,7 @@ class Rules:
                 try:
                     out[name] = int(text)
                 except ValueError:
-                    raise RulesError(name, f"expected a whole number, got {text!r}") from None
+                    raise RulesError(name, Text(_EXPECTED_INT, value=text)) from None
             elif name == "trump" and low in ("none", "null", "off", "no"):
                 out[name] = None
             else:
@@ -260,31 +274,36 @@ class Rules:
             value = getattr(self, option)
             if value not in choices:
                 allowed = ", ".join("null" if c is None else repr(c) for c in choices)
-                raise RulesError(option, f"{value!r} is not one of {allowed}")
+                raise RulesError(option, Text(N_("{value!r} is not one of {allowed}"), value=value, allowed=allowed))
         for option in ("players", "deals", "ante"):
             value = getattr(self, option)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise RulesError(option, f"expected a whole number, got {value!r}")
+                raise RulesError(option, Text(_EXPECTED_INT, value=value))
         lo, hi = _PLAYER_RANGE[self.profile]
         if not lo <= self.players <= hi:
-            raise RulesError("players", f"{self.profile} is for {lo} to {hi} players, not {self.players}")
+            message = N_("{profile} is for {lo} to {hi} players, not {n}")
+            raise RulesError("players", Text(message, profile=self.profile, lo=lo, hi=hi, n=self.players))
         if self.deals < 1:
-            raise RulesError("deals", f"a match has at least 1 deal, not {self.deals}")
+            raise RulesError("deals", Text(N_("a match has at least 1 deal, not {n}"), n=self.deals))
         if self.ante < 0:
-            raise RulesError("ante", f"the ante cannot be negative ({self.ante})")
+            raise RulesError("ante", Text(N_("the ante cannot be negative ({n})"), n=self.ante))
         for option in _BOOL_OPTIONS:
             if not isinstance(getattr(self, option), bool):
-                raise RulesError(option, f"expected true or false, got {getattr(self, option)!r}")
+                raise RulesError(option, Text(_EXPECTED_BOOL, value=getattr(self, option)))
         if self.loaded_seat is not None:
             if self.uneven != "loaded":
-                raise RulesError("loaded_seat", f"only means something with uneven='loaded', not {self.uneven!r}")
+                message = N_("only means something with uneven='loaded', not {value!r}")
+                raise RulesError("loaded_seat", Text(message, value=self.uneven))
             if isinstance(self.loaded_seat, bool) or not isinstance(self.loaded_seat, int):
-                raise RulesError("loaded_seat", f"expected a seat number, got {self.loaded_seat!r}")
+                raise RulesError(
+                    "loaded_seat", Text(N_("expected a seat number, got {value!r}"), value=self.loaded_seat)
+                )
             if not 0 <= self.loaded_seat < self.players:
-                raise RulesError("loaded_seat", f"seat {self.loaded_seat} does not exist with {self.players} players")
+                raise RulesError("loaded_seat", Text(_NO_SUCH_SEAT, seat=self.loaded_seat, n=self.players))
         for a, b, why in _EXCLUSIVE:
             if getattr(self, a) and getattr(self, b):
-                raise RulesError(f"{a}+{b}", f"these variants cannot be combined: {why}")
+                message = N_("these variants cannot be combined: {why}")
+                raise RulesError(f"{a}+{b}", Text(message, why=Text(why)))
 
 
 class _ProfileAccess:

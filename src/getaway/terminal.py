@@ -396,7 +396,7 @@ class TerminalGame:
             try:
                 deal.apply(action, self.human)
             except IllegalActionError as exc:  # the view said legal; should not happen
-                self.console.print(Text(str(exc), style="yellow"))
+                self.console.print(Text(localize(exc), style="yellow"))
                 continue
             return
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .cards import Card, cards_of
 from .events import Action, Event, EventKind, Outcome
+from .messages import N_, Text, at
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -220,7 +221,7 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
     """
     n = deal.players
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-        raise ValueError(f"seat: no seat {seat!r} among {n} players")
+        raise ValueError(at("seat", Text(N_("no seat {seat!r} among {n} players"), seat=seat, n=n)))
     done, events, waste_seen = _catch_up(deal, seat)
     hand_mask = 0 if seat is None else deal._hands[seat]
     forced = deal._forced

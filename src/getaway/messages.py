@@ -1,0 +1,92 @@
+"""Messages of the core that the command line shows in other languages.
+
+The core speaks English and imports nothing outside the standard library, so it does not
+translate. Instead, the message of each of its errors is a :class:`Text`: an English ``str``
+(what ``str(exc)`` shows, unchanged for tests and library users) that also keeps its
+template, marked with :func:`N_` so that ``pybabel extract`` puts it in the catalogs, and the
+values of its fields. A satellite shows it in another language by looking the template up
+and formatting it with the same values (``getaway.i18n.localize``, docs/cli.md, "Languages").
+Field values that are :class:`Text` themselves (or exceptions) are translated too; anything
+else (card names, option names, the user's input) is shown as it is.
+
+>>> t = at("players", Text(N_("expected a whole number, got {value!r}"), value="x"))
+>>> t
+"players: expected a whole number, got 'x'"
+>>> t.template, t.args["where"]
+('{where}: {message}', 'players')
+>>> exc = TextError(t)
+>>> str(exc) == t, exc.text is t, exc.params["message"].template
+(True, True, 'expected a whole number, got {value!r}')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["N_", "Text", "TextError", "at", "error_text"]
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalogs without translating it (the core never translates)."""
+    return message
+
+
+class Text(str):
+    """An English message (a ``str``: ``template`` formatted with ``args``) that keeps its
+    ``N_``-marked template and its fields, so that it can be shown in another language later.
+
+    Attributes:
+        template: the English template, with ``{name}`` fields (``str.format`` syntax).
+        args: the field values: plain values are shown as they are, :class:`Text` values
+            (and exceptions) are translated in their turn.
+    """
+
+    template: str
+    args: dict[str, Any]
+
+    def __new__(cls, template: str, /, **args: Any) -> Text:
+        self = super().__new__(cls, template.format(**args))
+        self.template = template
+        self.args = args
+        return self
+
+    def __getnewargs_ex__(self) -> tuple[tuple[str], dict[str, Any]]:  # pickling, copying
+        return (self.template,), self.args
+
+    @classmethod
+    def plain(cls, message: str) -> Text:
+        """A message with no template of its own (shown as it is in every language)."""
+        return message if isinstance(message, Text) else cls(message.replace("{", "{{").replace("}", "}}"))
+
+
+def at(where: Any, message: Any) -> Text:
+    """``"{where}: {message}"``: a message about one field (``players: …``, ``actions[3]: …``)."""
+    return Text(N_("{where}: {message}"), where=where, message=message)
+
+
+def error_text(exc: BaseException) -> Text:
+    """The :class:`Text` of an exception whose message is one (else its ``str``, as a plain Text)."""
+    arg = exc.args[0] if len(exc.args) == 1 else None
+    return arg if isinstance(arg, Text) else Text.plain(str(exc))
+
+
+class TextError(ValueError):
+    """Base of the core's errors: the message is a :class:`Text` (English ``str(exc)``).
+
+    ``template`` and ``params`` are those of the message (``args`` is taken by exceptions).
+    """
+
+    @property
+    def text(self) -> Text:
+        """The message as a :class:`Text`."""
+        return error_text(self)
+
+    @property
+    def template(self) -> str:
+        """The message's English template (``N_``-marked, with ``{name}`` fields)."""
+        return self.text.template
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The values of the template's fields."""
+        return self.text.args
