@@ -62,7 +62,8 @@ function renderHeader() {
   lang.addEventListener("change", () => switchLang(lang.value));
   fill(header,
     h("a", { href: "/", class: "brand", onclick: (e) => { if (S.code) return; e.preventDefault(); } }, t("Getaway")),
-    S.code ? h("span", { class: "room-code", "data-testid": "room-code" }, t("Room {code}", { code: S.code })) : null,
+    S.code ? h("span", { class: "room-code", "data-testid": "room-code", title: t("Room {code}", { code: S.code }) },
+      h("span", { class: "sr-only" }, t("Room {code}", { code: S.code })), h("span", { "aria-hidden": "true" }, S.code)) : null,
     h("span", { class: "spacer" }),
     h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
       "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
@@ -310,7 +311,7 @@ function applyState(room, view) {
   if (view !== undefined) S.view = view;
   const seats = (S.room && S.room.seats) || [];
   S.isHost = !!S.hostToken || !!S.hostSocket || (S.seat !== null && !!(seats[S.seat] && seats[S.seat].host));
-  for (const s of seats) if (s.connected !== false || s.bot_playing) delete S.absent[s.seat];
+  for (const s of seats) if (s.connected === true || s.bot_playing || s.kind !== "human") delete S.absent[s.seat];
   document.body.dataset.version = S.version ?? "";
   // Fetch the match history when a deal has finished (losers per deal, for the records list).
   const done = (S.room.deal_index ?? 0) + (S.view && S.view.outcome ? 1 : 0);

@@ -84,8 +84,9 @@ export class TableView {
 
   /** Angle (degrees, screen coordinates) of a seat: the player at the bottom, clockwise = to the left. */
   angle(seat) {
-    const base = this.mySeat === null || this.mySeat === undefined ? 0 : this.mySeat;
-    const k = (seat - base + this.n) % this.n;
+    // A spectator has no place at the bottom: the seats turn half a step, so that none sits there.
+    const watching = this.mySeat === null || this.mySeat === undefined;
+    const k = (seat - (watching ? 0 : this.mySeat) + this.n) % this.n + (watching ? 0.5 : 0);
     return 90 + (k * 360) / this.n;
   }
 
@@ -108,7 +109,7 @@ export class TableView {
       if (out) state = t("got away ({place})", { place: placeOf(view, seat) });
       else if (toAct) state = view.decision === "take" ? t("to take or pass") : t("to play");
       const deadline = S.absent[seat];
-      const absent = info.kind === "human" && info.connected === false;
+      const absent = info.kind === "human" && (info.connected === false || !!deadline);
       const li = h("li", {
         class: `seat-box${toAct ? " to-act" : ""}${out ? " out" : ""}${absent ? " absent" : ""}`,
         "data-testid": `seat-${seat}`, "data-seat": seat, "aria-current": toAct ? "true" : null,
@@ -175,14 +176,12 @@ export class TableView {
   placeTrick() {
     const w = this.felt.clientWidth;
     const hgt = this.felt.clientHeight;
-    const tw = this.trick.clientWidth;
-    const th = this.trick.clientHeight;
     for (const el of this.trick.children) {
       const seat = el.dataset.seat === "" ? null : Number(el.dataset.seat);
       if (seat === null || !this.n) continue;
       const a = (this.angle(seat) * Math.PI) / 180;
-      const x = Math.cos(a) * tw * 0.3;
-      const y = Math.sin(a) * th * 0.26;
+      const x = Math.cos(a) * w * 0.15;
+      const y = Math.sin(a) * hgt * 0.16;
       el.style.left = `calc(50% + ${x}px)`;
       el.style.top = `calc(50% + ${y}px)`;
       // Slide in from the player's place on the table (relative to where the card lands).
