@@ -91,7 +91,8 @@ function toggleRules() {
 
 async function loadRules() {
   const rules = (S.view && S.view.rules) || (S.room && S.room.config) || {};
-  const profile = rules.profile || JSON.parse(localStorage.getItem("getaway.lobby") || "{}").profile || "punjab";
+  const chosen = document.getElementById("profile"); // the lobby's profile select, if shown
+  const profile = rules.profile || (chosen && chosen.value) || "punjab";
   const options = { ...(rules.options || {}) };
   for (const [k, v] of Object.entries(rules)) if (!["profile", "players", "options", "bot_level", "name", "deals"].includes(k)) options[k] = v;
   const query = new URLSearchParams({ profile, options: JSON.stringify(options) });
@@ -254,6 +255,7 @@ function onMessage(msg) {
     case "sync":
       S.seat = msg.seat ?? null;
       S.hostSocket = !!msg.host;
+      S.pending = false;
       S.version = msg.version ?? (msg.room && msg.room.version) ?? null;
       S.log = [];
       S.logReset = true;
