@@ -3,6 +3,7 @@ resumes every unfinished room from its log when started again on the same databa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -97,8 +98,8 @@ def _serve(db: str, port: int) -> subprocess.Popen:
 class Sock:
     """A websockets client speaking the protocol; remembers the last state it was sent."""
 
-    def __init__(self, url: str, token: str) -> None:
-        self.ws = connect(url, open_timeout=5)
+    def __init__(self, stack: contextlib.ExitStack, url: str, token: str) -> None:
+        self.ws = stack.enter_context(connect(url, open_timeout=5))
         self.ws.send(json.dumps({"type": "hello", "token": token, "lang": "en"}))
         self.last = self.until(lambda m: m["type"] in ("welcome", "error"))
         assert self.last["type"] == "welcome", self.last
@@ -150,7 +151,8 @@ def test_restart_mid_deal_resumes_the_room(tmp_path):
         room = httpx.post(f"{base}/api/rooms", json={**body, "name": "Asha"}).json()
         code = room["code"]
         ben = httpx.post(f"{base}/api/rooms/{code}/join", json={"name": "Ben"}).json()
-        socks = [Sock(f"ws://127.0.0.1:{port}/ws/{code}", t) for t in (room["token"], ben["token"])]
+        first = contextlib.ExitStack()
+        socks = [Sock(first, f"ws://127.0.0.1:{port}/ws/{code}", t) for t in (room["token"], ben["token"])]
         socks[0].ws.send(json.dumps({"type": "start"}))
         socks[0].until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
         rng = random.Random(5)
@@ -160,13 +162,13 @@ def test_restart_mid_deal_resumes_the_room(tmp_path):
         hands = [s.last["view"]["hand"] for s in socks]
         proc.send_signal(signal.SIGKILL)  # no clean shutdown: only what was committed survives
         proc.wait(10)
-        for s in socks:
-            s.ws.close()
+        first.close()
 
         proc = _serve(db, port)
         after = httpx.get(f"{base}/api/rooms/{code}").json()
         assert after["status"] == "playing" and after["version"] >= before["version"]
-        socks = [Sock(f"ws://127.0.0.1:{port}/ws/{code}", t) for t in (room["token"], ben["token"])]
+        second = contextlib.ExitStack()
+        socks = [Sock(second, f"ws://127.0.0.1:{port}/ws/{code}", t) for t in (room["token"], ben["token"])]
         if after["version"] == before["version"]:
             assert [s.last["view"]["hand"] for s in socks] == hands
         _play(socks, rng)
@@ -175,8 +177,7 @@ def test_restart_mid_deal_resumes_the_room(tmp_path):
         assert record.status_code == 200
         deal = deal_from_record(record.json())
         assert deal.is_over and deal.outcome.to_dict() == socks[0].last["view"]["outcome"]
-        for s in socks:
-            s.ws.close()
+        second.close()
     finally:
         proc.kill()
         proc.wait(10)
