@@ -2,7 +2,8 @@
 """Set-up and tasks for a fresh machine with only Python 3.11+ (standard library only).
 
     python3 dev.py run [ARGS...]    create .venv if needed, install, run the main job (the web app)
-    python3 dev.py test [ARGS...]   create .venv if needed, install, lint and run the tests
+    python3 dev.py test [ARGS...]   create .venv if needed, install (and chromium with apt, for the
+                                    browser tests, when missing and root), lint and run the tests
     python3 dev.py bench [ARGS...]  create .venv if needed, install, run the engine benchmark
 
 The virtual environment lives in .venv beside this file; it is reinstalled when
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -44,6 +46,30 @@ def ensure_env() -> Path:
     return _python()
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def ensure_chromium() -> None:
+    """The browser tests (tests/test_web_e2e.py) drive Debian's chromium: install it with apt when
+    it is missing and this machine allows it (root, apt-get). Playwright's own browser download
+    cannot be reached from these machines. Without it the browser tests are skipped (or fail
+    when GETAWAY_REQUIRE_BROWSER=1, as in CI)."""
+    if CHROMIUM.exists():
+        return
+    apt = shutil.which("apt-get")
+    if apt is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        print(f"dev.py: {CHROMIUM} is missing; install it (apt-get install chromium) for the browser tests", flush=True)
+        return
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    install = [apt, "install", "-y", "--no-install-recommends", "chromium"]
+    print(f"dev.py: {CHROMIUM} is missing: {' '.join(install)}", flush=True)
+    if subprocess.call(install, env=env) != 0:
+        print("dev.py: the install failed: apt-get update, then again", flush=True)
+        subprocess.call([apt, "update"], env=env)
+        if subprocess.call(install, env=env) != 0:
+            print("dev.py: chromium could not be installed; the browser tests will not run", flush=True)
+
+
 def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("run", [])
     py = str(ensure_env())
@@ -52,6 +78,7 @@ def main(argv: list[str]) -> int:
         # The main job: the web app on http://127.0.0.1:8000 (docs/web.md); `run play` is the terminal game.
         return subprocess.call([py, "-m", "getaway", *(args or ["serve"])], env=env)
     if task == "test":
+        ensure_chromium()
         lint = subprocess.call([py, "-m", "ruff", "check", "src", "tests", "bench", "dev.py"], cwd=ROOT, env=env)
         tests = subprocess.call([py, "-m", "pytest", *args], cwd=ROOT, env=env)
         return tests or lint

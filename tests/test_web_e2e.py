@@ -1,0 +1,445 @@
+"""End-to-end tests of the web app in a real browser (issue 6): Playwright driving Debian's
+Chromium against a real ``getaway serve`` process on a loopback port.
+
+- two friends (two browser contexts) and two bots play a whole deal by clicking; one friend
+  reloads the page mid-deal and continues with the same seat;
+- a phone in portrait (390×844) sees its whole hand and plays by tapping;
+- a card is played with the keyboard alone; cards have text names and the narration goes to a
+  live region.
+
+Screenshots of the table are saved under ``test-artifacts/`` (git-ignored).
+
+Skipped when ``/usr/bin/chromium`` or the ``playwright`` package is missing, unless
+``GETAWAY_REQUIRE_BROWSER=1`` (CI, ``.ci/run``): then a missing browser fails. Playwright's own
+browser download cannot be reached from these machines; ``python3 dev.py test`` installs
+Debian's ``chromium`` with apt when it can.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from getaway.record import deal_from_record
+
+CHROMIUM = os.environ.get("GETAWAY_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+REQUIRE = os.environ.get("GETAWAY_REQUIRE_BROWSER") == "1"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+try:
+    from playwright.sync_api import Page, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+    Page = object
+    MISSING = "the Python package playwright is not installed (pip install -e '.[test]')"
+else:
+    MISSING = None if os.path.exists(CHROMIUM) else f"{CHROMIUM} is missing (apt-get install -y chromium)"
+
+if MISSING and not REQUIRE:
+    pytestmark = pytest.mark.skip(
+        reason=f"browser tests skipped: {MISSING} (GETAWAY_REQUIRE_BROWSER=1 makes this fail)"
+    )
+
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A real server (uvicorn, loopback, temp SQLite file, bots without thinking time); its base URL."""
+    tmp = tmp_path_factory.mktemp("e2e")
+    port = _free_port()
+    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(tmp / "e2e.db")]
+    cmd += ["--bot-delay", "0", "--grace", "60"]
+    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 30
+    try:
+        while True:
+            try:
+                httpx.get(f"{base}/api/strings/en", timeout=1)
+                break
+            except httpx.HTTPError:
+                if proc.poll() is not None or time.time() > deadline:
+                    raise AssertionError((tmp / "server.log").read_text()) from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if MISSING:
+        pytest.fail(f"GETAWAY_REQUIRE_BROWSER=1 but {MISSING}")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def new_page(browser, server):
+    """Open a page in a fresh browser context (own localStorage: one person); fails the test on
+    any uncaught error in the page."""
+    contexts = []
+    errors: list[str] = []
+
+    def make(viewport=DESKTOP, **options) -> Page:
+        ctx = browser.new_context(viewport=viewport, base_url=server, **options)
+        ctx.set_default_timeout(20_000)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda exc: errors.append(f"{exc}"))
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+# --------------------------------------------------------------------------- page helpers
+
+_STATE_JS = """() => {
+  const q = (sel) => [...document.querySelectorAll(sel)];
+  const enabled = (id) => { const e = document.querySelector(`[data-testid="${id}"]`); return e && !e.disabled; };
+  return {
+    status: document.body.dataset.status,
+    version: Number(document.body.dataset.version || -1),
+    buttons: ["take", "pass", "pickup"].filter(enabled),
+    hand: q('[data-testid="hand-card"]').map((e) => e.dataset.card),
+    legal: q('[data-testid="hand-card"][data-legal="true"][aria-disabled="false"]').map((e) => e.dataset.card),
+    error: (document.querySelector('[data-testid="error"]:not([hidden])') || {}).textContent || null,
+  };
+}"""
+
+
+def state(page: Page) -> dict:
+    """What the page shows: body status/version, enabled action buttons, hand, playable cards."""
+    return page.evaluate(_STATE_JS)
+
+
+def wait_status(page: Page, *statuses: str) -> None:
+    page.wait_for_function("s => s.includes(document.body.dataset.status)", arg=list(statuses))
+
+
+def card(page: Page, name: str):
+    return page.locator(f'[data-testid="hand-card"][data-card="{name}"]')
+
+
+def click_card(page: Page, name: str, *, tap: bool = False) -> None:
+    """Click (or tap) a hand card on its visible strip, its top-left corner, as a person
+    would: cards overlap, so the middle of a card may be under its neighbour."""
+    loc = card(page, name)
+    # A hovered card is raised above its neighbours (style.css .card:hover): move the pointer
+    # off the hand first, as the previous click left it over another card.
+    page.mouse.move(1, 1)
+    if tap:
+        loc.tap(position={"x": 8, "y": 12})
+    else:
+        loc.click(position={"x": 8, "y": 12})
+
+
+def act(page: Page, rng: random.Random, *, tap: bool = False) -> str | None:
+    """If this page may act: make a random legal move by clicking, wait until the server has
+    applied something after it; returns the move (``None``: nothing to do)."""
+    s = state(page)
+    if s["status"] != "playing":
+        return None
+    if s["legal"]:
+        move = rng.choice(s["legal"])
+        click_card(page, move, tap=tap)
+    elif s["buttons"]:
+        weights = {"take": 1, "pass": 4, "pickup": 1}
+        move = rng.choices(s["buttons"], [weights[b] for b in s["buttons"]])[0]
+        loc = page.get_by_test_id(move)
+        loc.tap() if tap else loc.click()
+    else:
+        return None
+    # the move is applied (a newer version) or refused (an error notice: nothing changed)
+    page.wait_for_function(
+        """v => Number(document.body.dataset.version) > v
+                || !document.querySelector('[data-testid="error"]').hidden""",
+        arg=s["version"],
+    )
+    return move
+
+
+def shot(page: Page, name: str, **options) -> Path:
+    """Save a screenshot under test-artifacts/ and check it is a real, non-trivial PNG."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), **options)
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000, (path, len(data))
+    return path
+
+
+def create_room(page: Page, name: str, *, players: int, alone: bool, takes: str = "") -> str:
+    """Fill the lobby form and create a room; returns the room code."""
+    page.goto("/")
+    wait_status(page, "lobby")
+    page.get_by_test_id("name-input").fill(name)
+    page.get_by_test_id("profile").select_option("punjab")
+    page.get_by_test_id("players").select_option(str(players))
+    page.get_by_test_id("deals").fill("1")
+    page.get_by_test_id("bot-level").select_option("easy")
+    if takes:
+        page.locator("details.variants > summary").click()
+        page.get_by_test_id("opt-takes").select_option(takes)
+    page.get_by_test_id("play-alone" if alone else "create-room").click()
+    page.wait_for_url("**/r/*")
+    wait_status(page, "playing" if alone else "lobby")
+    return page.url.rsplit("/", 1)[1]
+
+
+def replay_record(server: str, code: str) -> None:
+    """The finished deal's record downloads and replays to the same outcome."""
+    r = httpx.get(f"{server}/api/rooms/{code}/deals/0/record", timeout=10)
+    assert r.status_code == 200, r.text
+    deal = deal_from_record(r.json())
+    assert deal.is_over
+
+
+# --------------------------------------------------------------------------- tests
+
+
+@pytest.mark.timeout(240)
+def test_two_friends_and_two_bots_play_a_whole_deal(new_page, server):
+    rng = random.Random(6)
+    asha = new_page()
+    code = create_room(asha, "Asha", players=4, alone=False)
+    link = asha.get_by_test_id("share-link").input_value()
+    assert link.endswith(f"/r/{code}")
+
+    ben = new_page()
+    ben.goto(link)
+    wait_status(ben, "joining")
+    ben.get_by_test_id("name-input").fill("Ben")
+    ben.get_by_test_id("join").click()
+    wait_status(ben, "lobby")
+    asha.wait_for_function("() => document.querySelector('[data-testid=\"seat-item-1\"]')?.textContent.includes('Ben')")
+    asha.get_by_test_id("start").click()
+    wait_status(asha, "playing")
+    wait_status(ben, "playing")
+    # the other two seats are bots
+    room = httpx.get(f"{server}/api/rooms/{code}").json()
+    assert [s["kind"] for s in room["seats"]] == ["human", "human", "bot", "bot"]
+    assert "Ben" in ben.get_by_test_id("me").inner_text()
+
+    pages = {"Asha": asha, "Ben": ben}
+    moves = {"Asha": 0, "Ben": 0}
+    reloaded = False
+    shot_taken = False
+    deadline = time.time() + 200
+    while time.time() < deadline:
+        if all(state(p)["status"] == "finished" for p in pages.values()):
+            break
+        acted = False
+        for who, page in pages.items():
+            s = state(page)
+            if (
+                who == "Ben"
+                and not reloaded
+                and moves["Ben"] >= 1
+                and (s["legal"] or s["buttons"])
+                and s["status"] == "playing"
+            ):
+                # Ben reloads when it is his turn (nobody else can move meanwhile): same seat, same hand.
+                ben.reload()
+                wait_status(ben, "playing")
+                ben.wait_for_function(
+                    "n => document.querySelectorAll('[data-testid=\"hand-card\"]').length === n", arg=len(s["hand"])
+                )
+                again = state(ben)
+                assert again["version"] == s["version"]
+                assert sorted(again["hand"]) == sorted(s["hand"])
+                assert sorted(again["legal"]) == sorted(s["legal"]) and again["buttons"] == s["buttons"]
+                assert "Ben" in ben.get_by_test_id("me").inner_text()
+                assert not ben.get_by_test_id("join-form").count()
+                reloaded = True
+            if act(page, rng):
+                moves[who] += 1
+                acted = True
+            if not shot_taken and moves["Asha"] >= 4 and state(asha)["status"] == "playing":
+                shot(asha, "table-desktop.png")
+                shot_taken = True
+        if not acted:
+            asha.wait_for_timeout(50)
+    else:
+        raise AssertionError(f"the deal did not finish: {state(asha)}, {state(ben)}")
+
+    assert reloaded and moves["Asha"] > 0 and moves["Ben"] > 0, moves
+    for page in pages.values():
+        page.get_by_test_id("loser").wait_for()
+        page.get_by_test_id("match-over").wait_for()
+        assert page.get_by_test_id("hand-card").count() <= 52
+        assert page.get_by_test_id("log").locator("li").count() > 10
+    record = asha.get_by_test_id("record-0")
+    record.wait_for()
+    assert record.get_attribute("href") == f"/api/rooms/{code}/deals/0/record"
+    replay_record(server, code)
+    shot(asha, "table-desktop-end.png", full_page=True)
+
+
+@pytest.mark.timeout(180)
+def test_phone_portrait_shows_the_whole_hand(new_page, server):
+    phone = new_page(PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    # 3 players: the biggest hands (17 or 18 cards)
+    create_room(phone, "Chandra", players=3, alone=True)
+    phone.get_by_test_id("hand-card").first.wait_for()
+    rng = random.Random(3)
+
+    def check_hand_on_screen() -> int:
+        # cards slide to their places (CSS transitions): measure once two looks agree
+        boxes, previous = None, []
+        for _ in range(50):
+            boxes = phone.evaluate(
+                """() => [...document.querySelectorAll('[data-testid="hand-card"]')].map((e) => {
+                     const r = e.getBoundingClientRect();
+                     const hit = document.elementFromPoint(r.left + 6, r.top + 10);
+                     return {card: e.dataset.card, left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+                             hit: !!hit && e.contains(hit),
+                             over: hit && (hit.closest("[data-card]") || hit).outerHTML.slice(0, 90)};
+                   })"""
+            )
+            if boxes == previous:
+                break
+            previous = boxes
+            phone.wait_for_timeout(150)
+        assert boxes
+        width, height = PHONE["width"], PHONE["height"]
+        # the page itself must not scroll sideways
+        assert phone.evaluate("() => document.documentElement.scrollWidth") <= width
+        for b in boxes:
+            inside = b["left"] >= 0 and b["top"] >= 0 and b["right"] <= width and b["bottom"] <= height
+            assert inside, f"card {b['card']} is not wholly on screen: {b}"
+            assert b["hit"], f"card {b['card']}: its corner (rank and suit) is covered: {b}"
+        return len(boxes)
+
+    assert check_hand_on_screen() >= 17
+    shot(phone, "table-phone.png")
+    # play a few moves by tapping; the hand stays on screen as it changes
+    played = 0
+    deadline = time.time() + 120
+    while played < 6 and time.time() < deadline and state(phone)["status"] == "playing":
+        if act(phone, rng, tap=True):
+            played += 1
+            check_hand_on_screen()
+        else:
+            phone.wait_for_timeout(50)
+    assert played >= 3
+    shot(phone, "table-phone-later.png")
+
+
+@pytest.mark.timeout(150)
+def test_keyboard_only_play(new_page):
+    page = new_page()
+    create_room(page, "Dev", players=4, alone=True, takes="off")
+    # wait for our turn to play a card (bots play at once; no take/pass with takes off)
+    page.wait_for_function('() => document.querySelector(\'[data-testid="hand-card"][data-legal="true"]\')')
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    # Tab from the top of the page into the hand: one tab stop for the whole hand
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement?.dataset.testid") == "hand-card":
+            break
+    else:
+        raise AssertionError("Tab never reached the hand")
+    focused = lambda: page.evaluate("() => document.activeElement?.dataset.card")  # noqa: E731
+    tabbable = page.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=\"hand-card\"]')].filter(e => e.tabIndex === 0).length"
+    )
+    assert tabbable == 1
+    hand = state(page)["hand"]
+    page.keyboard.press("Home")
+    assert focused() == hand[0]
+    page.keyboard.press("ArrowRight")
+    assert focused() == hand[1]
+    page.keyboard.press("End")
+    assert focused() == hand[-1]
+    page.keyboard.press("Home")
+    if page.evaluate("() => document.activeElement.dataset.legal") != "true":
+        page.keyboard.press("PageDown")  # the next playable card
+    chosen = focused()
+    before = state(page)
+    assert chosen in before["legal"], (chosen, before)
+    page.keyboard.press("Enter")
+    page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=before["version"])
+    page.wait_for_function('c => !document.querySelector(`[data-testid="hand-card"][data-card="${c}"]`)', arg=chosen)
+    assert chosen not in state(page)["hand"]
+    # the focus stays in the hand (one more move is a key press away)
+    assert page.evaluate("() => document.activeElement?.dataset.testid") == "hand-card"
+
+
+@pytest.mark.timeout(150)
+def test_cards_have_names_and_the_narration_is_live(new_page, server):
+    page = new_page()
+    create_room(page, "Eve", players=4, alone=True, takes="off")
+    names = httpx.get(f"{server}/api/strings/en").json()["cards"]
+    page.wait_for_function('() => document.querySelector(\'[data-testid="hand-card"][data-legal="true"]\')')
+    cards = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="hand-card"]')].map((e) => ({
+             card: e.dataset.card, label: e.getAttribute('aria-label'), tag: e.tagName,
+             disabled: e.getAttribute('aria-disabled'), legal: e.dataset.legal}))"""
+    )
+    assert len(cards) == 13
+    for c in cards:
+        assert c["tag"] == "BUTTON"
+        assert c["label"] and c["label"].startswith(names[c["card"]]), c  # "queen of spades", not "Q♠"
+        assert (c["disabled"] == "false") == (c["legal"] == "true"), c
+    hand = page.get_by_test_id("hand")
+    assert hand.get_attribute("role") == "group" and hand.get_attribute("aria-label")
+    # "your turn" is announced in an assertive live region
+    announce = page.locator('[aria-live="assertive"]')
+    assert "turn" in announce.inner_text().lower()
+    # the narration is a polite live region, and it grows with the moves
+    log = page.get_by_test_id("log")
+    assert log.get_attribute("role") == "log" and log.get_attribute("aria-live") in ("polite", "assertive")
+    lines = log.locator("li").count()
+    move = act(page, random.Random(1))
+    assert move
+    page.wait_for_function("n => document.querySelectorAll('[data-testid=\"log\"] li').length > n", arg=lines)
+    text = log.inner_text()
+    # the card played appears in the narration (by its symbol: "Eve plays 7♠"; screen readers
+    # read the symbol, e.g. "7 black spade suit")
+    assert names[move] in text or f" {move}" in text, (move, text[-500:])
+    # every button on the page has a name
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('button')].filter(
+             (b) => !(b.getAttribute('aria-label') || b.textContent).trim()).map((b) => b.outerHTML)"""
+    )
+    assert not unnamed
