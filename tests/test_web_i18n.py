@@ -1,0 +1,121 @@
+"""The web page in every language (docs/cli.md, "Languages"; docs/web.md): each text of
+``getaway.web.strings.UI_STRINGS`` has a translation in each catalog, ``GET /api/strings/{lang}``
+returns it, a room's errors follow the socket's language, and ``serve --help`` is translated."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from babel.messages.pofile import read_po
+from click.testing import CliRunner
+
+from getaway import i18n
+from getaway.cli import cli
+from getaway.web.strings import UI_STRINGS
+from web_helpers import make_client
+
+pytestmark = pytest.mark.timeout(60)
+
+TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != "en"]
+
+# A few page texts, as each catalog translates them (game terms as in the command line).
+EXPECTED = {
+    "fr": {
+        "Start the match": "Lancer la partie",
+        "Your hand": "Votre main",
+        "Pick up": "Ramasser",
+        "Room {code}": "Salle {code}",
+        "To the waste pile; {who} leads.": "À la défausse ; {who} entame.",
+        "{who} picks up the trick (cards: {n}).": "{who} ramasse le pli (cartes : {n}).",
+    },
+    "it": {
+        "Start the match": "Avvia la partita",
+        "Your hand": "La tua mano",
+        "Pick up": "Raccogli",
+        "Room {code}": "Stanza {code}",
+        "To the waste pile; {who} leads.": "Negli scarti; apre {who}.",
+        "{who} picks up the trick (cards: {n}).": "{who} raccoglie la presa (carte: {n}).",
+    },
+    "pt": {
+        "Start the match": "Começar a partida",
+        "Your hand": "A tua mão",
+        "Pick up": "Recolher",
+        "Room {code}": "Sala {code}",
+        "To the waste pile; {who} leads.": "Para o descarte; sai {who}.",
+        "{who} picks up the trick (cards: {n}).": "{who} recolhe a vaza (cartas: {n}).",
+    },
+    "es": {
+        "Start the match": "Empezar la partida",
+        "Your hand": "Tu mano",
+        "Pick up": "Recoger",
+        "Room {code}": "Sala {code}",
+        "To the waste pile; {who} leads.": "Al descarte; sale {who}.",
+        "{who} picks up the trick (cards: {n}).": "{who} recoge la baza (cartas: {n}).",
+    },
+}
+
+# Texts that may stay as in English in some language (brand, game term, same word).
+SAME = {"Getaway", "tochoo", "Points", "Place", "irregular", "expert", "bot", "host", "Bot {n}"}
+
+
+def _catalog(lang: str) -> dict[str, str]:
+    with open(i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "getaway.po", "rb") as fh:
+        catalog = read_po(fh, locale=lang)
+    return {m.id: m.string for m in catalog if m.id and not m.context and "fuzzy" not in m.flags}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_page_text_has_a_translation(lang):
+    catalog = _catalog(lang)
+    for msgid in UI_STRINGS:
+        assert catalog.get(msgid, "").strip(), f"{lang}: no translation of {msgid!r}"
+    with make_client() as client:
+        strings = client.get(f"/api/strings/{lang}").json()["strings"]
+    assert set(strings) == set(UI_STRINGS)
+    for msgid, text in strings.items():
+        assert text.strip() and text == catalog[msgid], (lang, msgid)
+        assert set(re.findall(r"\{\w+\}", text)) == set(re.findall(r"\{\w+\}", msgid)), (lang, msgid)
+        if msgid not in SAME:
+            assert text != msgid, f"{lang}: {msgid!r} left in English"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_page_strings_are_in_the_language(lang):
+    with make_client() as client:
+        data = client.get(f"/api/strings/{lang}").json()
+        english = client.get("/api/strings/en").json()["strings"]
+    assert data["lang"] == lang
+    for msgid, want in EXPECTED[lang].items():
+        assert data["strings"][msgid] == want
+    assert all(english[m] == m for m in UI_STRINGS)
+
+
+@pytest.mark.parametrize(
+    ("lang", "want"),
+    [
+        ("fr", "les spectateurs ne peuvent pas jouer"),
+        ("it", "gli spettatori non possono giocare"),
+        ("pt", "os espectadores não podem jogar"),
+        ("es", "los espectadores no pueden jugar"),
+    ],
+)
+def test_room_errors_follow_the_socket_language(lang, want):
+    with make_client() as client:
+        code = client.post("/api/rooms", json={"profile": "punjab", "players": 4, "name": "Asha"}).json()["code"]
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "lang": lang, "spectate": True}))
+            while (msg := json.loads(ws.receive_text()))["type"] != "welcome":
+                assert msg["type"] != "error", msg
+            ws.send_text(json.dumps({"type": "act", "action": "pass", "version": msg["version"]}))
+            while (msg := json.loads(ws.receive_text()))["type"] != "error":
+                pass
+    assert msg["code"] == "spectator" and msg["message"] == want
+
+
+def test_serve_help_is_translated():
+    out = CliRunner().invoke(cli, ["serve", "--lang", "fr", "--help"]).output
+    assert "Lancer l'application web" in out and "Port d'écoute." in out
+    out = CliRunner().invoke(cli, ["serve", "--lang", "es", "--help"]).output
+    assert "Iniciar la aplicación web" in out and "Puerto en el que escuchar." in out
