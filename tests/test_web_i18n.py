@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from getaway import i18n
 from getaway.cli import cli
 from getaway.web.strings import UI_STRINGS
-from web_helpers import make_client
+from web_helpers import create_room, make_client
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -119,3 +119,43 @@ def test_serve_help_is_translated():
     assert "Lancer l'application web" in out and "Port d'écoute." in out
     out = CliRunner().invoke(cli, ["serve", "--lang", "es", "--help"]).output
     assert "Iniciar la aplicación web" in out and "Puerto en el que escuchar." in out
+
+
+# Errors that come before a socket's hello, or from the HTTP API, follow the language the page
+# sends: ``?lang=`` on the socket's address, ``Accept-Language`` on every request.
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_http_errors_follow_accept_language(lang):
+    with make_client() as client:
+        english = client.post("/api/rooms/NOSUCH/join", json={"name": "Ben"}).json()["error"]
+        headers = {"Accept-Language": f"{lang}-XX,en;q=0.5"}
+        r = client.post("/api/rooms/NOSUCH/join", json={"name": "Ben"}, headers=headers)
+        error = r.json()["error"]
+        assert r.status_code == 404 and error["code"] == english["code"] == "room_not_found"
+        assert english["message"] == "no room NOSUCH"
+        assert error["message"] == _translated(lang, "no room {code}").format(code="NOSUCH") != english["message"]
+        # a bad body too
+        r = client.post("/api/rooms", content=b"{nope", headers={"Accept-Language": lang})
+        assert r.json()["error"]["code"] == "bad_json"
+        assert r.json()["error"]["message"] == _translated(lang, "the request is not valid JSON")
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_socket_errors_before_hello_follow_the_address_language(lang):
+    with make_client() as client:
+        code = create_room(client)["code"]
+        with client.websocket_connect(f"/ws/{code}?lang={lang}") as ws:
+            ws.send_text(json.dumps({"type": "act", "action": "2c", "version": 0}))
+            error = json.loads(ws.receive_text())
+            assert error["code"] == "not_hello"
+            assert error["message"] == _translated(lang, "say hello first") != "say hello first"
+            # a bad token in a hello in another language: the hello's language wins
+            other = "es" if lang != "es" else "fr"
+            ws.send_text(json.dumps({"type": "hello", "token": "nope", "lang": other}))
+            error = json.loads(ws.receive_text())
+            assert error["code"] == "bad_token"
+            assert error["message"] == _translated(other, "unknown token") != "unknown token"
+
+
+def _translated(lang: str, english: str) -> str:
+    with i18n.language(lang):
+        return i18n._(english)

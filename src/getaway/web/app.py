@@ -32,8 +32,23 @@ _CLIENT_TYPES: Final = frozenset({"hello", "act", "start", "next", "lang", "ping
 _SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
 
 
-def _error(exc: RoomError) -> JSONResponse:
-    return JSONResponse({"error": {"code": exc.code, "message": exc.text()}}, status_code=exc.status)
+def client_lang(request: Request | WebSocket) -> str:
+    """The language a client asked for: ``?lang=xx``, else the first language of its
+    ``Accept-Language`` header that has a catalog, else English (the page sends both)."""
+    asked = request.query_params.get("lang")
+    if asked in i18n.LANGUAGES:
+        return asked
+    for part in request.headers.get("accept-language", "").split(","):
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in i18n.LANGUAGES:
+            return tag
+    return "en"
+
+
+def _error(exc: RoomError, lang: str) -> JSONResponse:
+    with i18n.language(lang):
+        message = exc.text()
+    return JSONResponse({"error": {"code": exc.code, "message": message}}, status_code=exc.status)
 
 
 def _bearer(request: Request) -> str:
@@ -140,7 +155,7 @@ def create_app(
             name = body.pop("name", None)
             answer = await service_of(request).create(body, name)
         except RoomError as exc:
-            return _error(exc)
+            return _error(exc, client_lang(request))
         return JSONResponse(answer, status_code=201)
 
     @app.get("/api/rooms/{code}")
@@ -152,7 +167,7 @@ def create_app(
                 return JSONResponse(handle.room.public(handle.connected()))
             return JSONResponse((await service.load(code)).public())
         except RoomError as exc:
-            return _error(exc)
+            return _error(exc, client_lang(request))
 
     @app.post("/api/rooms/{code}/join")
     async def join_room(request: Request, code: str) -> Response:
@@ -160,7 +175,7 @@ def create_app(
             body = await _body(request)
             answer = await service_of(request).join(code, body.get("name"), body.get("seat"))
         except RoomError as exc:
-            return _error(exc)
+            return _error(exc, client_lang(request))
         return JSONResponse(answer)
 
     @app.post("/api/rooms/{code}/start")
@@ -168,7 +183,7 @@ def create_app(
         try:
             return JSONResponse(await service_of(request).start_match(code, _bearer(request)))
         except RoomError as exc:
-            return _error(exc)
+            return _error(exc, client_lang(request))
 
     @app.get("/api/rooms/{code}/deals/{index}/record")
     async def deal_record(request: Request, code: str, index: int) -> Response:
@@ -176,7 +191,7 @@ def create_app(
             room = await service_of(request).load(code)
             record = room.record(index)
         except RoomError as exc:
-            return _error(exc)
+            return _error(exc, client_lang(request))
         headers = {"Content-Disposition": f'attachment; filename="getaway-{room.code}-deal{index + 1}.json"'}
         return JSONResponse(record, headers=headers)
 
@@ -185,23 +200,23 @@ def create_app(
         try:
             return JSONResponse((await service_of(request).load(code)).history())
         except RoomError as exc:
-            return _error(exc)
+            return _error(exc, client_lang(request))
 
     @app.get("/api/strings/{lang}")
-    async def strings(lang: str) -> Response:
+    async def strings(request: Request, lang: str) -> Response:
         try:
             return JSONResponse(page_strings(_lang_of(lang)))
         except RoomError as exc:
-            return _error(exc)
+            return _error(exc, client_lang(request))
 
     @app.get("/api/rules/{lang}")
-    async def rules(lang: str, profile: str = "punjab") -> Response:
+    async def rules(request: Request, lang: str, profile: str = "punjab") -> Response:
         try:
             if profile not in ("punjab", "classic"):
                 raise RoomError("bad_message", N_("profile: expected punjab or classic"))
             return JSONResponse(rules_summary(_lang_of(lang), profile))
         except RoomError as exc:
-            return _error(exc)
+            return _error(exc, client_lang(request))
 
     # ------------------------------------------------------------------ the page
 
@@ -228,10 +243,11 @@ def create_app(
         await websocket.accept()
         service = service_of(websocket)
         limiter = RateLimiter(rate, burst)
+        lang = client_lang(websocket)  # for errors before a hello names the language
         try:
             handle = await service.handle(code)
         except RoomError as exc:
-            await _send_error(websocket, exc, None)
+            await _send_error(websocket, exc, None, lang)
             await websocket.close(code=4404 if exc.code == "room_not_found" else 4410)
             return
         conn: Connection | None = None
@@ -244,21 +260,23 @@ def create_app(
                     text = None
                 if not limiter.allow():
                     err = RoomError("rate_limited", N_("too many messages: slow down"))
-                    await _reply_error(websocket, conn, err, handle)
+                    await _reply_error(websocket, conn, err, handle, lang)
                     continue
                 msg, err = _parse(text)
                 if err is not None:
-                    await _reply_error(websocket, conn, err, handle)
+                    await _reply_error(websocket, conn, err, handle, lang)
                     continue
                 assert msg is not None
                 if conn is None:
                     if msg["type"] != "hello":
-                        await _reply_error(websocket, None, RoomError("not_hello", N_("say hello first")), handle)
+                        await _reply_error(websocket, None, RoomError("not_hello", N_("say hello first")), handle, lang)
                         continue
+                    if msg.get("lang") in i18n.LANGUAGES:
+                        lang = msg["lang"]
                     try:
                         conn = await service.attach(handle, msg)
                     except RoomError as exc:
-                        await _send_error(websocket, exc, handle.room.version)
+                        await _send_error(websocket, exc, handle.room.version, lang)
                         continue
                     sender = _start_sender(websocket, conn)
                     continue
@@ -298,15 +316,19 @@ def _parse(text: str | None) -> tuple[dict[str, Any] | None, RoomError | None]:
     return msg, None
 
 
-async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None) -> None:
-    message = {"type": "error", "code": exc.code, "message": exc.text(), "version": version}
+async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None, lang: str) -> None:
+    with i18n.language(lang):
+        text = exc.text()
+    message = {"type": "error", "code": exc.code, "message": text, "version": version}
     with contextlib.suppress(Exception):
         await websocket.send_text(json.dumps(message, ensure_ascii=False))
 
 
-async def _reply_error(websocket: WebSocket, conn: Connection | None, exc: RoomError, handle: RoomHandle) -> None:
+async def _reply_error(
+    websocket: WebSocket, conn: Connection | None, exc: RoomError, handle: RoomHandle, lang: str
+) -> None:
     if conn is None:
-        await _send_error(websocket, exc, handle.room.version)
+        await _send_error(websocket, exc, handle.room.version, lang)
     else:
         conn.error(exc, handle.room.version)
 

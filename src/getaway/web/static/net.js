@@ -1,4 +1,7 @@
 // HTTP API and the room's WebSocket (docs/web.md): reconnects with backoff, sending `since`.
+// Both tell the server the page's language, so even errors before a socket's hello are translated.
+
+import { currentLang } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(code, message, status) {
@@ -10,7 +13,7 @@ export class ApiError extends Error {
 
 /** fetch JSON; a 4xx/5xx answer throws ApiError with the server's {"error": {code, message}}. */
 export async function api(method, path, body, token) {
-  const headers = {};
+  const headers = { "Accept-Language": currentLang() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   let r;
@@ -54,7 +57,7 @@ export class RoomSocket {
     this.stopped = false;
     clearTimeout(this.timer);
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(this.code)}`);
+    const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?lang=${currentLang()}`);
     this.ws = ws;
     this.onstate("connecting");
     ws.onopen = () => {
