@@ -33,6 +33,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -122,6 +123,12 @@ class StoredRoom:
     log: list[LogEntry] = field(default_factory=list)
 
 
+# Built once: building a statement per call (``insert(...).values(...)``) cost SQLAlchemy more
+# than SQLite's own work, on the one database thread every move waits for (bench/web_load.py).
+_INSERT_LOG = insert(room_log)
+_UPDATE_ROOM = update(rooms).where(rooms.c.code == bindparam("room_code"))
+
+
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
@@ -192,10 +199,9 @@ class Store:
             sqlalchemy.exc.IntegrityError: ``version`` already written (a second writer).
         """
         with self.engine.begin() as conn:
-            conn.execute(
-                insert(room_log).values(room=code, version=version, kind=kind, payload=_dumps(payload), time=now)
-            )
-            conn.execute(update(rooms).where(rooms.c.code == code).values(updated=now, status=status, version=version))
+            log_row = {"room": code, "version": version, "kind": kind, "payload": _dumps(payload), "time": now}
+            conn.execute(_INSERT_LOG, log_row)
+            conn.execute(_UPDATE_ROOM, {"room_code": code, "updated": now, "status": status, "version": version})
             if seat_hash is not None:
                 conn.execute(insert(seats).values(room=code, seat=seat_hash[0], token_hash=seat_hash[1]))
 
