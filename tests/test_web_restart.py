@@ -20,7 +20,7 @@ from websockets.sync.client import connect
 
 from getaway.record import deal_from_record
 from getaway.web.rooms import Room, hash_token
-from getaway.web.store import Store, database_url
+from getaway.web.store import NewEntry, Store, database_url
 
 # --------------------------------------------------------------------------- the store
 
@@ -42,6 +42,28 @@ def test_store_append_and_reload(tmp_path):
     assert again.load_room("ZZZZZZ") is None
     again.append("AAAAAA", 3, "close", {"reason": "idle"}, now=5.0, status="closed")
     assert again.unfinished() == []
+
+
+def test_group_commit_writes_a_batch_and_isolates_a_bad_entry(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    for code in ("AAAAAA", "BBBBBB"):
+        assert store.create_room(code, {"profile": "punjab"}, seed=7, host_hash="h", now=1.0)
+    batch = [
+        NewEntry("AAAAAA", 1, "join", {"seat": 0, "name": "Asha"}, 2.0, "lobby", (0, "t0")),
+        NewEntry("BBBBBB", 1, "join", {"seat": 0, "name": "Ben"}, 2.0, "lobby", (0, "t1")),
+        NewEntry("AAAAAA", 2, "start", {}, 3.0, "playing"),
+    ]
+    assert store.append_many(batch) == [None, None, None]
+    a = store.load_room("AAAAAA")
+    assert [(e.version, e.kind) for e in a.log] == [(1, "join"), (2, "start")]
+    assert a.status == "playing" and a.seat_hashes == {0: "t0"}
+    # a version written twice fails alone; the rest of the batch is written
+    again = [NewEntry("AAAAAA", 2, "act", {}, 4.0, "playing"), NewEntry("BBBBBB", 2, "start", {}, 4.0, "playing")]
+    results = store.append_many(again)
+    assert results[1] is None and isinstance(results[0], IntegrityError)
+    assert [e.kind for e in store.load_room("AAAAAA").log] == ["join", "start"]
+    assert [e.kind for e in store.load_room("BBBBBB").log] == ["join", "start"]
+    store.close()
 
 
 def test_database_url():

@@ -24,7 +24,8 @@ CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]|Jk")
 #: Every key a server message may hold (a new field must be added here on purpose).
 ALLOWED_KEYS = {
     # messages
-    "type", "seat", "host", "room", "view", "version", "log", "events", "code", "message", "deadline",
+    "type", "seat", "host", "room", "view", "version", "log", "events", "history_length", "code", "message",
+    "deadline",
     # room
     "status", "config", "seats", "deal_index", "deals", "standings",
     "profile", "players", "options", "bot_level", "name", "kind", "connected", "bot_playing",

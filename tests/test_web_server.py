@@ -60,6 +60,10 @@ def test_a_full_deal_two_humans_two_bots():
             assert final["outcome"] is not None
             assert asha.last["room"]["status"] == "finished"
             assert any("The deal is over" in line for m in asha.seen for line in m.get("log", []))
+            # the history rebuilt from the updates' events is the whole view's (a fresh hello)
+            with client.websocket_connect(f"/ws/{code}") as ws_c:
+                again = Player(ws_c, "asha again").hello(token=room["token"])
+                assert again["view"]["history"] == asha.view["history"] and len(asha.view["history"]) > 50
         record = client.get(f"/api/rooms/{code}/deals/0/record")
         assert record.status_code == 200
         deal = deal_from_record(record.json())

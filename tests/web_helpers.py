@@ -52,6 +52,7 @@ class Player:
         self.label = label
         self.seen: list[dict[str, Any]] = []
         self.last: dict[str, Any] | None = None  # last welcome/sync/update
+        self.history: list[dict[str, Any]] = []  # the view's history, rebuilt from updates
 
     def send(self, **msg: Any) -> None:
         self.ws.send_text(json.dumps(msg))
@@ -59,6 +60,17 @@ class Player:
     def recv(self) -> dict[str, Any]:
         msg = json.loads(self.ws.receive_text())
         self.seen.append(msg)
+        if msg["type"] in ("welcome", "sync"):
+            self.history = [] if msg["view"] is None else list(msg["view"]["history"])
+        elif msg["type"] == "update" and msg["view"] is not None:
+            # As the page does (docs/web.md): an update's view has no history; append its events
+            # (a new deal starts afresh) and check the count the server says it should be.
+            assert "history" not in msg["view"]
+            if self.last is None or self.last["room"]["deal_index"] != msg["room"]["deal_index"]:
+                self.history = []
+            self.history = self.history + msg["events"]
+            assert len(self.history) == msg["history_length"], (self.label, msg["version"])
+            msg = {**msg, "view": {**msg["view"], "history": self.history}}
         if msg["type"] in ("welcome", "sync", "update"):
             self.last = msg
         return msg

@@ -143,9 +143,12 @@ class PlayerView:
         """Suit of the current trick's lead (0–3), or ``None`` before the lead."""
         return self.trick[0][1] // 13 if self.trick else None
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (cards by name); what servers send to this seat."""
-        return {
+    def to_dict(self, history: bool = True) -> dict[str, Any]:
+        """JSON-ready dict (cards by name); what servers send to this seat.
+
+        ``history=False`` leaves out ``history`` (a server that already sent the events
+        sends only the new ones)."""
+        data = {
             "seat": self.seat,
             "rules": self.rules.to_dict(),
             "players": self.players,
@@ -168,9 +171,11 @@ class PlayerView:
             "takes": [list(t) for t in self.takes],
             "captured_tens": [[str(c) for c in t] for t in self.captured_tens],
             "stripped": [str(c) for c in self.stripped],
-            "history": [e.to_dict() for e in self.history],
             "outcome": None if self.outcome is None else self.outcome.to_dict(),
         }
+        if history:
+            data["history"] = [e.to_dict() for e in self.history]
+        return data
 
 
 def _catch_up(deal: Deal, seat: int | None) -> list[Any]:

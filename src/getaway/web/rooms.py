@@ -37,7 +37,7 @@ from ..narrate import Narrator
 from ..record import record_of
 from ..rules import Rules, RulesError
 from ..view import PlayerView, player_view
-from .store import Store, StoredRoom
+from .store import NewEntry, Store, StoredRoom
 
 __all__ = [
     "Room",
@@ -207,6 +207,7 @@ class Room:
         self.match: Match | None = None
         self.status = "lobby"
         self.version = 0
+        self._standings: tuple[tuple[int, bool], list[dict[str, Any]]] | None = None
 
     # ------------------------------------------------------------------ reading
 
@@ -261,7 +262,6 @@ class Room:
             }
             for i, s in enumerate(self.seats)
         ]
-        standings = [] if self.match is None else [vars(s) for s in self.match.standings()]
         return {
             "code": self.code,
             "status": self.status,
@@ -269,9 +269,19 @@ class Room:
             "seats": seats,
             "deal_index": self.deal_index,
             "deals": self.rules.deals,
-            "standings": standings,
+            "standings": self.standings(),
             "version": self.version,
         }
+
+    def standings(self) -> list[dict[str, Any]]:
+        """The match table (``Match.standings()`` as dicts); worked out again only when a deal
+        ends, since it changes only then (it is in every broadcast)."""
+        if self.match is None:
+            return []
+        key = (len(self.match.deals), self.match.deal.is_over)
+        if self._standings is None or self._standings[0] != key:
+            self._standings = (key, [vars(s) for s in self.match.standings()])
+        return self._standings[1]
 
     def history(self) -> dict[str, Any]:
         """The match history: finished deals (dealer, loser, out order, termination, points)
@@ -292,8 +302,13 @@ class Room:
                         "points": list(self.match.deal_points(i)),
                     }
                 )
-        standings = [] if self.match is None else [vars(s) for s in self.match.standings()]
-        return {"code": self.code, "status": self.status, "names": self.names(), "deals": deals, "standings": standings}
+        return {
+            "code": self.code,
+            "status": self.status,
+            "names": self.names(),
+            "deals": deals,
+            "standings": self.standings(),
+        }
 
     def record(self, index: int) -> dict[str, Any]:
         """The engine's record (``getaway/1``) of finished deal ``index`` (0-based).
@@ -589,6 +604,8 @@ class RoomService:
         self._db = ThreadPoolExecutor(1 if store.url.startswith("sqlite") else 4, thread_name_prefix="getaway-db")
         self._sweeper: asyncio.Task[None] | None = None
         self._loading: dict[str, asyncio.Future[RoomHandle | None]] = {}
+        self._pending: list[tuple[NewEntry, asyncio.Future[None]]] = []  # log entries to commit
+        self._writer: asyncio.Task[None] | None = None  # the task committing them
 
     # ------------------------------------------------------------------ life cycle
 
@@ -610,8 +627,9 @@ class RoomService:
     async def stop(self) -> None:
         """Cancel every worker and timer, close every socket."""
         tasks: list[asyncio.Task[Any]] = []
-        if self._sweeper is not None:
-            tasks.append(self._sweeper)
+        for task in (self._sweeper, self._writer):  # a batch already in the thread is still written
+            if task is not None:
+                tasks.append(task)
         for handle in self.rooms.values():
             for conn in list(handle.conns):
                 conn.close()
@@ -628,6 +646,35 @@ class RoomService:
     async def _in_db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._db, lambda: fn(*args, **kwargs))
+
+    async def _write(self, entry: NewEntry) -> None:
+        """Append ``entry`` to the log and return once it is committed (group commit: the
+        entries of every room that arrive while a batch is being written go in the next batch,
+        one transaction; bench/web_load.py).
+
+        Raises:
+            Exception: the database refused this entry.
+        """
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((entry, future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_pending())
+        await future
+
+    async def _write_pending(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            try:
+                results = await self._in_db(self.store.append_many, [entry for entry, _ in batch])
+            except Exception as exc:  # the thread itself failed: every entry of the batch failed
+                results = [exc] * len(batch)
+            for (_, future), error in zip(batch, results, strict=True):
+                if future.done():  # its worker was cancelled (shutdown)
+                    continue
+                if error is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(error)
 
     def _open(self, room: Room) -> RoomHandle:
         handle = RoomHandle(room)
@@ -877,16 +924,7 @@ class RoomService:
         logged = room.apply(job.kind, job.payload, now)
         seat_hash = (logged["seat"], logged["token_hash"]) if job.kind == "join" else None
         try:
-            await self._in_db(
-                self.store.append,
-                room.code,
-                room.version,
-                job.kind,
-                logged,
-                now=now,
-                status=room.status,
-                seat_hash=seat_hash,
-            )
+            await self._write(NewEntry(room.code, room.version, job.kind, logged, now, room.status, seat_hash))
         except Exception:
             # Not persisted: go back to what the database holds (the log is the truth).
             log.exception("room %s: cannot write version %d", room.code, before + 1)
@@ -950,6 +988,8 @@ class RoomService:
     def _broadcast(self, handle: RoomHandle, skip: Connection | None = None) -> None:
         """Send every socket of the room an ``update`` built from its own seat's view."""
         room = handle.room
+        if not any(not c.closed and c is not skip for c in handle.conns):
+            return  # nobody to tell (a bot-only room): skip building views
         public = room.public(handle.connected())
         views: dict[int | None, tuple[PlayerView | None, dict[str, Any] | None]] = {}
         for conn in list(handle.conns):
@@ -957,7 +997,7 @@ class RoomService:
                 continue
             if conn.seat not in views:
                 view = room.view(conn.seat)
-                views[conn.seat] = (view, None if view is None else view.to_dict())
+                views[conn.seat] = (view, None if view is None else view.to_dict(history=False))
             view, view_dict = views[conn.seat]
             events: list[dict[str, Any]] = []
             lines: list[str] = []
@@ -976,6 +1016,7 @@ class RoomService:
                     "room": public,
                     "view": view_dict,
                     "events": events,
+                    "history_length": 0 if view is None else len(view.history),
                     "log": lines,
                 }
             )

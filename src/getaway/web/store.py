@@ -44,7 +44,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["Store", "StoredRoom", "LogEntry", "database_url", "DEFAULT_DATABASE"]
+__all__ = ["Store", "StoredRoom", "LogEntry", "NewEntry", "database_url", "DEFAULT_DATABASE"]
 
 #: The database when neither ``--database`` nor ``DATABASE_URL`` says otherwise.
 DEFAULT_DATABASE = "sqlite:///getaway.db"
@@ -133,6 +133,21 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class NewEntry:
+    """One accepted command to append (for :meth:`Store.append_many`): room code, the room's new
+    version, command kind and payload, time (Unix seconds), the room's status after it, and
+    for a join the ``(seat, token hash)``."""
+
+    code: str
+    version: int
+    kind: str
+    payload: dict[str, Any]
+    now: float
+    status: str
+    seat_hash: tuple[int, str] | None = None
+
+
 class Store:
     """The rooms database.
 
@@ -204,6 +219,62 @@ class Store:
             conn.execute(_UPDATE_ROOM, {"room_code": code, "updated": now, "status": status, "version": version})
             if seat_hash is not None:
                 conn.execute(insert(seats).values(room=code, seat=seat_hash[0], token_hash=seat_hash[1]))
+
+    def append_many(self, entries: list[NewEntry]) -> list[Exception | None]:
+        """Group commit: append many accepted commands (of any rooms) in ONE transaction.
+
+        Each room's worker waits for its own entry before broadcasting, so "committed before
+        broadcast" holds for every room while the disk sees one commit per batch. If the batch
+        fails (say one entry's version was already written), the entries are written one by one
+        so that one bad entry does not sink the others.
+
+        Returns:
+            per entry, ``None`` (written) or the exception that refused it.
+        """
+        if not entries:
+            return []
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(
+                    _INSERT_LOG,
+                    [
+                        {
+                            "room": e.code,
+                            "version": e.version,
+                            "kind": e.kind,
+                            "payload": _dumps(e.payload),
+                            "time": e.now,
+                        }
+                        for e in entries
+                    ],
+                )
+                last = {e.code: e for e in entries}  # a room's latest entry of the batch
+                conn.execute(
+                    _UPDATE_ROOM,
+                    [
+                        {"room_code": e.code, "updated": e.now, "status": e.status, "version": e.version}
+                        for e in last.values()
+                    ],
+                )
+                joins = [
+                    {"room": e.code, "seat": e.seat_hash[0], "token_hash": e.seat_hash[1]}
+                    for e in entries
+                    if e.seat_hash
+                ]
+                if joins:
+                    conn.execute(insert(seats), joins)
+            return [None] * len(entries)
+        except Exception as exc:
+            if len(entries) == 1:
+                return [exc]
+        results: list[Exception | None] = []
+        for e in entries:
+            try:
+                self.append(e.code, e.version, e.kind, e.payload, now=e.now, status=e.status, seat_hash=e.seat_hash)
+                results.append(None)
+            except Exception as exc:
+                results.append(exc)
+        return results
 
     # ------------------------------------------------------------------ reads
 

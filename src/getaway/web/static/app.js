@@ -268,6 +268,17 @@ function onMessage(msg) {
       break;
     case "update":
       if (S.version !== null && msg.version !== undefined && msg.version <= S.version) return; // already applied
+      if (msg.view && msg.view.history === undefined) {
+        // An update carries only the new events; the view's history is ours plus them (a new
+        // deal starts it afresh). A count that differs means we missed something: reconnect
+        // for a full sync rather than show a wrong table.
+        const sameDeal = S.view && S.view.history && S.room && msg.room && S.room.deal_index === msg.room.deal_index;
+        msg.view.history = (sameDeal ? S.view.history : []).concat(msg.events || []);
+        if (msg.history_length !== undefined && msg.view.history.length !== msg.history_length) {
+          S.socket.resync();
+          return;
+        }
+      }
       S.version = msg.version ?? S.version;
       if (msg.room && msg.room.deal_index !== S.dealShown && msg.room.deal_index !== undefined) {
         S.dealShown = msg.room.deal_index;

@@ -104,6 +104,18 @@ export class RoomSocket {
     this.onstate("stopped");
   }
 
+  /** Drop the socket and reconnect at once: the server answers the new hello with the whole
+   * state (used when an update does not fit what we hold). */
+  resync() {
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = null;
+    ws.onclose = null;
+    clearInterval(this.pinger);
+    ws.close();
+    this.connect();
+  }
+
   /** Reconnect now (a "retry" button, or the page came back online). */
   retryNow() {
     if (this.ws || this.stopped) return;
