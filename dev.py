@@ -3,7 +3,9 @@
 
     python3 dev.py run [ARGS...]    create .venv if needed, install, run the main job (the web app)
     python3 dev.py test [ARGS...]   create .venv if needed, install (and chromium with apt, for the
-                                    browser tests, when missing and root), lint and run the tests
+                                    browser tests, when missing and root), lint and run the tests;
+                                    with no ARGS, then the web server's tests again on PostgreSQL
+                                    (Debian's postgresql, installed and started when root)
     python3 dev.py bench [ARGS...]  create .venv if needed, install, run the engine benchmark
 
 The virtual environment lives in .venv beside this file; it is reinstalled when
@@ -70,6 +72,57 @@ def ensure_chromium() -> None:
             print("dev.py: chromium could not be installed; the browser tests will not run", flush=True)
 
 
+#: The web tests run a second time on PostgreSQL (docs/web.md, "Tests and load").
+POSTGRES_URL = "postgresql+psycopg://getaway:getaway@127.0.0.1:5432/getaway_test"
+WEB_TESTS = ["tests/test_web_server.py", "tests/test_web_security.py", "tests/test_web_restart.py"]
+
+
+def _root_apt() -> str | None:
+    apt = shutil.which("apt-get")
+    return apt if apt is not None and hasattr(os, "geteuid") and os.geteuid() == 0 else None
+
+
+def ensure_postgres() -> str | None:
+    """A PostgreSQL database for the web tests: ``GETAWAY_TEST_DATABASE_URL`` if set, else
+    Debian's postgresql on this machine (installed with apt, its cluster started, a user and a
+    database created: all when this machine allows it, i.e. root with apt-get). ``None`` when
+    there is none (the PostgreSQL pass is then skipped, or fails when GETAWAY_REQUIRE_POSTGRES=1,
+    as in CI)."""
+    if os.environ.get("GETAWAY_TEST_DATABASE_URL"):
+        return os.environ["GETAWAY_TEST_DATABASE_URL"]
+    apt = _root_apt()
+    if apt is None:
+        print("dev.py: no PostgreSQL for the web tests (needs root and apt-get, or GETAWAY_TEST_DATABASE_URL)")
+        return None
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if shutil.which("pg_lsclusters") is None:
+        install = [apt, "install", "-y", "--no-install-recommends", "postgresql"]
+        print(f"dev.py: PostgreSQL is missing: {' '.join(install)}", flush=True)
+        if subprocess.call(install, env=env, stdout=subprocess.DEVNULL) != 0:
+            subprocess.call([apt, "update"], env=env, stdout=subprocess.DEVNULL)
+            if subprocess.call(install, env=env, stdout=subprocess.DEVNULL) != 0:
+                print("dev.py: PostgreSQL could not be installed", flush=True)
+                return None
+    clusters = subprocess.run(["pg_lsclusters", "--no-header"], capture_output=True, text=True).stdout.split()
+    if not clusters:
+        print("dev.py: PostgreSQL has no cluster", flush=True)
+        return None
+    version, name, status = clusters[0], clusters[1], clusters[3]
+    if status != "online" and subprocess.call(["pg_ctlcluster", version, name, "start"]) != 0:
+        print("dev.py: the PostgreSQL cluster did not start", flush=True)
+        return None
+
+    def psql(sql: str, db: str = "postgres") -> str:
+        command = ["su", "postgres", "-c", f"psql -d {db} -tAc \"{sql}\""]
+        return subprocess.run(command, capture_output=True, text=True, cwd="/").stdout.strip()
+
+    if psql("SELECT 1 FROM pg_roles WHERE rolname='getaway'") != "1":
+        psql("CREATE ROLE getaway LOGIN PASSWORD 'getaway'")
+    if psql("SELECT 1 FROM pg_database WHERE datname='getaway_test'") != "1":
+        psql("CREATE DATABASE getaway_test OWNER getaway")
+    return POSTGRES_URL
+
+
 def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("run", [])
     py = str(ensure_env())
@@ -81,6 +134,15 @@ def main(argv: list[str]) -> int:
         ensure_chromium()
         lint = subprocess.call([py, "-m", "ruff", "check", "src", "tests", "bench", "dev.py"], cwd=ROOT, env=env)
         tests = subprocess.call([py, "-m", "pytest", *args], cwd=ROOT, env=env)
+        if not args:  # the whole suite: the web server's tests once more, on PostgreSQL
+            url = ensure_postgres()
+            if url is None:
+                postgres = 1 if os.environ.get("GETAWAY_REQUIRE_POSTGRES") == "1" else 0
+            else:
+                print(f"dev.py: the web tests again, on PostgreSQL ({url.split('@')[-1]})", flush=True)
+                pg_env = dict(env, GETAWAY_TEST_DATABASE_URL=url)
+                postgres = subprocess.call([py, "-m", "pytest", "-q", *WEB_TESTS], cwd=ROOT, env=pg_env)
+            tests = tests or postgres
         return tests or lint
     if task == "bench":
         return subprocess.call([py, str(ROOT / "bench" / "engine.py"), *args], cwd=ROOT, env=env)

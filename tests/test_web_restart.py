@@ -21,12 +21,14 @@ from websockets.sync.client import connect
 from getaway.record import deal_from_record
 from getaway.web.rooms import Room, hash_token
 from getaway.web.store import NewEntry, Store, database_url
+from web_helpers import fresh_database
 
 # --------------------------------------------------------------------------- the store
 
 
 def test_store_append_and_reload(tmp_path):
-    store = Store(str(tmp_path / "g.db"))
+    url = fresh_database(tmp_path)
+    store = Store(url)
     assert store.create_room("AAAAAA", {"profile": "punjab"}, seed=2**62 + 5, host_hash="h", now=1.0)
     assert not store.create_room("AAAAAA", {}, seed=1, host_hash="h", now=1.0)  # code taken
     store.append("AAAAAA", 1, "join", {"seat": 0, "name": "Asha"}, now=2.0, status="lobby", seat_hash=(0, "x"))
@@ -34,7 +36,7 @@ def test_store_append_and_reload(tmp_path):
     with pytest.raises(IntegrityError):  # one writer per room: a version is written once
         store.append("AAAAAA", 2, "act", {}, now=4.0, status="playing")
     store.close()
-    again = Store(str(tmp_path / "g.db"))
+    again = Store(url)
     room = again.load_room("AAAAAA")
     assert room.seed == 2**62 + 5 and room.status == "playing" and room.seat_hashes == {0: "x"}
     assert [(e.version, e.kind) for e in room.log] == [(1, "join"), (2, "start")]
@@ -45,7 +47,7 @@ def test_store_append_and_reload(tmp_path):
 
 
 def test_group_commit_writes_a_batch_and_isolates_a_bad_entry(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    store = Store(fresh_database(tmp_path))
     for code in ("AAAAAA", "BBBBBB"):
         assert store.create_room(code, {"profile": "punjab"}, seed=7, host_hash="h", now=1.0)
     batch = [
@@ -164,7 +166,7 @@ def _play(socks: list[Sock], rng: random.Random, moves: int | None = None) -> in
 
 @pytest.mark.timeout(90)
 def test_restart_mid_deal_resumes_the_room(tmp_path):
-    db = str(tmp_path / "restart.db")
+    db = fresh_database(tmp_path)
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     proc = _serve(db, port)

@@ -4,13 +4,16 @@ drives one socket through a deal (issue 6)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import create_engine
 
 from getaway.web.app import create_app
+from getaway.web.store import metadata
 
 
 @pytest.fixture
@@ -25,9 +28,25 @@ def seeded(monkeypatch):
 SEED_BASE = 0x2B7E_1516_28AE_D200
 
 
+#: Run the web tests on another database (PostgreSQL: docs/web.md, "Tests and load"); each
+#: client then starts from empty tables.
+TEST_DATABASE = os.environ.get("GETAWAY_TEST_DATABASE_URL")
+
+
+def fresh_database(tmp_path=None) -> str:
+    """The URL of an empty database: ``GETAWAY_TEST_DATABASE_URL`` emptied, else SQLite
+    (a file in ``tmp_path``, or in memory)."""
+    if TEST_DATABASE:
+        engine = create_engine(TEST_DATABASE)
+        metadata.drop_all(engine)
+        engine.dispose()
+        return TEST_DATABASE
+    return f"sqlite:///{tmp_path / 'web.db'}" if tmp_path is not None else "sqlite://"
+
+
 def make_client(tmp_path=None, **settings: Any) -> TestClient:
-    """A TestClient (use it as a context manager) on a fresh SQLite database, no bot delay."""
-    url = f"sqlite:///{tmp_path / 'web.db'}" if tmp_path is not None else "sqlite://"
+    """A TestClient (use it as a context manager) on a fresh database, no bot delay."""
+    url = fresh_database(tmp_path)
     settings.setdefault("bot_delay", 0)
     return TestClient(create_app(url, **settings))
 
