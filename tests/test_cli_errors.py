@@ -418,6 +418,20 @@ ENGINE_ERRORS = {
         "pt": "deals[0]: actions[0].play: não é uma carta: 'zz' (esperava-se p. ex. 10h, TH, Q♠, joker)",
         "es": "deals[0]: actions[0].play: no es una carta: 'zz' (se esperaba p. ej. 10h, TH, Q♠, joker)",
     },
+    "bot_value": {
+        "en": "bot: bad setting value for 'expert' (iterations='abc'): expected a number",
+        "fr": "robot : valeur de réglage invalide pour 'expert' (iterations='abc') : nombre attendu",
+        "it": "bot: valore di impostazione non valido per 'expert' (iterations='abc'): atteso un numero",
+        "pt": "robô: valor de definição inválido para 'expert' (iterations='abc'): esperava-se um número",
+        "es": "bot: valor de ajuste no válido para 'expert' (iterations='abc'): se esperaba un número",
+    },
+    "bot_setting": {
+        "en": "bot: 'expert' has no setting 'foo'",
+        "fr": "robot : 'expert' n'a pas de réglage 'foo'",
+        "it": "bot: 'expert' non ha l'impostazione 'foo'",
+        "pt": "robô: 'expert' não tem a definição 'foo'",
+        "es": "bot: 'expert' no tiene el ajuste 'foo'",
+    },
 }
 LANGS = ("en", "fr", "it", "pt", "es")
 
@@ -432,6 +446,8 @@ LANGS = ("en", "fr", "it", "pt", "es")
         ("players", ["tournament", "-n", "2"]),
         ("clash", ["demo", "-o", "nopickup=true", "-o", "kicker=true"]),
         ("dealer", ["demo", "--dealer", "9"]),
+        ("bot_value", ["simulate", "-d", "2", "-w", "1", "--bots", "expert:iterations=abc,random,random,random"]),
+        ("bot_setting", ["play", "--bots", "expert:foo=1"]),
     ],
 )
 def test_bad_options_are_explained_in_the_language(lang, case, args):

@@ -422,7 +422,7 @@ def _bot_list(text: str, count: int, option: str = "--bots") -> list[str]:
         try:
             make_bot(name)  # settings on the name, e.g. expert:iterations=60
         except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint=option) from None
+            raise click.BadParameter(localize(exc), param_hint=option) from None
     if len(names) == 1:
         return names * count
     if len(names) != count:
@@ -463,7 +463,7 @@ def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
         try:
             make_bot(name)
         except ValueError as exc:
-            raise ValueError(f"{field}: {exc}") from None
+            raise ValueError(_("{where}: {message}").format(where=field, message=localize(exc))) from None
     return human, ["human" if seat == human else str(name) for seat, name in enumerate(bots)]
 
 

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from ..deal import Deal
 from ..events import Action, Event
+from ..messages import N_, Text
 from ..view import PlayerView
 
 __all__ = ["Bot", "RandomBot", "HeuristicBot", "ExpertBot", "play_deal", "BOTS", "LEVELS", "make_bot"]
@@ -58,7 +59,8 @@ def make_bot(name: str, **settings: object) -> Bot:
         for item in filter(None, spec.split("+")):
             key, sep, text = item.partition("=")
             if not sep or not key:
-                raise ValueError(f"bot: expected NAME=VALUE in the settings of {name!r}, got {item!r}")
+                message = N_("bot: expected NAME=VALUE in the settings of {name!r}, got {item!r}")
+                raise ValueError(Text(message, name=name, item=item))
             value: object = text
             for kind in (int, float):
                 try:
@@ -75,18 +77,18 @@ def make_bot(name: str, **settings: object) -> Bot:
             known = [p for p in inspect.signature(factory).parameters] if factory is not None else []
             unknown = [key for key in settings if key not in known]
             if unknown:
-                raise ValueError(
-                    f"bot: {name!r} has no setting {unknown[0]!r} (settings: {', '.join(known) or 'none'})"
-                ) from None
+                message = N_("bot: {name!r} has no setting {setting!r} (settings: {known})")
+                raise ValueError(Text(message, name=name, setting=unknown[0], known=", ".join(known) or "-")) from None
             shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
-            raise ValueError(f"bot: bad setting value for {name!r} ({shown}): expected a number") from None
+            message = N_("bot: bad setting value for {name!r} ({shown}): expected a number")
+            raise ValueError(Text(message, name=name, shown=shown)) from None
     if name in LEVELS:
         kind, defaults = LEVELS[name]
         return BOTS[kind](**{**defaults, **settings})
     if name in BOTS:
         return BOTS[name](**settings)
     known = ", ".join(dict.fromkeys([*LEVELS, *BOTS]))
-    raise ValueError(f"bot: unknown bot or level {name!r} (known: {known})")
+    raise ValueError(Text(N_("bot: unknown bot or level {name!r} (known: {known})"), name=name, known=known))
 
 
 def play_deal(
@@ -107,7 +109,7 @@ def play_deal(
         ValueError: wrong number of bots.
     """
     if len(bots) != deal.players:
-        raise ValueError(f"bots: {len(bots)} bots for {deal.players} seats")
+        raise ValueError(Text(N_("bots: {k} bots for {n} seats"), k=len(bots), n=deal.players))
     while not deal.is_over:
         seat = deal.to_act
         assert seat is not None
