@@ -93,6 +93,15 @@ def test_replay_step_by_step_all_hands_and_one_seat(tmp_path):
     assert run("replay", str(path), "--seat", "9").exit_code == 2
 
 
+def test_rules_command_adds_the_variants_given():
+    plain = run("rules", "--lang", "en").output
+    res = run("rules", "--lang", "en", "-o", "trump=spades", "-o", "dehla=true")
+    assert res.exit_code == 0 and res.output.startswith(plain.rstrip("\n"))
+    assert "In this game: spades are trumps (trump=spades)" in res.output and "In this game" not in plain
+    assert "captures the tens" in res.output and "Joker (joker=true)" not in res.output
+    assert run("rules", "-o", "trump=hearts").exit_code == 2
+
+
 def test_rules_command():
     res = run("rules", "--lang", "en")
     assert res.exit_code == 0 and "tochoo" in res.output and "ace of spades" in res.output

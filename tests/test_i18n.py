@@ -175,6 +175,10 @@ def test_rules_and_a_whole_deal_use_only_translated_messages(lang):
 
         print_rules(console, "punjab")
         print_rules(console, "classic")
+        # every variant's paragraph (two games: nopickup/kicker and beggar/progressive clash)
+        print_rules(console, "punjab", Rules.profile("punjab", trump="spades", nopickup=True, dehla=True, joker=True))
+        print_rules(console, "classic", Rules.profile("classic", kicker=True, beggar=True))
+        print_rules(console, "classic", Rules.profile("classic", progressive=True))
         game = _scripted_game(console, deals=2)
         assert game.run() == 0
         assert game.match.finished

@@ -159,3 +159,19 @@ def test_socket_errors_before_hello_follow_the_address_language(lang):
 def _translated(lang: str, english: str) -> str:
     with i18n.language(lang):
         return i18n._(english)
+
+
+def test_rules_panel_has_the_variants_in_force():
+    with make_client() as client:
+        r = client.get("/api/rules/fr", params={"profile": "classic", "options": json.dumps({"dehla": True})})
+        assert r.status_code == 200 and r.json()["profile"] == "classic"
+        assert r.json()["sections"][-1]["title"] == "Dans cette partie : les dix sont capturés (dehla=true)"
+        code = create_room(client, options={"joker": True, "takes": "off"})["code"]
+        sections = client.get(f"/api/rules/es?code={code}").json()["sections"]
+        assert sections[-1]["title"] == "En esta partida: el Comodín (joker=true)"
+        assert not any("trump" in s["title"] for s in sections)
+        plain = client.get("/api/rules/en", params={"profile": "punjab"}).json()["sections"]
+        assert not any(s["title"].startswith("In this game") for s in plain)
+        assert client.get("/api/rules/en", params={"options": "{bad"}).json()["error"]["code"] == "bad_json"
+        bad = client.get("/api/rules/en", params={"options": json.dumps({"trump": "hearts"})})
+        assert bad.status_code == 400 and "trump" in bad.json()["error"]["message"]

@@ -537,7 +537,7 @@ def play(
         human,
         bot_names,
         seed_used,
-        rules_text=lambda c: print_rules(c, match.rules.profile),
+        rules_text=lambda c: print_rules(c, match.rules.profile, match.rules),
     )
     sys.exit(game.run())
 
@@ -802,13 +802,17 @@ def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[
 # ---------------------------------------------------------------------------------- rules
 
 
-@cli.command(help=N_("Print the rules of a profile, condensed for the terminal."))
+@cli.command(help=N_("Print the rules of a profile, condensed for the terminal, and the variants given with -o."))
 @click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
+@click.option(
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help=N_("Any rules option, e.g. trump=spades.")
+)
 @_lang_option
-def rules(profile: str, lang: str | None) -> None:
-    """Print the rules of a profile, condensed for the terminal."""
+def rules(profile: str, options: tuple[str, ...], lang: str | None) -> None:
+    """Print the rules of a profile, condensed for the terminal, and the variants given with -o."""
     use(lang)
-    print_rules(_console(), profile)
+    game = _rules_from(profile, 4, options) if options else None  # the variants do not depend on the seats
+    print_rules(_console(), profile, game)
 
 
 # The column names of the tournament table (getaway.tournament.TournamentResult.table).

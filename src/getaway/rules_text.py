@@ -9,8 +9,9 @@ from rich.console import Console
 from rich.text import Text
 
 from .i18n import _
+from .rules import Rules
 
-__all__ = ["rules_sections", "print_rules"]
+__all__ = ["rules_sections", "variant_sections", "print_rules"]
 
 
 def _common() -> list[tuple[str, str]]:
@@ -122,17 +123,95 @@ def _match() -> list[tuple[str, str]]:
     ]
 
 
-def rules_sections(profile: str) -> list[tuple[str, str]]:
-    """``(title, paragraph)`` pairs of the rules of ``profile`` in the current language."""
+def variant_sections(rules: Rules) -> list[tuple[str, str]]:
+    """``(title, paragraph)`` for each variant in force in ``rules`` (docs/rules.md §6,
+    V-TRUMP … V-PROGRESSIVE), in the current language; ``[]`` when none is."""
+    sections: list[tuple[str, str]] = []
+    if rules.trump:
+        sections.append(
+            (
+                _("In this game: spades are trumps (trump=spades)"),
+                _(
+                    "Spades beat every other suit. A player void in the led suit may ruff with a spade: the trick "
+                    "goes on, and the highest spade wins it. A void player who does not ruff acts as usual (a "
+                    "tochoo under punjab, a pick-up under classic, a pass under no-pickup)."
+                ),
+            )
+        )
+    if rules.nopickup:
+        sections.append(
+            (
+                _("In this game: no pickup (nopickup=true)"),
+                _(
+                    "A player who cannot follow suit passes and plays nothing. The trick goes to the waste pile "
+                    "and its winner leads: nobody ever picks up."
+                ),
+            )
+        )
+    if rules.kicker:
+        sections.append(
+            (
+                _("In this game: the high-card kicker (kicker=true)"),
+                _(
+                    "A lead is a kick when every higher card of its suit is in the waste pile or out of the deal. "
+                    "If a tochoo stops a kick, the player of the tochoo picks up the trick, not the leader."
+                ),
+            )
+        )
+    if rules.dehla:
+        sections.append(
+            (
+                _("In this game: tens are captured (dehla=true)"),
+                _(
+                    "Whoever wins a trick that goes to the waste pile captures the tens in it. Among players with "
+                    "equal penalty points, more captured tens rank higher."
+                ),
+            )
+        )
+    if rules.joker:
+        sections.append(
+            (
+                _("In this game: the Joker (joker=true)"),
+                _(
+                    "One Joker joins the pack. It has no suit: it never follows suit and never wins a trick. Led, "
+                    "it goes straight to the waste pile and the same player leads again. From the second deal on, "
+                    "the first player out of the previous deal gets it."
+                ),
+            )
+        )
+    if rules.beggar:
+        sections.append(
+            (
+                _("In this game: Beggar-thy-Neighbour (beggar=true)"),
+                _(
+                    "The loser of a deal deals the next one and puts one extra chip in the pot. A player's k-th "
+                    "lost deal costs k penalty points."
+                ),
+            )
+        )
+    if rules.progressive:
+        sections.append(
+            (
+                _("In this game: progressive penalty (progressive=true)"),
+                _("The loser of a deal scores 3 penalty points and the player second-to-last scores 1."),
+            )
+        )
+    return sections
+
+
+def rules_sections(profile: str, rules: Rules | None = None) -> list[tuple[str, str]]:
+    """``(title, paragraph)`` pairs of the rules of ``profile`` in the current language, then,
+    given the ``rules`` of a game, the variants in force in it (:func:`variant_sections`)."""
     body = _punjab() if profile == "punjab" else _classic()
-    return [*_common(), *body, *_match()]
+    return [*_common(), *body, *_match(), *(variant_sections(rules) if rules is not None else [])]
 
 
-def print_rules(console: Console, profile: str) -> None:
-    """Print the rules of ``profile``, wrapped to the console's width."""
+def print_rules(console: Console, profile: str, rules: Rules | None = None) -> None:
+    """Print the rules of ``profile`` (and the variants in force in ``rules``), wrapped to the
+    console's width."""
     title = _("Getaway: the rules (profile {profile})").format(profile=profile)
     console.rule(Text(title, style="bold"))
-    for heading, paragraph in rules_sections(profile):
+    for heading, paragraph in rules_sections(profile, rules):
         console.print(Text(heading, style="bold underline"))
         console.print(Text(paragraph))
         console.print()

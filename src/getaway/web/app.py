@@ -20,7 +20,8 @@ from starlette.staticfiles import StaticFiles
 from .. import i18n
 from ..cards import Card
 from ..i18n import N_
-from .rooms import Connection, RateLimiter, RoomError, RoomHandle, RoomService
+from ..rules import Rules
+from .rooms import Connection, RateLimiter, RoomError, RoomHandle, RoomService, check_config
 from .store import Store
 
 __all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE"]
@@ -97,14 +98,15 @@ def page_strings(lang: str) -> dict[str, Any]:
     return {"lang": lang, "strings": strings, "cards": cards, "ranks": ranks, "suits": suits, "suit_plurals": plurals}
 
 
-def rules_summary(lang: str, profile: str) -> dict[str, Any]:
+def rules_summary(lang: str, profile: str, rules: Rules | None = None) -> dict[str, Any]:
     """What ``GET /api/rules/{lang}`` returns: ``profile``, ``title`` and ``sections``
-    (``[{"title", "text"}]``), the terminal's rules summary (:mod:`getaway.rules_text`)."""
+    (``[{"title", "text"}]``), the terminal's rules summary (:mod:`getaway.rules_text`), with
+    the variants in force when the ``rules`` of a room are given."""
     from ..rules_text import rules_sections
 
     with i18n.language(lang):
         title = i18n._("Getaway: the rules (profile {profile})").format(profile=profile)
-        sections = [{"title": h, "text": p} for h, p in rules_sections(profile)]
+        sections = [{"title": h, "text": p} for h, p in rules_sections(profile, rules)]
     return {"profile": profile, "title": title, "sections": sections}
 
 
@@ -210,11 +212,23 @@ def create_app(
             return _error(exc, client_lang(request))
 
     @app.get("/api/rules/{lang}")
-    async def rules(request: Request, lang: str, profile: str = "punjab") -> Response:
+    async def rules(
+        request: Request, lang: str, profile: str = "punjab", options: str | None = None, code: str | None = None
+    ) -> Response:
         try:
+            game = None
+            if code is not None:  # a room's rules: its profile and the variants in force
+                game = (await service_of(request).load(code)).rules
+                profile = game.profile
             if profile not in ("punjab", "classic"):
                 raise RoomError("bad_message", N_("profile: expected punjab or classic"))
-            return JSONResponse(rules_summary(_lang_of(lang), profile))
+            if options and game is None:  # the options of a room being set up (JSON object)
+                try:
+                    chosen = json.loads(options)
+                except ValueError:
+                    raise RoomError("bad_json", N_("the request is not valid JSON")) from None
+                game = check_config({"profile": profile, "options": chosen})[1]
+            return JSONResponse(rules_summary(_lang_of(lang), profile, game))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
