@@ -8,10 +8,10 @@ import random
 import pytest
 
 from conftest import SOAK, make_deal
-from getaway import Deal, Rules
+from getaway import Deal, Position, Rules
 from getaway.bots.expert import rebuild
 from getaway.bots.tracking import Tracker, World
-from getaway.cards import SUIT_MASKS, Card
+from getaway.cards import FULL_PACK, SUIT_MASKS, Card
 from getaway.events import TAKE
 
 VARIANTS = [
@@ -172,3 +172,132 @@ def test_spectator_view_is_refused():
     deal = Deal(Rules.profile("punjab", takes="off"), seed=1)
     with pytest.raises(ValueError, match="spectator"):
         Tracker(deal.view(None))
+
+
+# ---------------------------------------------------------------- the heuristic model (bots/model.py)
+
+
+def _full_pack_deal(hands: list[str], leader: int = 0) -> Deal:
+    """A punjab deal (takes off) from a position after the first trick: the rest of the pack in the waste."""
+    held = make_deal(hands, waste="as", leader=leader)
+    waste = 0
+    for s in range(held.players):
+        waste |= held.hand_mask(s)
+    position = Position(tuple(held.hand_mask(s) for s in range(held.players)), FULL_PACK & ~waste, leader, True)
+    return Deal(held.rules, 0, 0, position=position)
+
+
+@pytest.mark.parametrize("profile", ["punjab", "classic"])
+def test_the_rollout_model_plays_exactly_as_the_heuristic(profile):
+    # From a mid-deal decision, the model (public facts kept incrementally from one seat's
+    # tracker) chooses what HeuristicBot chooses from the full views, at every later decision.
+    from getaway.bots import HeuristicBot
+    from getaway.bots.model import PublicFacts, heuristic_action
+
+    bot = HeuristicBot()
+    checked = 0
+    for i in range(12):
+        rules = Rules.profile(profile, players=3 + i % 3, **({"trump": "spades"} if i % 4 == 3 else {}))
+        deal = Deal(rules, i % rules.players, 40 + i)
+        for _ in range(10 + 3 * i):
+            if deal.is_over:
+                break
+            view = deal.view(deal.to_act)
+            deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
+        if deal.is_over:
+            continue
+        facts = PublicFacts(Tracker(deal.view(deal.to_act)), deal, len(deal.events))
+        while not deal.is_over:
+            view = deal.view(deal.to_act)
+            real = bot.act(view, view.legal_actions, random.Random(0))
+            assert heuristic_action(bot, deal, facts) == real
+            checked += len(view.legal_actions) > 1
+            deal.apply(real)
+    assert checked > 100
+
+
+def test_rebuild_with_the_model_keeps_only_worlds_where_the_opponents_play_fits():
+    # Seat 0 led 9♥ and seat 1 went over with K♥: the heuristic follower stays under the
+    # winning card when it can, so seat 1 holds no heart below the 9 in a consistent world.
+    from getaway.bots import HeuristicBot
+    from getaway.bots.expert import Inconsistent
+
+    deal = _full_pack_deal(["9h 3c 4d", "kh 5c 6d", "3h 7c 8d", "10h 8c 9d"])
+    deal.play("9h")
+    deal.play("kh")
+    view = deal.view(2)
+    t = Tracker(view)
+    true = World(tuple(deal.hand_mask(s) for s in range(4)), _waste(deal), None)
+    rebuild(view, t, true, 1, HeuristicBot())  # the real deal fits
+    rng = random.Random(3)
+    kept = rejected = 0
+    low_hearts = sum(1 << c for c in range(13, 13 + 7))  # 2♥ … 8♥
+    for _ in range(200):
+        world = t.sample(rng)
+        try:
+            rebuild(view, t, world, 1, HeuristicBot())
+        except Inconsistent:
+            rejected += 1
+            continue
+        kept += 1
+        assert not world.hands[1] & low_hearts
+    assert kept and rejected
+
+
+def _play_out(deal: Deal) -> Deal:
+    from getaway.bots import HeuristicBot
+
+    bot = HeuristicBot()
+    while not deal.is_over:
+        view = deal.view(deal.to_act)
+        deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
+    return deal
+
+
+def test_expert_finds_the_endgame_win_the_heuristic_misses():
+    # Two players left. Seat 0 leads from 2♦ 5♦ 6♦ 7♦ against 2♥ 4♦ J♣ (every other card is
+    # in the waste, so seat 0 knows the other hand). The heuristic cashes 7♦, keeps the lead
+    # and must then lead diamonds into a void: it picks up and loses. Leading 2♦ hands the
+    # lead over: seat 1 must lead hearts or clubs, and seat 0 sheds a diamond on each.
+    from getaway.bots import ExpertBot, HeuristicBot
+
+    deal = _full_pack_deal(["2d 5d 6d 7d", "2h 4d jc", "", ""])
+    view = deal.view(0)
+    heuristic = HeuristicBot().act(view, view.legal_actions, random.Random(0))
+    expert = ExpertBot(iterations=20).act(view, view.legal_actions, random.Random(0))
+    assert str(heuristic) == "7♦" and str(expert) == "2♦"
+    for card, loser in ((heuristic, 0), (expert, 1)):
+        after = deal.clone()
+        after.apply(card, 0)
+        assert _play_out(after).outcome.loser == loser
+
+
+def test_worlds_wound_back_through_finished_tricks():
+    # rebuild_checked winds a world back through the last finished tricks and replays them:
+    # the real deal always passes the check and comes out in the view's state; some
+    # sampled worlds fail it (someone would have played another card).
+    from getaway.bots import HeuristicBot
+    from getaway.bots.expert import Inconsistent, plan_checks, rebuild_checked
+
+    bot = HeuristicBot()
+    rules = Rules.profile("punjab", players=4)
+    checked = rejected = 0
+    for i in range(4):
+        deal = Deal(rules, i, 900 + i)
+        rng = random.Random(i)
+        while not deal.is_over:
+            seat = deal.to_act
+            view = deal.view(seat)
+            plan = plan_checks(view, 3) if len(view.legal_actions) > 1 else None
+            if plan is not None:
+                t = Tracker(view)
+                true = World(tuple(deal.hand_mask(s) for s in range(4)), _waste(deal), None)
+                again = rebuild_checked(view, t, true, 1, bot, plan)
+                assert again.legal_actions(seat) == deal.legal_actions(seat) and again.trick == deal.trick
+                checked += 1
+                try:
+                    rebuild_checked(view, t, t.sample(rng), 1, bot, plan)
+                except Inconsistent:
+                    rejected += 1
+            deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
+    assert checked > 50 and rejected > 10

@@ -6,11 +6,20 @@ For a decision with more than one legal action it
    and samples hidden hands consistent with everything public (sizes, known cards, voids);
 2. rebuilds each sampled world as a :class:`~getaway.deal.Deal` in the very same state
    (:func:`rebuild`: a position at the start of the current trick, the take poll answered
-   as it was, the trick's cards replayed);
-3. scores every legal action in every world: by an exact max-n search when few cards are
-   left (each player maximises their own result: not losing first, then an early place),
-   otherwise by playing the deal out with a fast rollout policy;
-4. picks the action with the best average (fewest losses).
+   as it was, the trick's cards replayed); with ``resample``, a world in which the cards
+   the others have put on the table in this trick are not the ones the heuristic would
+   have played is drawn again (the opponent model: see below);
+3. scores every legal action in every world by playing the deal out with the heuristic in
+   every seat, its own included (:mod:`~.model`: the rollouts meet exactly the play of
+   heuristic opponents), or, when few cards are left, by a search over its own later
+   plays with the others still playing the heuristic; the score is 1 for not losing (plus
+   a little for an early place), 0 for losing;
+4. keeps the heuristic's own choice unless another action scores better by more than
+   ``margin`` on the same worlds (common random numbers: every action meets the same
+   worlds and the same luck, so the comparison is paired).
+
+``rollout="light"`` restores the older playouts (a light version of the heuristic with a
+little noise, and a max-n search in which every player plays perfectly).
 
 The work is an iteration budget (``iterations`` = rollouts per decision, spread over the
 legal actions), so play is deterministic for a given seed; ``time_limit`` optionally caps
@@ -31,6 +40,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
 from ..deal import Deal
@@ -39,15 +49,20 @@ from ..i18n import N_, Reason
 from ..position import Position
 from ..view import PlayerView
 from .heuristic import HeuristicBot
+from .model import PublicFacts, heuristic_action
 from .tracking import Tracker, World
 
-__all__ = ["ExpertBot", "rebuild", "rollout_policy"]
+__all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
 #: Default rollouts per decision (measured: median ≤ 1 s per decision on a shared 2-core machine).
 DEFAULT_ITERATIONS = 160
 
 
-def rebuild(view: PlayerView, tracker: Tracker, world: World, seed: int) -> Deal:
+class Inconsistent(ValueError):
+    """A sampled world in which the modelled players would not have played as they did."""
+
+
+def rebuild(view: PlayerView, tracker: Tracker, world: World, seed: int, model: HeuristicBot | None = None) -> Deal:
     """A :class:`Deal` in the state ``view`` shows, with the hidden hands of ``world``.
 
     The deal starts from a position at the beginning of the current trick (the trick's
@@ -55,7 +70,11 @@ def rebuild(view: PlayerView, tracker: Tracker, world: World, seed: int) -> Deal
     now asked (takes already made are in the hands), and replays the trick's plays, a
     no-pickup void player's pass included. A lead forced by a blind draw is restored.
 
+    With ``model``, every card another player put on the table in this trick is checked
+    against the heuristic's choice in this world (the opponent model).
+
     Raises:
+        Inconsistent: with ``model``, someone would have played another card in this world.
         ValueError: the world cannot be rebuilt into the view's state (a bug).
     """
     hands = list(world.hands)
@@ -77,15 +96,134 @@ def rebuild(view: PlayerView, tracker: Tracker, world: World, seed: int) -> Deal
         guard += 1
         if guard > 64:
             raise ValueError("rebuild: the take poll does not reach the seat asked")
+    facts = PublicFacts(tracker, deal, len(deal._events)) if model is not None else None
     for s, c in view.trick:
         while deal.to_act != s:
             if PASS not in deal.legal_actions():
                 raise ValueError(f"rebuild: seat {s} cannot play {c} here")
             deal.apply(PASS)
+        if facts is not None and s != view.seat and heuristic_action(model, deal, facts) != c:
+            raise Inconsistent(f"rebuild: seat {s} would not have played {c} in this world")
         deal.apply(c, s)
     while deal.to_act != view.to_act and PASS in deal.legal_actions():
         deal.apply(PASS)
     if deal.to_act != view.to_act or deal.decision != view.decision:
+        raise ValueError("rebuild: the rebuilt deal is not in the view's state")
+    return deal
+
+
+#: Event kinds a finished trick may hold for :func:`plan_checks` to undo it.
+_UNDOABLE = frozenset({"lead", "pass", "play", "tochoo", "ruff", "pickup", "waste", "out"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Trick:
+    leader: int
+    plays: tuple[tuple[int, int], ...]
+    picked: tuple[int, int] | None  # (seat, cards) of a pickup
+    wasted: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckPlan:
+    """The finished tricks to replay before the current one when checking a world, and the
+    public facts at the start of the first of them (see :func:`rebuild_checked`)."""
+
+    tricks: tuple[_Trick, ...]
+    facts: PublicFacts
+
+
+def plan_checks(view: PlayerView, tricks: int) -> CheckPlan | None:
+    """Up to ``tricks`` finished tricks before the current one that a world can be wound
+    back through (plain plays, pickups and wastes: no take, blind draw or penalty in or
+    just before them, and none in the current trick), or ``None`` where the rules' extras
+    (Joker, no-pickup, penalties) make it unsafe."""
+    rules = view.rules
+    if rules.joker or rules.nopickup or rules.enforcement != "strict" or not view.first_trick_done:
+        return None
+    hist = view.history
+    leads = [i for i, e in enumerate(hist) if e.kind == "lead"]
+    if not leads or any(e.kind in ("take", "draw", "irregularity") for e in hist[leads[-1] :]):
+        return None
+    chosen: list[_Trick] = []
+    start = leads[-1]
+    for k in range(1, tricks + 1):
+        if len(leads) < k + 1:
+            break
+        a, b = leads[-1 - k], leads[-k]
+        events = hist[a:b]
+        if any(e.kind not in _UNDOABLE for e in events):
+            break
+        before = hist[leads[-2 - k] if len(leads) >= k + 2 else 0 : a]
+        if any(e.kind in ("draw", "take", "irregularity") for e in before):
+            break  # a forced lead, or hands changed in ways the history does not spell out
+        plays = tuple((e.seat, e.cards[0]) for e in events if e.kind == "play")
+        picked = next(((e.seat, _bits(e.cards)) for e in events if e.kind == "pickup"), None)
+        wasted = 0
+        for e in events:
+            if e.kind == "waste":
+                wasted |= _bits(e.cards)
+        chosen.append(_Trick(hist[a].seat, plays, picked, wasted))
+        start = a
+    if not chosen:
+        return None
+    return CheckPlan(tuple(reversed(chosen)), PublicFacts.from_events(view.players, hist[:start]))
+
+
+def _bits(cards: Sequence[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def rebuild_checked(
+    view: PlayerView, tracker: Tracker, world: World, seed: int, model: HeuristicBot, plan: CheckPlan
+) -> Deal:
+    """Like :func:`rebuild`, but wound back to the start of ``plan``'s tricks and replayed
+    from there, checking every card another player chose (more than one legal card) against
+    the heuristic's choice in this world, with the public facts of that moment.
+
+    Raises:
+        Inconsistent: someone would have played another card in this world.
+        ValueError: the world cannot be rebuilt into the view's state (a bug).
+    """
+    hands = list(world.hands)
+    for s, c in view.trick:
+        hands[s] |= 1 << c
+    waste = world.waste
+    for trick in reversed(plan.tricks):
+        if trick.picked is not None:
+            seat, cards = trick.picked
+            hands[seat] &= ~cards
+        for s, c in trick.plays:
+            hands[s] |= 1 << c
+        waste &= ~trick.wasted
+    leader = plan.tricks[0].leader if plan.tricks else view.leader
+    deal = Deal(view.rules, view.dealer, seed, position=Position(tuple(hands), waste, leader, True, None))
+    facts = plan.facts.copy()
+    facts.read = 0
+    me = view.seat
+    for trick in (*plan.tricks, None):
+        plays = view.trick if trick is None else trick.plays
+        last = trick is None
+        guard = 0
+        while deal.decision == "take" and not (last and view.decision == "take" and deal.to_act == view.to_act):
+            deal.apply(PASS)
+            guard += 1
+            if guard > 64:
+                raise ValueError("rebuild: the take poll does not end")
+        for s, c in plays:
+            while deal.to_act != s:
+                if PASS not in deal.legal_actions():
+                    raise ValueError(f"rebuild: seat {s} cannot play {c} here")
+                deal.apply(PASS)
+            if s != me and heuristic_action(model, deal, facts) != c:
+                raise Inconsistent(f"rebuild: seat {s} would not have played {c} in this world")
+            deal.apply(c, s)
+    while deal.to_act != view.to_act and PASS in deal.legal_actions():
+        deal.apply(PASS)
+    if deal.to_act != view.to_act or deal.decision != view.decision or deal.trick != view.trick:
         raise ValueError("rebuild: the rebuilt deal is not in the view's state")
     return deal
 
@@ -159,6 +297,20 @@ def _distinct(legal: list[Action], tracker: Tracker, view: PlayerView) -> list[A
     return [a for a in legal if a in out]
 
 
+def _settled(deal: Deal, seat: int) -> float | None:
+    """The result for ``seat`` once it is known: the deal is over or ``seat`` got away."""
+    if deal.is_over:
+        return _utility(deal, seat)
+    if deal._out >> seat & 1:
+        place = 1
+        for group in deal._out_order:
+            if seat in group:
+                break
+            place += len(group)
+        return 1.0 + 0.05 * (deal.players - place) / deal.players
+    return None
+
+
 def _utility(deal: Deal, seat: int) -> float:
     """1 for not losing, 0 for losing, plus a little for an early place."""
     outcome = deal.outcome
@@ -186,6 +338,13 @@ class ExpertBot:
             heuristic's choice; sampling noise should not.
         take_search_cards: search a take decision only when the neighbour holds at most this
             many cards (or you hold at most 3); otherwise follow the heuristic (pass).
+        rollout: ``"heuristic"`` (the heuristic in every seat, and a search over the bot's
+            own plays in the endgame) or ``"light"`` (the light policy with ``epsilon``
+            noise, and a max-n endgame search).
+        resample: with the heuristic model, tries per world to draw hands in which the
+            cards already played to the trick are the heuristic's choices (0: no check).
+        check_tricks: with ``resample``, check the others' cards in up to this many finished
+            tricks before the current one as well (:func:`rebuild_checked`).
     """
 
     name = "expert"
@@ -199,6 +358,9 @@ class ExpertBot:
         epsilon: float = 0.1,
         margin: float = 0.02,
         take_search_cards: int = 3,
+        rollout: str = "heuristic",
+        resample: int = 0,
+        check_tricks: int = 0,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations: at least 1, not {iterations}")
@@ -213,6 +375,12 @@ class ExpertBot:
         self.epsilon = epsilon
         self.margin = margin
         self.take_search_cards = take_search_cards
+        if rollout not in ("heuristic", "light"):
+            raise ValueError(f"rollout: 'heuristic' or 'light', not {rollout!r}")
+        self.rollout = rollout
+        self.resample = resample
+        self.check_tricks = check_tricks
+        self._plan: CheckPlan | None = None
         self._fallback = HeuristicBot()
 
     def act(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> Action:
@@ -258,6 +426,7 @@ class ExpertBot:
         if view.decision == "take" and not self._take_worth_searching(view, tracker):
             return self._fallback.choose(view, legal, tracker)[0], {}, 0
         start = time.perf_counter()
+        self._plan = plan_checks(view, self.check_tricks) if self.resample and self.check_tricks else None
         full = legal
         legal = _distinct(legal, tracker, view)
         totals = dict.fromkeys(legal, 0.0)
@@ -275,8 +444,7 @@ class ExpertBot:
             if self.time_limit is not None and worlds and time.perf_counter() - start > self.time_limit:
                 break
             try:
-                world = tracker.sample(local)
-                base = rebuild(view, tracker, world, local.getrandbits(32))
+                base = self._world(view, tracker, local)
             except Exception:  # a world that cannot be rebuilt: count it, fall back if it persists
                 failures += 1
                 if failures > 3:
@@ -284,17 +452,24 @@ class ExpertBot:
                 continue
             worlds += 1
             rollout_seed = local.getrandbits(32)  # common random numbers: every action meets the same luck
+            facts = PublicFacts(tracker, base, len(base._events)) if self.rollout == "heuristic" else None
             for action in legal:
                 child = base.clone()
                 child.apply(action, me)
                 value = None
                 if exact and self._nodes_left > 0:
                     try:
-                        value = self._solve(child, me)
+                        if facts is not None:
+                            value = self._solve_model(child.clone(), me, facts.copy())
+                        else:
+                            value = self._solve(child, me)
                     except _Budget:
                         value = None
                 if value is None:
-                    value = self._rollout(child, me, random.Random(rollout_seed))
+                    if facts is not None:
+                        value = self._model_rollout(child, me, facts.copy())
+                    else:
+                        value = self._rollout(child, me, random.Random(rollout_seed))
                 totals[action] += value
                 counts[action] += 1
                 lost[action] += value < 0.5
@@ -314,6 +489,23 @@ class ExpertBot:
             action = preferred  # the heuristic's own card among equivalent ones
         return action, stats, worlds
 
+    def _world(self, view: PlayerView, tracker: Tracker, rng: random.Random) -> Deal:
+        """A rebuilt sampled world; with ``resample``, one where the cards the others played
+        in this trick are the ones the heuristic would have played (after that many tries,
+        the last world drawn)."""
+        plan = self._plan
+        for _ in range(self.resample):
+            world = tracker.sample(rng)
+            seed = rng.getrandbits(32)
+            try:
+                if plan is not None:
+                    return rebuild_checked(view, tracker, world, seed, self._fallback, plan)
+                return rebuild(view, tracker, world, seed, self._fallback)
+            except Inconsistent:
+                continue
+        world = tracker.sample(rng)
+        return rebuild(view, tracker, world, rng.getrandbits(32))
+
     def _take_worth_searching(self, view: PlayerView, tracker: Tracker) -> bool:
         """Searching a take (R-P-TAKE) is worth it only when hands are small: taking a big hand
         never pays, and the poll comes before every trick."""
@@ -323,6 +515,60 @@ class ExpertBot:
         target = next((s for s in ((me + i) % n for i in range(1, n)) if not view.got_away[s]), me)
         active = n - sum(view.got_away)
         return active > 2 and (tracker.sizes[target] <= self.take_search_cards or tracker.sizes[me] <= 3)
+
+    def _model_rollout(self, deal: Deal, me: int, facts: PublicFacts) -> float:
+        bot = self._fallback
+        limit = 2000
+        while True:
+            value = _settled(deal, me)
+            if value is not None:
+                return value
+            if not limit:
+                return 0.5
+            limit -= 1
+            deal.apply(heuristic_action(bot, deal, facts))
+
+    def _solve_model(self, deal: Deal, me: int, facts: PublicFacts) -> float:
+        """Best result for ``me`` when the others play the heuristic (deterministic): a
+        search over ``me``'s own plays only, within the node budget."""
+        bot = self._fallback
+        memo: dict[tuple, float] = {}
+
+        def search(d: Deal, f: PublicFacts, depth: int) -> float:
+            while True:
+                value = _settled(d, me)
+                if value is not None:
+                    return value
+                legal = d.legal_actions()
+                if d.to_act != me or len(legal) == 1:
+                    self._nodes_left -= 1
+                    if self._nodes_left < 0 or depth > 400:
+                        raise _Budget
+                    depth += 1
+                    d.apply(heuristic_action(bot, d, f))
+                    continue
+                break
+            k = (tuple(d._hands), d.trick, d.decision, d.leader, d.forced_lead, d._out)
+            hit = memo.get(k)
+            if hit is not None:
+                return hit
+            if d.decision == "take":
+                legal = [PASS]  # takes are judged at the root only
+            best = -1.0
+            for i, a in enumerate(legal):
+                self._nodes_left -= 1
+                if self._nodes_left < 0:
+                    raise _Budget
+                child = d if i == len(legal) - 1 else d.clone()
+                sub = f if i == len(legal) - 1 else f.copy()
+                child.apply(a, me)
+                v = search(child, sub, depth + 1)
+                if v > best:
+                    best = v
+            memo[k] = best
+            return best
+
+        return search(deal, facts, 0)
 
     def _rollout(self, deal: Deal, me: int, rng: random.Random) -> float:
         eps = self.epsilon

@@ -74,6 +74,9 @@ class Tracker:
         hidden_holder: the seat holding a card drawn blind that the viewer has not seen, or ``None``.
         hidden_candidates: bit set of the cards that hidden card can be.
         hidden_forced: the holder drew it and must still lead it (R-P-DRAW).
+        public_known: ``known`` as the public history alone gives it (the viewer's own entry:
+            what the others know of the viewer's hand).
+        public_voids: ``voids`` likewise (the viewer's own entry included).
         pool: bit set of the cards whose place is unknown (dealt into the unknown slots).
 
     Raises:
@@ -149,6 +152,9 @@ class Tracker:
                 known = [0] * n
                 voids = [0] * n
         hand = view.hand_mask
+        # What everyone else can deduce about the viewer's hand (for opponent models).
+        self.public_known = [k for k in known]
+        self.public_voids = list(voids)
         known[me] = hand
         voids[me] = 0
         # The waste as the view shows it is exact (R-INFO); a blind draw the viewer did not see
@@ -202,16 +208,30 @@ class Tracker:
 
     def outstanding(self, suit: int) -> int:
         """Bit set of the cards of ``suit`` held by the other players (known or possibly)."""
+        cache = self.__dict__.get("_outstanding")
+        if cache is None:
+            cache = self._outstanding = self._others()
+        return cache & SUIT_MASKS[suit]
+
+    def _others(self) -> int:
         mask = self.pool
         for s in range(self.players):
             if s != self.seat:
                 mask |= self.known[s]
         if self.hidden_holder is not None:
             mask |= self.hidden_candidates
-        return mask & SUIT_MASKS[suit]
+        return mask
 
     def has_probability(self, seat: int, suit: int) -> float:
         """Rough chance that ``seat`` holds at least one card of ``suit`` (0 or 1 when certain)."""
+        cache = self.__dict__.setdefault("_has", {})
+        key = seat * 4 + suit
+        p = cache.get(key)
+        if p is None:
+            p = cache[key] = self._has_probability(seat, suit)
+        return p
+
+    def _has_probability(self, seat: int, suit: int) -> float:
         if seat == self.seat:
             return 1.0 if self.known[seat] & SUIT_MASKS[suit] else 0.0
         if self.known[seat] & SUIT_MASKS[suit]:
