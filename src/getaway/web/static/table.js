@@ -17,6 +17,29 @@ export function seatName(room, seat) {
   return t("Seat {n}", { n: seat + 1 });
 }
 
+// A card in a text ("Eve plays 7♠", "10♥", "Jk"): a rank and a suit symbol, or the Joker.
+const CARD_TOKEN = /(?<![\p{L}\p{N}])(?:(?:10|[2-9JQKA])[♠♥♦♣]|Jk(?![\p{L}\p{N}]))/gu;
+
+/** `text` with each card shown by its symbol (hidden from screen readers) and named for them
+ * ("seven of spades", visually hidden): for the narration and the status line. */
+export function cardText(text) {
+  text = String(text ?? "");
+  const out = [];
+  let at = 0;
+  for (const m of text.matchAll(CARD_TOKEN)) {
+    if (m.index > at) out.push(text.slice(at, m.index));
+    out.push(h("span", { class: "card-token" }, h("span", { "aria-hidden": "true" }, m[0]), h("span", { class: "sr-only" }, cardName(m[0]))));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+/** `text` with its cards named ("seven of spades"), for a live region read as plain text. */
+export function cardSpeech(text) {
+  return String(text ?? "").replace(CARD_TOKEN, (c) => cardName(c));
+}
+
 /** A face-up card (not interactive). */
 export function cardFace(card, extra = {}) {
   const [rank, suit] = splitCard(card);
@@ -59,12 +82,15 @@ export class TableView {
     this.el = h("div", { class: "game" },
       h("div", { class: "board" }, this.status, this.felt, this.handWrap), this.side, this.announce);
     fill(root, this.el);
-    this.resize = new ResizeObserver(() => { this.layoutHand(); this.placeTrick(); });
+    this.resize = new ResizeObserver(() => { this.layoutHand(); this.layoutFelt(); });
     this.resize.observe(this.hand);
     this.resize.observe(this.felt);
+    this.narrow = window.matchMedia("(max-width: 699px)");
+    this.onNarrow = () => this.layoutFelt();
+    this.narrow.addEventListener("change", this.onNarrow);
   }
 
-  destroy() { this.resize.disconnect(); }
+  destroy() { this.resize.disconnect(); this.narrow.removeEventListener("change", this.onNarrow); }
 
   update(S) {
     this.S = S;
@@ -80,6 +106,30 @@ export class TableView {
     this.renderStatus(S);
     this.renderLog(S);
     this.renderStandings(S);
+    this.layoutFelt();
+  }
+
+  /** The table's layout: the oval (seats around, the trick in the middle, towards its players),
+   * or rows ("rows": the seats in rows at the top, the trick in a band below them, in the order
+   * played): on narrow screens, and at the end of a deal when the outcome in the middle of the
+   * oval would cover a seat box (many players on a narrow oval). Nothing covers a seat box. */
+  layoutFelt() {
+    const narrow = this.narrow.matches;
+    const over = !this.outcome.hidden;
+    const others = this.seats.children.length;
+    const perRow = Math.max(1, Math.min(narrow ? 4 : 8, Math.floor((this.felt.clientWidth - 12) / 88)));
+    this.seats.style.setProperty("--per-row", String(others ? Math.ceil(others / Math.ceil(others / perRow)) : 1));
+    let rows = narrow;
+    if (over && !narrow) {
+      this.felt.classList.remove("rows");
+      const o = this.outcome.getBoundingClientRect();
+      rows = [...this.seats.children].some((b) => {
+        const r = b.getBoundingClientRect();
+        return r.left < o.right && r.right > o.left && r.top < o.bottom && r.bottom > o.top;
+      });
+    }
+    this.felt.classList.toggle("rows", rows);
+    this.placeTrick();
   }
 
   /** Angle (degrees, screen coordinates) of a seat: the player at the bottom, clockwise = to the left. */
@@ -113,7 +163,9 @@ export class TableView {
       const li = h("li", {
         class: `seat-box${toAct ? " to-act" : ""}${out ? " out" : ""}${absent ? " absent" : ""}`,
         "data-testid": `seat-${seat}`, "data-seat": seat, "aria-current": toAct ? "true" : null,
-        style: { left: `calc(50% + ${Math.cos(a).toFixed(4)} * var(--rx))`, top: `calc(50% + ${Math.sin(a).toFixed(4)} * var(--ry))` },
+        // order: in rows (layoutFelt), clockwise from the player's left, as around the oval
+        style: { left: `calc(50% + ${Math.cos(a).toFixed(4)} * var(--rx))`, top: `calc(50% + ${Math.sin(a).toFixed(4)} * var(--ry))`,
+          order: String(Math.floor((this.angle(seat) - 90) / (360 / n) + 1e-6)) },
       },
       h("span", { class: "name" }, seatName(room, seat)),
       size === null ? null : h("span", { class: "count", "data-testid": `hand-size-${seat}` },
@@ -169,14 +221,35 @@ export class TableView {
       delete this.trick.dataset.settled;
     }
     this.pile.textContent = t("waste pile: {n}", { n: view.waste_size });
-    this.placeTrick();
   }
 
-  /** Position the trick's cards towards their players, and where new ones slide in from. */
+  /** Position the trick's cards towards their players (in the rows layout: in a row, in the
+   * order they were played, below the seats), and where new ones slide in from. */
   placeTrick() {
     const w = this.felt.clientWidth;
     const hgt = this.felt.clientHeight;
-    for (const el of this.trick.children) {
+    const row = this.felt.classList.contains("rows");
+    const cards = [...this.trick.children];
+    if (row) {
+      const W = this.trick.clientWidth;
+      const cw = (cards[0] && cards[0].firstChild && cards[0].firstChild.offsetWidth) || 44;
+      const step = cards.length > 1 ? Math.min(cw + 10, (W - cw) / (cards.length - 1)) : 0;
+      this.trick.style.setProperty("--step", `${cards.length > 1 ? step : cw + 10}px`);
+      const mid = this.trick.getBoundingClientRect();
+      const seatsBottom = this.seats.getBoundingClientRect().bottom;
+      cards.forEach((el, i) => {
+        const x = (i - (cards.length - 1) / 2) * step;
+        el.style.left = `calc(50% + ${x}px)`;
+        el.style.top = "50%";
+        const box = el.dataset.seat === "" ? null : this.seats.querySelector(`[data-seat="${el.dataset.seat}"]`);
+        const r = box && box.getBoundingClientRect();
+        el.style.setProperty("--fx", r ? `${r.left + r.width / 2 - (mid.left + mid.width / 2 + x)}px` : "0px");
+        // from just below the seats, under its player's box: the sliding card crosses no box either
+        el.style.setProperty("--fy", r ? `${Math.min(0, seatsBottom + 2 - (mid.top + mid.height / 2 - el.offsetHeight / 2))}px` : "0px");
+      });
+      return;
+    }
+    for (const el of cards) {
       const seat = el.dataset.seat === "" ? null : Number(el.dataset.seat);
       if (seat === null || !this.n) continue;
       const a = (this.angle(seat) * Math.PI) / 180;
@@ -197,6 +270,7 @@ export class TableView {
     const { view, room } = S;
     const o = view && view.outcome;
     this.outcome.hidden = !o;
+    this.felt.classList.toggle("over", !!o); // the outcome takes the trick's place (style.css, layoutFelt)
     if (!o) return;
     const loser = o.loser === null || o.loser === undefined ? t("Loser: none (drawn deal)")
       : o.loser === S.seat ? t("Loser: {name} (you)", { name: seatName(room, o.loser) }) : t("Loser: {name}", { name: seatName(room, o.loser) });
@@ -397,9 +471,9 @@ export class TableView {
       text = view.decision === "take" ? t("{name} to take or pass", { name }) : t("{name} to play", { name });
     }
     if (S.seat === null || S.seat === undefined) text = `${t("You are watching.")} ${text}`;
-    this.status.textContent = text;
+    fill(this.status, cardText(text));
     this.status.classList.toggle("mine", mine);
-    if (mine && !this.announcedVersion) this.announce.textContent = text;
+    if (mine && !this.announcedVersion) this.announce.textContent = cardSpeech(text);
     this.announcedVersion = mine;
     if (!mine) this.announce.textContent = "";
   }
@@ -412,7 +486,7 @@ export class TableView {
     }
     for (; this.logCount < S.log.length; this.logCount++) {
       const line = S.log[this.logCount];
-      this.log.append(h("li", { class: line.heading ? "heading" : "" }, line.text));
+      this.log.append(h("li", { class: line.heading ? "heading" : "" }, cardText(line.text)));
     }
     this.log.scrollTop = this.log.scrollHeight;
   }
