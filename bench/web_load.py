@@ -6,7 +6,7 @@ Rerun with::
     .venv/bin/python bench/web_load.py --rooms 50 --clients 10 --spectators 20 --deals 2
     .venv/bin/python bench/web_load.py --profile 20             # py-spy the server for 20 s
 
-It starts ONE server (``getaway serve``: uvicorn, loopback, a temporary SQLite file, bots
+It starts ONE server (the app of ``getaway serve``: uvicorn, loopback, a temporary SQLite file, no flood limit, bots
 without thinking time), creates ``--rooms`` rooms of ``--players`` seats through the HTTP API
 (bots at level ``easy``: the ``random`` bot). The first ``--clients`` rooms get one seated
 human each: a WebSocket client (the ``websockets`` library) that plays random legal moves as
@@ -93,15 +93,24 @@ class Stats:
 
 
 class Server:
-    """``getaway serve`` in a subprocess on a loopback port and a temporary SQLite file."""
+    """The app of ``getaway serve`` (uvicorn, one process) in a subprocess on a loopback port and a
+    temporary SQLite file. Started through ``create_app`` rather than the command, only to lift
+    the per-socket flood limit: the load's programmed players move as fast as the server answers
+    (a human's turn can come back every few milliseconds), which a person never does."""
 
     def __init__(self, directory: Path, port: int, bot_delay: float = 0.0) -> None:
         self.db = directory / "load.db"
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
         self.log = open(directory / "server.log", "wb")  # noqa: SIM115 - closed in stop()
-        cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(self.db)]
-        cmd += ["--bot-delay", str(bot_delay), "--grace", "3600", "--idle", "86400"]
+        app = (
+            f"create_app({str(self.db)!r}, bot_delay={bot_delay!r}, grace=3600.0, idle=86400.0, rate=1e6, burst=1e6)"
+        )
+        code = (
+            "import uvicorn; from getaway.web.app import create_app; "
+            f"uvicorn.run({app}, host='127.0.0.1', port={port}, log_level='warning')"
+        )
+        cmd = [sys.executable, "-c", code]
         self.proc = subprocess.Popen(
             cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=self.log, stderr=subprocess.STDOUT
         )
