@@ -6,7 +6,7 @@ Rerun with::
     .venv/bin/python bench/web_load.py --rooms 50 --clients 10 --spectators 20 --deals 2
     .venv/bin/python bench/web_load.py --profile 20             # py-spy the server for 20 s
 
-It starts ONE server (the app of ``getaway serve``: uvicorn, loopback, a temporary SQLite file, no flood limit, bots
+It starts ONE server (the app of ``getaway serve``: uvicorn, loopback, a temporary SQLite file, no flood limits, bots
 without thinking time), creates ``--rooms`` rooms of ``--players`` seats through the HTTP API
 (bots at level ``easy``: the ``random`` bot). The first ``--clients`` rooms get one seated
 human each: a WebSocket client (the ``websockets`` library) that plays random legal moves as
@@ -103,9 +103,8 @@ class Server:
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
         self.log = open(directory / "server.log", "wb")  # noqa: SIM115 - closed in stop()
-        app = (
-            f"create_app({str(self.db)!r}, bot_delay={bot_delay!r}, grace=3600.0, idle=86400.0, rate=1e6, burst=1e6)"
-        )
+        limits = "rate=1e6, burst=1e6, rooms_per_minute=1e9"  # no flood limits for programmed players
+        app = f"create_app({str(self.db)!r}, bot_delay={bot_delay!r}, grace=3600.0, idle=86400.0, {limits})"
         code = (
             "import uvicorn; from getaway.web.app import create_app; "
             f"uvicorn.run({app}, host='127.0.0.1', port={port}, log_level='warning')"

@@ -275,7 +275,7 @@ def test_bad_input_changes_nothing():
                 (mover, json.dumps({"type": "explode"}), "unknown_type"),
                 (mover, json.dumps({"type": "hello", "spectate": True}), "bad_message"),
                 (mover, json.dumps({"type": "act", "action": "A♠", "version": version - 1}), "stale_version"),
-                (mover, json.dumps({"type": "act", "action": "A♠", "version": "x"}), "stale_version"),
+                (mover, json.dumps({"type": "act", "action": "A♠", "version": "x"}), "bad_message"),
                 (mover, json.dumps({"type": "act", "action": "Z9", "version": version}), "bad_message"),
                 (mover, json.dumps({"type": "act", "action": ["A♠"], "version": version}), "bad_message"),
                 (mover, json.dumps({"type": "act", "action": "2♥", "version": version}), None),
@@ -295,6 +295,7 @@ def test_bad_input_changes_nothing():
                 if code_ is not None:
                     assert msg["code"] in (code_ if isinstance(code_, tuple) else (code_,)), (text[:60], msg)
                 assert msg["message"] and msg["version"] == version
+                assert not msg["message"].startswith(msg["code"]), msg  # the code is a field, not the text
             mover.ws.send_bytes(b"\x00\x01")
             assert mover.until(lambda m: m["type"] == "error")["code"] == "bad_message"
             assert _state(client, code) == before
@@ -316,3 +317,22 @@ def test_bad_input_changes_nothing():
             assert any(a["type"] == "pong" for a in answers)
         # the server is still up and the room still answers
         assert client.get(f"/api/rooms/{code}").status_code == 200
+
+
+def test_http_refusals_keep_the_error_shape_and_room_creation_is_limited():
+    with make_client() as client:
+        for method, path, status, code in [
+            ("GET", "/api/nothing", 404, "not_found"),
+            ("GET", "/api/rooms/ABCDEF/deals/abc/record", 400, "bad_message"),  # not a number
+            ("DELETE", "/api/rooms", 405, "bad_message"),
+        ]:
+            r = client.request(method, path)
+            assert r.status_code == status and r.json()["error"]["code"] == code, (path, r.text)
+            assert set(r.json()) == {"error"} and r.json()["error"]["message"]
+        # 30 rooms or seats a minute per address, bursts of 60: then 429 and nothing is created
+        made = [client.post("/api/rooms", json={}).status_code for _ in range(60)]
+        assert made == [201] * 60
+        refused = client.post("/api/rooms", json={"name": "Asha"})
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+        service = client.app.state.service
+        assert len(service.rooms) == 60

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 
 from .. import i18n
@@ -118,6 +120,7 @@ def create_app(
     idle: float = 7200.0,
     rate: float = 20.0,
     burst: float = 40.0,
+    rooms_per_minute: float = 30.0,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
 
@@ -127,6 +130,8 @@ def create_app(
         grace: seconds before a bot plays for a disconnected player.
         idle: seconds without a command before a room is closed.
         rate, burst: each socket's token bucket (messages per second, burst size).
+        rooms_per_minute: rooms created and seats joined per client address and minute (bursts
+            up to twice as many), so that nobody can fill the database over HTTP.
 
     The database is opened and unfinished rooms are rebuilt when the app starts (lifespan).
     """
@@ -148,11 +153,38 @@ def create_app(
     def service_of(request: Request | WebSocket) -> RoomService:
         return request.app.state.service
 
+    # Room creations and joins per client address: a token bucket each (forgotten when full).
+    buckets: dict[str, RateLimiter] = {}
+
+    def check_address(request: Request) -> None:
+        address = request.client.host if request.client is not None else "?"
+        if len(buckets) > 10_000:  # forget the addresses whose bucket has refilled
+            for key in [k for k, b in buckets.items() if b.full()]:
+                del buckets[key]
+        bucket = buckets.setdefault(address, RateLimiter(rooms_per_minute / 60, 2 * rooms_per_minute))
+        if not bucket.allow():
+            raise RoomError("rate_limited", N_("too many rooms or seats from your address: wait a minute"), 429)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        # FastAPI's own refusals (no such route, wrong method) in the API's error shape.
+        code = {404: "not_found", 405: "bad_message"}.get(exc.status_code, "bad_message")
+        error = RoomError(code, N_("no such page or method: {path}"), exc.status_code, path=request.url.path[:80])
+        return _error(error, client_lang(request))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        # A path or query value of the wrong type (e.g. a deal number that is not a number).
+        fields = ", ".join(".".join(str(p) for p in e.get("loc", ())[1:]) for e in exc.errors()) or "?"
+        error = RoomError("bad_message", N_("bad value for: {fields}"), 400, fields=fields[:80])
+        return _error(error, client_lang(request))
+
     # ------------------------------------------------------------------ HTTP API
 
     @app.post("/api/rooms")
     async def create_room(request: Request) -> Response:
         try:
+            check_address(request)
             body = await _body(request)
             name = body.pop("name", None)
             answer = await service_of(request).create(body, name)
@@ -174,6 +206,7 @@ def create_app(
     @app.post("/api/rooms/{code}/join")
     async def join_room(request: Request, code: str) -> Response:
         try:
+            check_address(request)
             body = await _body(request)
             answer = await service_of(request).join(code, body.get("name"), body.get("seat"))
         except RoomError as exc:

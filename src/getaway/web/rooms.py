@@ -33,6 +33,7 @@ from ..bots import LEVELS, Bot, make_bot
 from ..events import IllegalActionError, InvalidActionError, parse_action
 from ..i18n import N_
 from ..match import Match, MatchError
+from ..messages import error_text
 from ..narrate import Narrator
 from ..record import record_of
 from ..rules import Rules, RulesError
@@ -86,7 +87,9 @@ class RoomError(ValueError):
     def text(self) -> str:
         """The message in the current language."""
         if self.cause is not None:
-            return i18n.localize(self.cause)
+            # An engine refusal reads "reason: message"; the reason is already in ``code``.
+            text = error_text(self.cause)
+            return i18n.localize(text.args.get("message", text) if isinstance(self.cause, IllegalActionError) else text)
         message = i18n._(self.template)
         return message.format(**self.args_) if self.args_ else message
 
@@ -331,9 +334,11 @@ class Room:
         """Refuse an action made on another version than the room's.
 
         Raises:
-            RoomError: ``stale_version``.
+            RoomError: ``stale_version``; ``bad_message`` when ``version`` is not a whole number.
         """
-        if isinstance(version, bool) or not isinstance(version, int) or version != self.version:
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise RoomError("bad_message", N_("version: expected a whole number"))
+        if version != self.version:
             raise RoomError("stale_version", N_("the game has moved on: look again and retry"))
 
     # ------------------------------------------------------------------ commands
@@ -484,6 +489,10 @@ class RateLimiter:
         self.tokens = burst
         self.clock = clock
         self.stamp = clock()
+
+    def full(self) -> bool:
+        """Whether the bucket has refilled (its owner may be forgotten)."""
+        return self.tokens + (self.clock() - self.stamp) * self.rate >= self.burst
 
     def allow(self) -> bool:
         """Take one token; ``False`` when the bucket is empty (drop the message)."""

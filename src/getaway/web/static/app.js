@@ -267,7 +267,12 @@ function onMessage(msg) {
       applyState(msg.room, msg.view);
       break;
     case "update":
-      if (S.version !== null && msg.version !== undefined && msg.version <= S.version) return; // already applied
+      if (S.version !== null && msg.version !== undefined && msg.version < S.version) return; // already applied
+      if (S.version !== null && msg.version === S.version) {
+        // Same version: only who is connected changed (a socket came or went); no new events.
+        applyState(msg.room);
+        break;
+      }
       if (msg.view && msg.view.history === undefined) {
         // An update carries only the new events; the view's history is ours plus them (a new
         // deal starts it afresh). A count that differs means we missed something: reconnect
