@@ -377,7 +377,7 @@ def demo(
     play_deal(deal, bots, random.Random(seed), on_events=show)
     outcome = deal.outcome
     assert outcome is not None
-    order = " ; ".join(", ".join(names[s] for s in group) for group in outcome.out_order)
+    order = " → ".join(", ".join(names[s] for s in group) for group in outcome.out_order)  # shared places: commas
     click.echo("\n" + _("Order of getting away: {order}").format(order=order))
     if outcome.loser is not None:
         click.echo(_("Loser: {name}").format(name=names[outcome.loser]))

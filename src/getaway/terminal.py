@@ -282,7 +282,7 @@ class TerminalGame:
         view = self.match.deal.view(self.human)
         outcome = view.outcome
         assert outcome is not None
-        order = " ; ".join(", ".join(self.names[s] for s in group) for group in outcome.out_order)
+        order = " → ".join(", ".join(self.names[s] for s in group) for group in outcome.out_order)  # shared: commas
         self.console.print(Text(_("Order of getting away: {order}").format(order=order or "-"), style="bold"))
         if outcome.loser is None:
             self.console.print(Text(_("Loser: none (drawn deal)"), style="bold"))
