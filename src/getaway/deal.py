@@ -55,7 +55,7 @@ from .events import (
 )
 from .messages import N_, Text, at
 from .position import Position
-from .rules import Rules
+from .rules import _PLAYER_RANGE, Rules
 
 __all__ = ["Deal", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay"]
 
@@ -81,6 +81,7 @@ _TAKE: Final = TAKE
 _PASS: Final = PASS
 _SUIT_MASKS: Final = SUIT_MASKS
 _SUIT_CARDS: Final = _PATTERN_CARDS
+_PLAYER_RANGE_MAX: Final = max(most for _, most in _PLAYER_RANGE.values())
 
 #: A whole number as a public argument that the engine checks itself (a seat, a dealer, a
 #: seed). To the type checker it is ``Any``, so that the compiled build lets a bad value
@@ -95,15 +96,43 @@ def _cards_of(mask: int) -> tuple[Card, ...]:
     every trick (events) and of every lead (legal actions), and a call into the interpreted
     ``cards`` module cost a third of the compiled engine's time. tests/test_architecture.py
     checks that both give the same tuples."""
-    out = (
-        _SUIT_CARDS[0][mask & 0x1FFF]
-        + _SUIT_CARDS[1][mask >> 13 & 0x1FFF]
-        + _SUIT_CARDS[2][mask >> 26 & 0x1FFF]
-        + _SUIT_CARDS[3][mask >> 39 & 0x1FFF]
-    )
+    out: tuple[Card, ...] = ()
+    for suit in range(4):
+        cards = _SUIT_CARDS[suit][mask >> 13 * suit & 0x1FFF]
+        if cards:  # most tricks hold one or two suits: no concatenation for the others
+            out = out + cards if out else cards
     if mask >> JOKER_INDEX & 1:
         out += (_JOKER,)
     return out
+
+
+# Immutable values made once, not on every action (allocating them was a good part of an
+# action's cost): a seat's card as it goes into the trick and the actions log, and the
+# events that carry no more than a seat (and a card).
+_SEATS: Final = range(_PLAYER_RANGE_MAX)
+_ALL_CARDS: Final = tuple(Card(c) for c in range(JOKER_INDEX + 1))
+_SEAT_CARD: Final = tuple(tuple((s, card) for card in _ALL_CARDS) for s in _SEATS)
+_PLAY_EVENTS: Final = tuple(tuple(Event(EventKind.PLAY, s, (card,)) for card in _ALL_CARDS) for s in _SEATS)
+_LEAD_EVENTS: Final = tuple(Event(EventKind.LEAD, s) for s in _SEATS)
+_VOID_EVENTS: Final = tuple(Event(EventKind.VOID, s) for s in _SEATS)
+_PASS_EVENTS: Final = tuple(Event(EventKind.PASS, s) for s in _SEATS)
+
+
+def _shuffle(rng: random.Random, pack: list[int]) -> None:
+    """``rng.shuffle(pack)``. For a plain ``random.Random`` this is its own algorithm, the same
+    draws in the same order (tests/test_architecture.py compares the two), compiled with this
+    module: the Python-level ``shuffle`` was a tenth of a compiled deal's time."""
+    if type(rng) is not random.Random:
+        rng.shuffle(pack)  # an injected generator (docs/engine.md): its own shuffle
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(pack) - 1, 0, -1):  # Fisher-Yates from the end, as random.shuffle
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)  # random.Random._randbelow_with_getrandbits(n)
+        while j >= n:
+            j = getrandbits(k)
+        pack[i], pack[j] = pack[j], pack[i]
 
 
 #: R-UNEVEN ``strip``: the cards removed first, in this order (2♣, 2♦, 2♥, 2♠).
@@ -141,7 +170,7 @@ def deal_hands(rules: Rules, dealer: int, rng: random.Random, joker_to: int | No
         for card in STRIP_ORDER[: 52 % n]:  # the 52-card pack divides evenly; a Joker stays extra
             pack.remove(card)
             stripped |= 1 << card
-    rng.shuffle(pack)
+    _shuffle(rng, pack)
     hands = [0] * n
     extra = pack[len(pack) - len(pack) % n :] if rules.uneven == "loaded" else []
     dealt = pack[: len(pack) - len(extra)]
@@ -561,7 +590,7 @@ class Deal:
         if target == self._leader:
             self._leader = seat
             self._forced = None  # the obligation was the drawer's (docs/rules.md, R-P-TAKE)
-            self._events.append(_new_event(_EVENT, (EventKind.LEAD, seat, (), None, None, 0)))
+            self._events.append(_LEAD_EVENTS[seat])
         if self._check_over(Termination.TAKE):
             return
         if self._phase == TAKE_OR_PASS:
@@ -575,7 +604,7 @@ class Deal:
         if self._phase == TAKE_OR_PASS:
             if seat != self._turn:
                 raise IllegalActionError("not_your_turn", Text(_POLL_ASKS, seat=self._turn), seat=seat, action=PASS)
-            self._events.append(_new_event(_EVENT, (EventKind.PASS, seat, (), None, None, 0)))
+            self._events.append(_PASS_EVENTS[seat])
             self._next_poll()
             return
         if self._nopickup:
@@ -629,15 +658,16 @@ class Deal:
         if seat != self._turn or self._phase != PLAY or not self._playable(seat) & bit:
             self._play_irregular(seat, card)
             return
-        self._actions.append((seat, card))
+        played = _SEAT_CARD[seat][c]
+        self._actions.append(played)
         self._after_tochoo = None
         self._hands[seat] &= ~bit
-        self._events.append(_new_event(_EVENT, (EventKind.PLAY, seat, (card,), None, None, 0)))
+        self._events.append(_PLAY_EVENTS[seat][c])
         trick = self._trick
         if not trick:
             self._lead(seat, card)
             return
-        trick.append((seat, card))
+        trick.append(played)
         self._trick_mask |= bit
         self._played |= 1 << seat
         if c == JOKER_INDEX or c // 13 != self._led_suit:
@@ -711,7 +741,7 @@ class Deal:
             self._end_trick(self._next_active(seat))
             return
         self._forced = None
-        self._trick = [(seat, card)]
+        self._trick = [_SEAT_CARD[seat][c]]
         self._trick_mask = 1 << c
         suit = c // 13
         self._led_suit = suit
@@ -777,7 +807,7 @@ class Deal:
             if self._trump and hand & _SPADES:
                 self._turn = s  # may ruff, or pick up / pass
                 return
-            self._events.append(_new_event(_EVENT, (EventKind.VOID, s, (), None, None, 0)))
+            self._events.append(_VOID_EVENTS[s])
             if self._nopickup:
                 self._played |= 1 << s
                 continue
@@ -871,7 +901,7 @@ class Deal:
                 self._get_away(tuple(gone))
         if self._check_over(Termination.LAST_HOLDER):
             return
-        self._events.append(_new_event(_EVENT, (EventKind.LEAD, leader, (), None, None, 0)))
+        self._events.append(_LEAD_EVENTS[leader])
         self._start_trick(leader)
 
     def _draw(self, seat: int) -> None:
