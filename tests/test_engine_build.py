@@ -9,9 +9,11 @@ and the few places where the source does by hand what the standard library or th
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
+import pickle
 import random
 import subprocess
 import sys
@@ -77,6 +79,23 @@ def test_a_clone_is_the_same_deal_and_independent() -> None:
                 continue
             legal = deal.legal_actions()
             deal.apply(legal[rng.randrange(len(legal))] if legal[0] is not TAKE or rng.random() < 0.1 else legal[-1])
+
+
+def test_pickle_and_copies_keep_the_state() -> None:
+    rules = Rules.profile("classic", players=4, trump="spades", takes="off")
+    deal = Deal(rules, 1, 9)
+    rng = random.Random(2)
+    for _ in range(30):
+        legal = deal.legal_actions()
+        deal.apply(legal[rng.randrange(len(legal))])
+    for other in (pickle.loads(pickle.dumps(deal)), copy.deepcopy(deal), copy.copy(deal)):
+        assert isinstance(other, Deal) and other.snapshot() == deal.snapshot()
+    twin = copy.deepcopy(deal)
+    while not deal.is_over:
+        legal = deal.legal_actions()
+        action = legal[rng.randrange(len(legal))]
+        assert deal.apply(action) == twin.apply(action)
+    assert twin.snapshot() == deal.snapshot()
 
 
 _DIGEST = r"""

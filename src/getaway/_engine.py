@@ -54,7 +54,7 @@ def _use_source_if_stale() -> bool:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    sys.modules[package].deal = module  # as the import system does for a submodule
+    setattr(sys.modules[package], "deal", module)  # noqa: B010  # as the import system does for a submodule
     return False
 
 

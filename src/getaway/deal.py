@@ -226,12 +226,14 @@ class Deal:
         n = rules.players
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(at("dealer", Text(N_("seat {seat!r} does not exist with {n} players"), seat=dealer, n=n)))
-        self.rules: Final = rules
-        self.players: Final = n
-        self.dealer: Final = dealer
-        self.seed: Final = seed
-        self.joker_to: Final = joker_to
-        self.start: Final = position
+        # Public and read-only by convention; not ``Final``, which the compiled build would
+        # enforce, while pickling (``__reduce__``) sets them.
+        self.rules = rules
+        self.players = n
+        self.dealer: int = dealer
+        self.seed: int = seed
+        self.joker_to = joker_to
+        self.start = position
         self._rng = random.Random(seed) if rng is None else rng
         # Rule switches read on every action, cached as plain attributes.
         self._punjab = rules.profile == "punjab"
@@ -1006,12 +1008,12 @@ class Deal:
         # ``__dict__`` to copy, whose ``__new__`` runs ``__init__``. A new attribute of
         # ``__init__`` must be added here too (tests/test_properties.py checks clones).
         other: Deal = _DealCopy()
-        other.rules = self.rules  # type: ignore[misc]  # Final: set once, here as in __init__
-        other.players = self.players  # type: ignore[misc]
-        other.dealer = self.dealer  # type: ignore[misc]
-        other.seed = self.seed  # type: ignore[misc]
-        other.joker_to = self.joker_to  # type: ignore[misc]
-        other.start = self.start  # type: ignore[misc]
+        other.rules = self.rules
+        other.players = self.players
+        other.dealer = self.dealer
+        other.seed = self.seed
+        other.joker_to = self.joker_to
+        other.start = self.start
         if type(self._rng) is random.Random:
             other._rng = random.Random()
             other._rng.setstate(self._rng.getstate())
@@ -1063,6 +1065,12 @@ class Deal:
         other._seen = dict(self._seen)
         other._views = {}
         return other
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling, ``copy.copy`` and ``copy.deepcopy`` (the OpenSpiel adapter serializes
+        states): every attribute (``__getstate__``), set on a deal made without ``__init__``,
+        as the compiled class's ``__new__`` would run it."""
+        return (_DealCopy, (), self.__getstate__())
 
     def view(self, seat: CheckedInt | None):  # noqa: ANN201 - PlayerView (import cycle)
         """What ``seat`` may know (``None``: a spectator); see :func:`getaway.view.player_view`."""
