@@ -30,6 +30,7 @@ import random
 from collections.abc import Iterable
 from typing import Annotated, Any, Final, TypeAlias
 
+from . import events as _events
 from .cards import (
     _PATTERN_CARDS,
     ACE_OF_SPADES,
@@ -41,9 +42,6 @@ from .cards import (
     count,
 )
 from .events import (
-    PASS,
-    PICKUP,
-    TAKE,
     Action,
     Call,
     Event,
@@ -77,8 +75,10 @@ _EVENT: Final = Event
 _CARD: Final = Card
 _JOKER: Final = JOKER
 _CALL: Final = Call
-_TAKE: Final = TAKE
-_PASS: Final = PASS
+# The calls, bound here rather than imported: the take poll uses them before every trick.
+TAKE: Final = _events.TAKE
+PASS: Final = _events.PASS
+PICKUP: Final = _events.PICKUP
 _SUIT_MASKS: Final = SUIT_MASKS
 _SUIT_CARDS: Final = _PATTERN_CARDS
 _PLAYER_RANGE_MAX: Final = max(most for _, most in _PLAYER_RANGE.values())
@@ -292,7 +292,8 @@ class Deal:
         self._captured = 0  # every ten captured so far (V-DEHLA)
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
-        self._seen: dict[tuple[Any, ...], int] = {}  # R-LOOP: positions that began a trick
+        # R-LOOP: how often each position (hands, leader, forced lead) began a trick
+        self._seen: dict[tuple[tuple[int, ...], int, Card | None], int] = {}
         self._views: dict[int | None, list[Any]] = {}  # per viewer, see view._catch_up
         if position is None:
             leader = next(s for s in range(n) if self._hands[s] >> ACE_OF_SPADES & 1)
@@ -621,7 +622,7 @@ class Deal:
         a pending forced lead) begins a trick, the deal ends: nobody can ever get away from
         a loop (classic's two players holding one card of each of four suits, say).
         """
-        key = (*self._hands, leader, self._forced)
+        key = (tuple(self._hands), leader, self._forced)
         seen = self._seen.get(key, 0) + 1
         self._seen[key] = seen
         self._leader = leader
