@@ -41,6 +41,7 @@ def test_cards_listing_is_cards_of() -> None:
     masks += [rng.getrandbits(53) & rng.getrandbits(53) & rng.getrandbits(53) for _ in range(2000)]
     for mask in masks:
         assert deal_module._cards_of(mask) == cards_of(mask), hex(mask)
+        assert deal_module._card_list(mask) == list(cards_of(mask))
 
 
 @pytest.mark.parametrize("length", [0, 1, 2, 13, 39, 51, 52, 53])

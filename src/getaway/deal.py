@@ -28,13 +28,11 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterable
-from typing import Annotated, Any, Final, TypeAlias
+from typing import Annotated, Any, Final, TypeAlias, cast
 
 from . import events as _events
 from .cards import (
-    _PATTERN_CARDS,
     ACE_OF_SPADES,
-    JOKER,
     JOKER_INDEX,
     SPADES,
     SUIT_MASKS,
@@ -73,14 +71,13 @@ _ACE_OF_SPADES_BIT: Final = 1 << ACE_OF_SPADES
 _new_event: Final = tuple.__new__  # Event(...) without NamedTuple's Python-level __new__
 _EVENT: Final = Event
 _CARD: Final = Card
-_JOKER: Final = JOKER
 _CALL: Final = Call
 # The calls, bound here rather than imported: the take poll uses them before every trick.
 TAKE: Final = _events.TAKE
 PASS: Final = _events.PASS
 PICKUP: Final = _events.PICKUP
 _SUIT_MASKS: Final = SUIT_MASKS
-_SUIT_CARDS: Final = _PATTERN_CARDS
+_ALL_CARDS: Final = tuple(Card(c) for c in range(JOKER_INDEX + 1))
 _PLAYER_RANGE_MAX: Final = max(most for _, most in _PLAYER_RANGE.values())
 
 #: A whole number as a public argument that the engine checks itself (a seat, a dealer, a
@@ -91,28 +88,33 @@ _PLAYER_RANGE_MAX: Final = max(most for _, most in _PLAYER_RANGE.values())
 CheckedInt: TypeAlias = Annotated[Any, "int, checked at run time"]
 
 
+def _card_list(mask: int) -> list[Card]:
+    """The cards of bit set ``mask`` in :func:`getaway.cards.cards_of` order (bit order: suit
+    order, low to high, the Joker last), compiled with this module: the engine lists the cards
+    of every trick (events) and the legal cards of every action. A call into the interpreted
+    ``cards`` module cost a third of the compiled engine's time, and its table of every suit
+    pattern (32,768 tuples) misses the processor's cache; one bit at a time is cheaper here.
+    tests/test_engine_build.py checks that both give the same cards."""
+    cards = []
+    while mask:
+        low = mask & -mask
+        cards.append(_ALL_CARDS[low.bit_length() - 1])
+        mask ^= low
+    return cards
+
+
 def _cards_of(mask: int) -> tuple[Card, ...]:
-    """:func:`getaway.cards.cards_of`, compiled with this module: the engine lists the cards of
-    every trick (events) and of every lead (legal actions), and a call into the interpreted
-    ``cards`` module cost a third of the compiled engine's time. tests/test_architecture.py
-    checks that both give the same tuples."""
-    out: tuple[Card, ...] = ()
-    for suit in range(4):
-        cards = _SUIT_CARDS[suit][mask >> 13 * suit & 0x1FFF]
-        if cards:  # most tricks hold one or two suits: no concatenation for the others
-            out = out + cards if out else cards
-    if mask >> JOKER_INDEX & 1:
-        out += (_JOKER,)
-    return out
+    """:func:`getaway.cards.cards_of`, compiled with this module (see :func:`_card_list`)."""
+    return tuple(_card_list(mask))
 
 
 # Immutable values made once, not on every action (allocating them was a good part of an
 # action's cost): a seat's card as it goes into the trick and the actions log, and the
 # events that carry no more than a seat (and a card).
 _SEATS: Final = range(_PLAYER_RANGE_MAX)
-_ALL_CARDS: Final = tuple(Card(c) for c in range(JOKER_INDEX + 1))
 _SEAT_CARD: Final = tuple(tuple((s, card) for card in _ALL_CARDS) for s in _SEATS)
 _PLAY_EVENTS: Final = tuple(tuple(Event(EventKind.PLAY, s, (card,)) for card in _ALL_CARDS) for s in _SEATS)
+_TOCHOO_EVENTS: Final = tuple(tuple(Event(EventKind.TOCHOO, s, (card,)) for card in _ALL_CARDS) for s in _SEATS)
 _LEAD_EVENTS: Final = tuple(Event(EventKind.LEAD, s) for s in _SEATS)
 _VOID_EVENTS: Final = tuple(Event(EventKind.VOID, s) for s in _SEATS)
 _PASS_EVENTS: Final = tuple(Event(EventKind.PASS, s) for s in _SEATS)
@@ -456,15 +458,10 @@ class Deal:
         if self._phase == TAKE_OR_PASS:
             return [TAKE, PASS] if seat == self._turn else []
         if seat == self._turn and not self._interject and not self._trump:
-            playable = self._playable(seat)
-            if self._trick and not playable & ~self._led_mask:  # following suit: one table look-up
-                suit = self._led_suit
-                return list(_SUIT_CARDS[suit][playable >> 13 * suit])
-            return list(_cards_of(playable))
+            return cast("list[Action]", _card_list(self._playable(seat)))  # cards are actions
         actions: list[Action] = []
         if seat == self._turn:
-            playable = self._playable(seat)
-            actions.extend(_cards_of(playable))
+            actions.extend(_card_list(self._playable(seat)))
             if self._trick and not (self._hands[seat] & self._led_mask) and self._void_choice(seat):
                 actions.append(PASS if self._nopickup else PICKUP)
         if self._can_take(seat):
@@ -664,7 +661,10 @@ class Deal:
         played = _SEAT_CARD[seat][c]
         self._actions.append(played)
         self._after_tochoo = None
-        self._hands[seat] &= ~bit
+        # ``x = x & y`` rather than ``&=`` on list items here and in _pick_up: compiled, the
+        # augmented form is a generic object operation, this one plain integer arithmetic.
+        hands = self._hands
+        hands[seat] = hands[seat] & ~bit
         self._events.append(_PLAY_EVENTS[seat][c])
         trick = self._trick
         if not trick:
@@ -678,7 +678,7 @@ class Deal:
                 self._events.append(Event(EventKind.RUFF, seat, (card,)))
             elif not self._special:
                 # A tochoo (R-P-TRICK): the trick stops; only reachable when tochoos interrupt.
-                self._events.append(_new_event(_EVENT, (EventKind.TOCHOO, seat, (card,), None, None, 0)))
+                self._events.append(_TOCHOO_EVENTS[seat][c])
                 self._pick_up(seat if self._kick else self._winner(), tochoo_by=seat)
                 return
         if not self._punjab and not self._hands[seat]:
@@ -845,9 +845,10 @@ class Deal:
         """``picker`` takes every card of the trick into their hand and leads next
         (R-P-TRICK, R-C-TRICK, V-KICKER, R-P-PENALTY)."""
         cards = self._trick_mask
-        self._hands[picker] |= cards
-        self._pickups[picker] += 1
-        self._picked_cards[picker] += cards.bit_count()
+        hands, pickups, picked = self._hands, self._pickups, self._picked_cards
+        hands[picker] = hands[picker] | cards
+        pickups[picker] = pickups[picker] + 1
+        picked[picker] = picked[picker] + cards.bit_count()
         self._tricks += 1
         self._events.append(_new_event(_EVENT, (EventKind.PICKUP, picker, _cards_of(cards), None, None, 0)))
         if tochoo_by is not None and self._penalize:
