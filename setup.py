@@ -50,8 +50,11 @@ class OptionalBuildExt(build_ext):
             super().run()
         except Exception as exc:  # no compiler, missing headers …: the Python source still works
             _say(f"compiling the engine failed ({exc}); installing pure Python (same rules, slower engine)")
+            self.failed = True
+        if self.failed:
+            self._remove_outputs()
             return
-        if self.extensions and not self.failed:
+        if self.extensions:
             record = json.dumps(SOURCES, indent=1) + "\n"
             folders = {os.path.join(self.build_lib, "getaway")}  # goes into the wheel
             if self.inplace:  # an editable install: the compiled modules are in the source tree
@@ -60,6 +63,17 @@ class OptionalBuildExt(build_ext):
                 os.makedirs(folder, exist_ok=True)
                 Path(folder, "_compiled.json").write_text(record, encoding="utf-8")
             _say(f"compiled {', '.join(SOURCES)} with mypyc")
+
+    def _remove_outputs(self) -> None:
+        """mypyc makes two extensions per build, a shim and the compiled code: if either failed,
+        neither may be installed (the shim alone would fail to import)."""
+        build_py = self.get_finalized_command("build_py")
+        for ext in self.extensions:
+            built = self.get_ext_fullpath(ext.name)
+            package = build_py.get_package_dir(ext.name.rpartition(".")[0])
+            for path in (built, os.path.join(package, os.path.basename(built))):
+                if self.inplace or path == built:
+                    Path(path).unlink(missing_ok=True)
 
     def build_extension(self, ext) -> None:  # noqa: ANN001 - setuptools' Extension
         try:

@@ -173,6 +173,7 @@ def test_a_stale_compiled_engine_is_not_used(tmp_path: Path) -> None:
 
     fresh = run()
     assert fresh.stdout.startswith("True ") and not fresh.stderr, fresh.stderr
+    source = (package / "deal.py").read_bytes()
     with open(package / "deal.py", "a", encoding="utf-8") as fh:
         fh.write("\n# edited after the build\n")
     stale = run()
@@ -180,3 +181,10 @@ def test_a_stale_compiled_engine_is_not_used(tmp_path: Path) -> None:
     assert "compiled from another version of deal.py" in stale.stderr
     record = json.loads((package / "_compiled.json").read_text())
     assert record["deal.py"] != hashlib.sha256((package / "deal.py").read_bytes()).hexdigest()
+    # the source as built, but the compiled code's library gone: the source again, not a crash
+    (package / "deal.py").write_bytes(source)
+    for library in package.glob("deal__mypyc*"):
+        library.unlink()
+    broken = run()
+    assert broken.stdout.split() == ["False", str(package / "deal.py")]
+    assert "cannot be imported" in broken.stderr

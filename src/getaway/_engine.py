@@ -7,6 +7,7 @@ it imports ``deal.py`` itself as ``getaway.deal``. Standard library only, like t
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 import json
 import os
@@ -41,11 +42,18 @@ def _use_source_if_stale() -> bool:
         except (OSError, ValueError, KeyError):
             return True  # compiled by hand, without a record: trusted
         with open(source, "rb") as fh:
-            if hashlib.sha256(fh.read()).hexdigest() == built_from:
+            fresh = hashlib.sha256(fh.read()).hexdigest() == built_from
+        if fresh:
+            try:
+                importlib.import_module(package + ".deal")
                 return True
+            except ImportError as exc:  # e.g. the compiled code's shared library is missing
+                problem = f"cannot be imported ({exc})"
+        else:
+            problem = "was compiled from another version of deal.py"
         warnings.warn(
-            f"getaway: {spec.origin} was compiled from another version of deal.py; running the "
-            "Python source (slower) until the next install (pip install -e .)",
+            f"getaway: {spec.origin} {problem}; running the Python source (slower) until the next "
+            "install (pip install -e .)",
             RuntimeWarning,
             stacklevel=2,
         )
