@@ -9,7 +9,8 @@
     python3 dev.py bench [ARGS...]  create .venv if needed, install, run the engine benchmark
 
 The virtual environment lives in .venv beside this file; it is reinstalled when
-pyproject.toml changes.
+pyproject.toml, setup.py or src/getaway/deal.py changes: the install compiles deal.py with
+mypyc (setup.py; pure Python if it cannot, with a message).
 """
 
 from __future__ import annotations
@@ -32,9 +33,18 @@ def _python() -> Path:
     return BIN / ("python.exe" if os.name == "nt" else "python")
 
 
+#: What an install depends on: the project's metadata, and the sources that setup.py compiles
+#: with mypyc (an editable install keeps a compiled copy of them beside the sources).
+BUILD_INPUTS = ["pyproject.toml", "setup.py", "src/getaway/deal.py"]
+
+
 def ensure_env() -> Path:
-    """Create the venv and install the project with its test extras, once per pyproject version."""
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    """Create the venv and install the project with its test extras, again whenever one of
+    :data:`BUILD_INPUTS` changes (the compiled engine is rebuilt from the new deal.py)."""
+    digest = hashlib.sha256()
+    for name in BUILD_INPUTS:
+        digest.update((ROOT / name).read_bytes())
+    want = digest.hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == want and _python().exists():
         return _python()
     if not _python().exists():

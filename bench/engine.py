@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 from getaway import PASS, TAKE, Deal, Rules
+from getaway._engine import COMPILED
 
 CONFIGS: list[tuple[str, int, str]] = [
     (profile, players, takes) for profile in ("punjab", "classic") for players in (4, 6) for takes in ("off", "poll")
@@ -106,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
+    engine = "deal.py compiled with mypyc" if COMPILED else "deal.py in pure Python (not compiled: docs/engine.md)"
     print(f"getaway engine benchmark: Python {platform.python_version()}, {platform.machine()}, one core")
+    print(f"engine: {engine}")
     print(f"{'profile':8} {'players':>7} {'takes':>5} {'deals/s':>10} {'actions/s':>11}")
     results: list[dict[str, Any]] = []
     for profile, players, takes in CONFIGS:
@@ -116,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     ours = next(r for r in results if r["profile"] == "punjab" and r["players"] == 4 and r["takes"] == "off")
     print(f"\ntarget: punjab 4 players, takes off: {ours['deals_per_s']:,.0f} deals/s (target ≥ 5,000)")
     hearts = run_hearts(args.seconds)
-    summary: dict[str, Any] = {"results": results}
+    summary: dict[str, Any] = {"compiled": COMPILED, "results": results}
     if hearts is None:
         print("OpenSpiel not installed: no hearts comparison (pip install open_spiel)")
     else:

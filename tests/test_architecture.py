@@ -9,7 +9,7 @@ from pathlib import Path
 
 import getaway
 
-CORE = {"__init__", "messages", "cards", "rules", "position", "events", "deal", "view", "record", "match"}
+CORE = {"__init__", "_engine", "messages", "cards", "rules", "position", "events", "deal", "view", "record", "match"}
 SRC = Path(getaway.__file__).parent
 
 
@@ -20,8 +20,10 @@ def imports_of(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:  # relative: .deal, ..events
-                names.add("getaway." + (node.module or ""))
+            if node.level and node.module is None:  # from . import _engine
+                names.update("getaway." + alias.name for alias in node.names)
+            elif node.level:  # relative: .deal, ..events
+                names.add("getaway." + node.module)
             elif node.module:
                 names.add(node.module)
     return names

@@ -10,6 +10,8 @@ imports nothing else of the package and nothing outside the standard library. Sa
 'A♠'
 """
 
+# First: choose between deal.py and its compiled module (see _engine.py).
+from . import _engine  # noqa: F401  # isort: skip
 from .cards import ACE_OF_SPADES, JOKER, Card, InvalidCardError, cards_of, mask_of, parse_cards
 from .deal import PLAY, TAKE_OR_PASS, Deal, deal_hands, replay
 from .events import (

@@ -128,7 +128,7 @@ class Card(int):
         return _TABLE[suit * 13 + rank - 2]
 
     @classmethod
-    def parse(cls, text: str) -> Card:
+    def parse(cls, text: object) -> Card:  # not only str: anything else gets a clear error
         """Parse a card name: ``10♥``, ``10h``, ``TH``, ``th``, ``qs``, ``AS``, ``Jk``, ``joker``, ``🃏``.
 
         Surrounding spaces are ignored; case does not matter.

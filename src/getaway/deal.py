@@ -28,23 +28,18 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Annotated, Any, Final, TypeAlias, cast
 
+from . import events as _events
 from .cards import (
-    _PATTERN_CARDS,
     ACE_OF_SPADES,
-    JOKER,
     JOKER_INDEX,
     SPADES,
     SUIT_MASKS,
     Card,
-    cards_of,
     count,
 )
 from .events import (
-    PASS,
-    PICKUP,
-    TAKE,
     Action,
     Call,
     Event,
@@ -56,7 +51,7 @@ from .events import (
 )
 from .messages import N_, Text, at
 from .position import Position
-from .rules import Rules
+from .rules import _PLAYER_RANGE, Rules
 
 __all__ = ["Deal", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay"]
 
@@ -67,7 +62,80 @@ TAKE_OR_PASS: Final = "take"
 _TENS: Final = sum(1 << (13 * s + 8) for s in range(4))
 _SPADES: Final = SUIT_MASKS[SPADES]
 _JOKER_BIT: Final = 1 << JOKER_INDEX
-_new_event = tuple.__new__  # Event(...) without NamedTuple's Python-level __new__ (hot path)
+_ACE_OF_SPADES_BIT: Final = 1 << ACE_OF_SPADES
+
+# The hot path reads the names below. This module is compiled with mypyc where a compiler
+# is available (setup.py): there a ``Final`` module name is a C static, while any other
+# global (an imported name included) is a dict look-up on every use. In pure Python
+# they are plain aliases.
+_new_event: Final = tuple.__new__  # Event(...) without NamedTuple's Python-level __new__
+_EVENT: Final = Event
+_CARD: Final = Card
+_CALL: Final = Call
+# The calls, bound here rather than imported: the take poll uses them before every trick.
+TAKE: Final = _events.TAKE
+PASS: Final = _events.PASS
+PICKUP: Final = _events.PICKUP
+_SUIT_MASKS: Final = SUIT_MASKS
+_ALL_CARDS: Final = tuple(Card(c) for c in range(JOKER_INDEX + 1))
+_PLAYER_RANGE_MAX: Final = max(most for _, most in _PLAYER_RANGE.values())
+
+#: A whole number as a public argument that the engine checks itself (a seat, a dealer, a
+#: seed). To the type checker it is ``Any``, so that the compiled build lets a bad value
+#: through to that check, which refuses it with the engine's own error (a ``ValueError``
+#: naming the argument) as the Python source does; for a parameter annotated ``int`` mypyc
+#: would raise a bare ``TypeError`` first.
+CheckedInt: TypeAlias = Annotated[Any, "int, checked at run time"]
+
+
+def _card_list(mask: int) -> list[Card]:
+    """The cards of bit set ``mask`` in :func:`getaway.cards.cards_of` order (bit order: suit
+    order, low to high, the Joker last), compiled with this module: the engine lists the cards
+    of every trick (events) and the legal cards of every action. A call into the interpreted
+    ``cards`` module cost a third of the compiled engine's time, and its table of every suit
+    pattern (32,768 tuples) misses the processor's cache; one bit at a time is cheaper here.
+    tests/test_engine_build.py checks that both give the same cards."""
+    cards = []
+    while mask:
+        low = mask & -mask
+        cards.append(_ALL_CARDS[low.bit_length() - 1])
+        mask ^= low
+    return cards
+
+
+def _cards_of(mask: int) -> tuple[Card, ...]:
+    """:func:`getaway.cards.cards_of`, compiled with this module (see :func:`_card_list`)."""
+    return tuple(_card_list(mask))
+
+
+# Immutable values made once, not on every action (allocating them was a good part of an
+# action's cost): a seat's card as it goes into the trick and the actions log, and the
+# events that carry no more than a seat (and a card).
+_SEATS: Final = range(_PLAYER_RANGE_MAX)
+_SEAT_CARD: Final = tuple(tuple((s, card) for card in _ALL_CARDS) for s in _SEATS)
+_PLAY_EVENTS: Final = tuple(tuple(Event(EventKind.PLAY, s, (card,)) for card in _ALL_CARDS) for s in _SEATS)
+_TOCHOO_EVENTS: Final = tuple(tuple(Event(EventKind.TOCHOO, s, (card,)) for card in _ALL_CARDS) for s in _SEATS)
+_LEAD_EVENTS: Final = tuple(Event(EventKind.LEAD, s) for s in _SEATS)
+_VOID_EVENTS: Final = tuple(Event(EventKind.VOID, s) for s in _SEATS)
+_PASS_EVENTS: Final = tuple(Event(EventKind.PASS, s) for s in _SEATS)
+
+
+def _shuffle(rng: random.Random, pack: list[int]) -> None:
+    """``rng.shuffle(pack)``. For a plain ``random.Random`` this is its own algorithm, the same
+    draws in the same order (tests/test_architecture.py compares the two), compiled with this
+    module: the Python-level ``shuffle`` was a tenth of a compiled deal's time."""
+    if type(rng) is not random.Random:
+        rng.shuffle(pack)  # an injected generator (docs/engine.md): its own shuffle
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(pack) - 1, 0, -1):  # Fisher-Yates from the end, as random.shuffle
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)  # random.Random._randbelow_with_getrandbits(n)
+        while j >= n:
+            j = getrandbits(k)
+        pack[i], pack[j] = pack[j], pack[i]
+
 
 #: R-UNEVEN ``strip``: the cards removed first, in this order (2♣, 2♦, 2♥, 2♠).
 STRIP_ORDER: Final = (Card.parse("2c"), Card.parse("2d"), Card.parse("2h"), Card.parse("2s"))
@@ -104,15 +172,19 @@ def deal_hands(rules: Rules, dealer: int, rng: random.Random, joker_to: int | No
         for card in STRIP_ORDER[: 52 % n]:  # the 52-card pack divides evenly; a Joker stays extra
             pack.remove(card)
             stripped |= 1 << card
-    rng.shuffle(pack)
+    _shuffle(rng, pack)
     hands = [0] * n
     extra = pack[len(pack) - len(pack) % n :] if rules.uneven == "loaded" else []
     dealt = pack[: len(pack) - len(extra)]
     for i in range(n):  # one card at a time from the dealer's left: seat dealer+1+i gets pack[i::n]
-        hands[(dealer + 1 + i) % n] = sum(1 << c for c in dealt[i::n])
+        hand = 0
+        for c in dealt[i::n]:
+            hand |= 1 << c
+        hands[(dealer + 1 + i) % n] = hand
     if extra:
         target = dealer if rules.loaded_seat is None else rules.loaded_seat
-        hands[target] |= sum(1 << c for c in extra)
+        for c in extra:
+            hands[target] |= 1 << c
     if joker_to is not None:
         hands[joker_to] |= _JOKER_BIT
     return hands, stripped
@@ -142,8 +214,8 @@ class Deal:
     def __init__(
         self,
         rules: Rules,
-        dealer: int = 0,
-        seed: int = 0,
+        dealer: CheckedInt = 0,
+        seed: CheckedInt = 0,
         *,
         joker_to: int | None = None,
         position: Position | None = None,
@@ -156,12 +228,14 @@ class Deal:
         n = rules.players
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
             raise ValueError(at("dealer", Text(N_("seat {seat!r} does not exist with {n} players"), seat=dealer, n=n)))
-        self.rules: Final = rules
-        self.players: Final = n
-        self.dealer: Final = dealer
-        self.seed: Final = seed
-        self.joker_to: Final = joker_to
-        self.start: Final = position
+        # Public and read-only by convention; not ``Final``, which the compiled build would
+        # enforce, while pickling (``__reduce__``) sets them.
+        self.rules = rules
+        self.players = n
+        self.dealer: int = dealer
+        self.seed: int = seed
+        self.joker_to = joker_to
+        self.start = position
         self._rng = random.Random(seed) if rng is None else rng
         # Rule switches read on every action, cached as plain attributes.
         self._punjab = rules.profile == "punjab"
@@ -172,6 +246,10 @@ class Deal:
         self._dehla = rules.dehla
         self._interject = rules.take_protocol == "interject"
         self._poll_takes = rules.take_protocol == "poll"
+        self._kicker = rules.kicker
+        # V-TRUMP without interrupting tochoos: a void player who could ruff has the plain
+        # void action too (pickup, or pass under V-NOPICKUP) outside punjab's first trick.
+        self._ruff_or_void = not rules.tochoo_interrupts and bool(rules.trump)
         self._waste = 0
         self._out = 0  # bit set of seats that got away
         self._out_order: list[tuple[int, ...]] = []
@@ -216,7 +294,8 @@ class Deal:
         self._captured = 0  # every ten captured so far (V-DEHLA)
         self._events: list[Event] = []
         self._actions: list[tuple[int, Action]] = []
-        self._seen: dict[tuple[Any, ...], int] = {}  # R-LOOP: positions that began a trick
+        # R-LOOP: how often each position (hands, leader, forced lead) began a trick
+        self._seen: dict[tuple[tuple[int, ...], int, Card | None], int] = {}
         self._views: dict[int | None, list[Any]] = {}  # per viewer, see view._catch_up
         if position is None:
             leader = next(s for s in range(n) if self._hands[s] >> ACE_OF_SPADES & 1)
@@ -288,38 +367,39 @@ class Deal:
     @property
     def stripped(self) -> tuple[Card, ...]:
         """Cards removed before the deal (R-UNEVEN ``strip``)."""
-        return cards_of(self._stripped)
+        return _cards_of(self._stripped)
 
     @property
     def forced_lead(self) -> Card | None:
         """The drawn card the leader must lead (R-P-DRAW), if any. Referee knowledge."""
         return self._forced
 
-    def hand(self, seat: int) -> tuple[Card, ...]:
+    def hand(self, seat: CheckedInt) -> tuple[Card, ...]:
         """The cards of ``seat`` (referee knowledge; a player sees only their own via :meth:`view`).
 
         Raises:
             ValueError: no such seat.
         """
-        return cards_of(self.hand_mask(seat))
+        return _cards_of(self.hand_mask(seat))
 
-    def hand_mask(self, seat: int) -> int:
+    def hand_mask(self, seat: CheckedInt) -> int:
         """The cards of ``seat`` as a bit set.
 
         Raises:
             ValueError: no such seat.
         """
-        self._check_seat(seat)
-        return self._hands[seat]
+        return self._hands[self._check_seat(seat)]
 
-    def _check_seat(self, seat: object) -> None:
+    def _check_seat(self, seat: object) -> int:
+        """``seat`` if it is a seat of this deal, else a ValueError naming it."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             raise ValueError(at("seat", Text(_NO_SEAT, seat=seat, n=self.players)))
+        return seat
 
     @property
     def waste(self) -> tuple[Card, ...]:
         """The waste pile's cards, in card order (its order is not kept: it is shuffled before a draw)."""
-        return cards_of(self._waste)
+        return _cards_of(self._waste)
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
@@ -358,42 +438,32 @@ class Deal:
             pickups=tuple(self._pickups),
             cards_picked_up=tuple(self._picked_cards),
             takes=tuple(self._takes),
-            captured_tens=tuple(cards_of(t) for t in self._tens) if self.rules.dehla else (),
+            captured_tens=tuple(_cards_of(t) for t in self._tens) if self.rules.dehla else (),
         )
 
     # ------------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: int | None = None) -> list[Action]:
+    def legal_actions(self, seat: CheckedInt | None = None) -> list[Action]:
         """The legal actions of ``seat`` (default: :attr:`to_act`), a new list: cards in suit
         order, low to high, then ``PASS``/``PICKUP``/``TAKE`` where they are legal.
 
         Under ``take_protocol="interject"`` any seat allowed to take gets ``[TAKE]``
         between tricks. A seat with nothing to decide gets ``[]``.
         """
-        if seat is None:
-            seat = self._turn
-        else:
-            self._check_seat(seat)
+        return self._legal(self._turn if seat is None else self._check_seat(seat))
+
+    def _legal(self, seat: int) -> list[Action]:
         if self._termination is not None:
             return []
         if self._phase == TAKE_OR_PASS:
             return [TAKE, PASS] if seat == self._turn else []
         if seat == self._turn and not self._interject and not self._trump:
-            playable = self._playable(seat)
-            if self._trick and not playable & ~self._led_mask:  # following suit: one table look-up
-                suit = self._led_suit
-                return list(_PATTERN_CARDS[suit][playable >> 13 * suit])
-            return list(cards_of(playable))
+            return cast("list[Action]", _card_list(self._playable(seat)))  # cards are actions
         actions: list[Action] = []
         if seat == self._turn:
-            playable = self._playable(seat)
-            actions.extend(cards_of(playable))
-            if (
-                self._trick
-                and not (self._hands[seat] & SUIT_MASKS[self._trick[0][1] // 13])
-                and self._void_choice(seat)
-            ):
-                actions.append(PASS if self.rules.nopickup else PICKUP)
+            actions.extend(_card_list(self._playable(seat)))
+            if self._trick and not (self._hands[seat] & self._led_mask) and self._void_choice(seat):
+                actions.append(PASS if self._nopickup else PICKUP)
         if self._can_take(seat):
             actions.append(TAKE)
         return actions
@@ -406,7 +476,7 @@ class Deal:
             if self._forced is not None:
                 return 1 << self._forced
             if not self._first_done:
-                return hand & (1 << ACE_OF_SPADES)
+                return hand & _ACE_OF_SPADES_BIT
             return hand
         follow = hand & self._led_mask
         if follow:
@@ -419,12 +489,7 @@ class Deal:
 
     def _void_choice(self, seat: int) -> bool:
         """A void player under classic/no-pickup who may ruff also has the plain void action."""
-        return (
-            not self.rules.tochoo_interrupts
-            and not self._special
-            and bool(self.rules.trump)
-            and bool(self._hands[seat] & _SPADES)
-        )
+        return self._ruff_or_void and not self._special and bool(self._hands[seat] & _SPADES)
 
     def _can_take(self, seat: int) -> bool:
         """Whether ``seat`` may take its left neighbour's hand now (R-P-TAKE), interject protocol."""
@@ -437,7 +502,7 @@ class Deal:
 
     # ------------------------------------------------------------------ applying actions
 
-    def apply(self, action: Action | str | int, seat: int | None = None) -> list[Event]:
+    def apply(self, action: Action | str | int, seat: CheckedInt | None = None) -> list[Event]:
         """Apply ``action`` by ``seat`` (default: :attr:`to_act`) and return the events it caused.
 
         Args:
@@ -449,11 +514,11 @@ class Deal:
             IllegalActionError: not legal now (the reason names why); the state is unchanged.
             InvalidActionError: ``action`` names no action.
         """
-        if type(action) is Card and self._termination is None and (seat is None or seat == self._turn):
+        if type(action) is _CARD and self._termination is None and (seat is None or seat == self._turn):
             start = len(self._events)
             self._play(self._turn, action)  # the common case: the player on turn plays a card
             return self._events[start:]
-        if type(action) is not Card and type(action) is not Call:
+        if type(action) is not _CARD and type(action) is not _CALL:
             action = parse_action(action)
         if self._termination is not None:
             raise IllegalActionError("deal_over", Text(N_("the deal is over")), seat=seat, action=action)
@@ -473,22 +538,22 @@ class Deal:
         elif action is PICKUP:
             self._void_action(seat, PICKUP)
         else:
-            self._play(seat, action)
+            self._play(seat, action)  # type: ignore[arg-type]  # a Card: the only action left
         return self._events[start:]
 
-    def play(self, card: Card | str, seat: int | None = None) -> list[Event]:
+    def play(self, card: Card | str, seat: CheckedInt | None = None) -> list[Event]:
         """Play ``card`` (a Card or a name such as ``"10h"``); see :meth:`apply`."""
         return self.apply(Card.parse(card) if isinstance(card, str) else card, seat)
 
-    def take(self, seat: int | None = None) -> list[Event]:
+    def take(self, seat: CheckedInt | None = None) -> list[Event]:
         """``seat`` takes its left neighbour's hand (R-P-TAKE); see :meth:`apply`."""
         return self.apply(TAKE, seat)
 
-    def pass_(self, seat: int | None = None) -> list[Event]:
+    def pass_(self, seat: CheckedInt | None = None) -> list[Event]:
         """Pass in the take poll (or, as a void player under no-pickup, decline to ruff)."""
         return self.apply(PASS, seat)
 
-    def pickup(self, seat: int | None = None) -> list[Event]:
+    def pickup(self, seat: CheckedInt | None = None) -> list[Event]:
         """A classic void player who could ruff picks up instead (V-TRUMP)."""
         return self.apply(PICKUP, seat)
 
@@ -520,12 +585,12 @@ class Deal:
         self._hands[seat] |= taken
         self._hands[target] = 0
         self._takes.append((seat, target))
-        self._events.append(Event(EventKind.TAKE, seat, cards_of(taken), target))
+        self._events.append(Event(EventKind.TAKE, seat, _cards_of(taken), target))
         self._get_away((target,))
         if target == self._leader:
             self._leader = seat
             self._forced = None  # the obligation was the drawer's (docs/rules.md, R-P-TAKE)
-            self._events.append(_new_event(Event, (EventKind.LEAD, seat, (), None, None, 0)))
+            self._events.append(_LEAD_EVENTS[seat])
         if self._check_over(Termination.TAKE):
             return
         if self._phase == TAKE_OR_PASS:
@@ -539,10 +604,10 @@ class Deal:
         if self._phase == TAKE_OR_PASS:
             if seat != self._turn:
                 raise IllegalActionError("not_your_turn", Text(_POLL_ASKS, seat=self._turn), seat=seat, action=PASS)
-            self._events.append(_new_event(Event, (EventKind.PASS, seat, (), None, None, 0)))
+            self._events.append(_PASS_EVENTS[seat])
             self._next_poll()
             return
-        if self.rules.nopickup:
+        if self._nopickup:
             self._void_action(seat, PASS)
             return
         raise IllegalActionError("no_pass_now", Text(N_("there is nothing to pass on now")), seat=seat, action=PASS)
@@ -554,7 +619,7 @@ class Deal:
         a pending forced lead) begins a trick, the deal ends: nobody can ever get away from
         a loop (classic's two players holding one card of each of four suits, say).
         """
-        key = (*self._hands, leader, self._forced)
+        key = (tuple(self._hands), leader, self._forced)
         seen = self._seen.get(key, 0) + 1
         self._seen[key] = seen
         self._leader = leader
@@ -565,10 +630,9 @@ class Deal:
         self._trick_mask = 0
         self._played = 0
         self._kick = False
-        rules = self.rules
-        if rules.take_protocol == "poll":
+        if self._poll_takes:
             n = self.players
-            if rules.takes == "leader":
+            if self.rules.takes == "leader":
                 self._poll = [leader]
             else:
                 self._poll = [s for s in ((leader + i) % n for i in range(n)) if not self._out >> s & 1]
@@ -589,30 +653,32 @@ class Deal:
     # -- plays --
 
     def _play(self, seat: int, card: Card) -> None:
-        hand = self._hands[seat]
-        trick = self._trick
-        if seat != self._turn or self._phase != PLAY:
+        c: int = card  # the Card goes into events; arithmetic on a plain int (unboxed when compiled)
+        bit = 1 << c
+        if seat != self._turn or self._phase != PLAY or not self._playable(seat) & bit:
             self._play_irregular(seat, card)
             return
-        if not self._playable(seat) >> card & 1:
-            self._play_irregular(seat, card)
-            return
-        self._actions.append((seat, card))
+        played = _SEAT_CARD[seat][c]
+        self._actions.append(played)
         self._after_tochoo = None
-        self._hands[seat] = hand & ~(1 << card)
-        self._events.append(_new_event(Event, (EventKind.PLAY, seat, (card,), None, None, 0)))
+        # ``x = x & y`` rather than ``&=`` on list items here and in _pick_up: compiled, the
+        # augmented form is a generic object operation, this one plain integer arithmetic.
+        hands = self._hands
+        hands[seat] = hands[seat] & ~bit
+        self._events.append(_PLAY_EVENTS[seat][c])
+        trick = self._trick
         if not trick:
             self._lead(seat, card)
             return
-        trick.append((seat, card))
-        self._trick_mask |= 1 << card
+        trick.append(played)
+        self._trick_mask |= bit
         self._played |= 1 << seat
-        if card == JOKER or card // 13 != trick[0][1] // 13:
-            if self._trump and card != JOKER and card // 13 == SPADES and not self._special:
+        if c == JOKER_INDEX or c // 13 != self._led_suit:
+            if self._trump and c != JOKER_INDEX and c // 13 == SPADES and not self._special:
                 self._events.append(Event(EventKind.RUFF, seat, (card,)))
             elif not self._special:
                 # A tochoo (R-P-TRICK): the trick stops; only reachable when tochoos interrupt.
-                self._events.append(_new_event(Event, (EventKind.TOCHOO, seat, (card,), None, None, 0)))
+                self._events.append(_TOCHOO_EVENTS[seat][c])
                 self._pick_up(seat if self._kick else self._winner(), tochoo_by=seat)
                 return
         if not self._punjab and not self._hands[seat]:
@@ -661,7 +727,8 @@ class Deal:
         return "cannot_play_when_void", Text(message, seat=seat)
 
     def _lead(self, seat: int, card: Card) -> None:
-        if card == JOKER:  # V-JOKER: a led Joker goes straight to the waste; same player leads again
+        c: int = card
+        if c == JOKER_INDEX:  # V-JOKER: a led Joker goes straight to the waste; same player leads again
             self._events.append(Event(EventKind.WASTE, seat, (card,)))
             if self._hands[seat]:
                 self._waste |= _JOKER_BIT
@@ -677,13 +744,14 @@ class Deal:
             self._end_trick(self._next_active(seat))
             return
         self._forced = None
-        self._trick = [(seat, card)]
-        self._trick_mask = 1 << card
-        self._led_suit = card // 13
-        self._led_mask = SUIT_MASKS[self._led_suit]
+        self._trick = [_SEAT_CARD[seat][c]]
+        self._trick_mask = 1 << c
+        suit = c // 13
+        self._led_suit = suit
+        self._led_mask = _SUIT_MASKS[suit]
         self._played = 1 << seat
-        if self.rules.kicker:  # V-KICKER: no higher card of the suit is still in play
-            higher = SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+        if self._kicker:  # V-KICKER: no higher card of the suit is still in play
+            higher = _SUIT_MASKS[suit] & ~((2 << c) - 1)
             self._kick = not (higher & self._in_play & ~self._waste)
         if not self._punjab and not self._hands[seat]:
             self._get_away((seat,))  # R-C-OUT: a lead with the last card gets away at once
@@ -694,8 +762,8 @@ class Deal:
         if self._phase != PLAY or seat != self._turn:
             message = Text(N_("seat {turn} is to act, not seat {seat}"), turn=self._turn, seat=seat)
             raise IllegalActionError("not_your_turn", message, seat=seat, action=call)
-        expected = PASS if self.rules.nopickup else PICKUP
-        if call is not expected or not self._trick or self._hands[seat] & SUIT_MASKS[self._trick[0][1] // 13]:
+        expected = PASS if self._nopickup else PICKUP
+        if call is not expected or not self._trick or self._hands[seat] & self._led_mask:
             reason = "no_pass_now" if call is PASS else "no_pickup_now"
             message = Text(N_("{call} is not a choice for seat {seat} now"), call=str(call), seat=seat)
             raise IllegalActionError(reason, message, seat=seat, action=call)
@@ -712,7 +780,7 @@ class Deal:
     def _void(self, seat: int) -> None:
         """A void player who plays no card: picks up (R-C-TRICK) or passes (V-NOPICKUP)."""
         self._events.append(Event(EventKind.VOID, seat))
-        if self.rules.nopickup:
+        if self._nopickup:
             self._played |= 1 << seat
             self._advance(seat)
         else:
@@ -742,7 +810,7 @@ class Deal:
             if self._trump and hand & _SPADES:
                 self._turn = s  # may ruff, or pick up / pass
                 return
-            self._events.append(_new_event(Event, (EventKind.VOID, s, (), None, None, 0)))
+            self._events.append(_VOID_EVENTS[s])
             if self._nopickup:
                 self._played |= 1 << s
                 continue
@@ -755,11 +823,12 @@ class Deal:
         """The seat currently winning the trick: highest spade if trumps were played (V-TRUMP),
         else highest card of the led suit. The Joker never wins."""
         trick = self._trick
-        led = trick[0][1] // 13
+        led = self._led_suit
         trumps = self._trump and not self._special
         best_seat, best_key = trick[0][0], -1
-        for s, c in trick:
-            if c == JOKER:
+        for s, card in trick:
+            c: int = card
+            if c == JOKER_INDEX:
                 continue
             suit = c // 13
             if trumps and suit == SPADES:
@@ -776,12 +845,13 @@ class Deal:
         """``picker`` takes every card of the trick into their hand and leads next
         (R-P-TRICK, R-C-TRICK, V-KICKER, R-P-PENALTY)."""
         cards = self._trick_mask
-        self._hands[picker] |= cards
-        self._pickups[picker] += 1
-        self._picked_cards[picker] += cards.bit_count()
+        hands, pickups, picked = self._hands, self._pickups, self._picked_cards
+        hands[picker] = hands[picker] | cards
+        pickups[picker] = pickups[picker] + 1
+        picked[picker] = picked[picker] + cards.bit_count()
         self._tricks += 1
-        self._events.append(_new_event(Event, (EventKind.PICKUP, picker, cards_of(cards), None, None, 0)))
-        if tochoo_by is not None and self.rules.enforcement == "penalize":
+        self._events.append(_new_event(_EVENT, (EventKind.PICKUP, picker, _cards_of(cards), None, None, 0)))
+        if tochoo_by is not None and self._penalize:
             not_played = 0
             for s in range(self.players):
                 if not (self._out | self._played) >> s & 1:
@@ -804,7 +874,7 @@ class Deal:
         if tens:  # V-DEHLA: a ten counts once per deal, even if a blind draw brings it back
             self._captured |= tens
             self._tens[winner] |= tens
-            self._events.append(Event(EventKind.CAPTURE, winner, cards_of(tens)))
+            self._events.append(Event(EventKind.CAPTURE, winner, _cards_of(tens)))
         self._first_done = True
         self._special = False
         leader = winner
@@ -815,7 +885,7 @@ class Deal:
         elif not self._punjab and self._out >> winner & 1:
             leader = self._next_active(winner)  # R-C-OUT, interpretation
         self._waste |= cards
-        self._events.append(_new_event(Event, (EventKind.WASTE, winner, cards_of(cards), None, None, 0)))
+        self._events.append(_new_event(_EVENT, (EventKind.WASTE, winner, _cards_of(cards), None, None, 0)))
         if must_draw:
             # The waste was empty (a penalty put the first trick in a hand): draw from the
             # waste this trick has just formed, so the draw stays blind to the others.
@@ -825,20 +895,23 @@ class Deal:
     def _end_trick(self, leader: int) -> None:
         """After a trick: punjab's get-away rule (R-P-OUT), the end check, the next trick."""
         if self._punjab:
-            gone = tuple(
-                s for s in range(self.players) if s != leader and not self._out >> s & 1 and not self._hands[s]
-            )
+            gone: list[int] = []
+            out = self._out
+            hands = self._hands
+            for s in range(self.players):
+                if not hands[s] and s != leader and not out >> s & 1:
+                    gone.append(s)
             if gone:
-                self._get_away(gone)
+                self._get_away(tuple(gone))
         if self._check_over(Termination.LAST_HOLDER):
             return
-        self._events.append(_new_event(Event, (EventKind.LEAD, leader, (), None, None, 0)))
+        self._events.append(_LEAD_EVENTS[leader])
         self._start_trick(leader)
 
     def _draw(self, seat: int) -> None:
         """R-P-DRAW: ``seat`` draws one card blind from the (shuffled) waste and must lead it."""
         # The Joker is never drawn (it would only go straight back).
-        cards = cards_of(self._waste & ~_JOKER_BIT)
+        cards = _cards_of(self._waste & ~_JOKER_BIT)
         card = cards[self._rng.randrange(len(cards))]
         self._waste &= ~(1 << card)
         self._hands[seat] |= 1 << card
@@ -846,11 +919,11 @@ class Deal:
         self._events.append(Event(EventKind.DRAW, seat, (card,)))
 
     def _get_away(self, seats: tuple[int, ...]) -> None:
-        place = 1 + sum(len(g) for g in self._out_order)
+        place = 1 + self._out.bit_count()  # the seats already out, one bit each
         self._out_order.append(seats)
         for s in seats:
             self._out |= 1 << s
-            self._events.append(_new_event(Event, (EventKind.OUT, s, (), place, None, 0)))
+            self._events.append(_new_event(_EVENT, (EventKind.OUT, s, (), place, None, 0)))
 
     def _next_active(self, seat: int) -> int:
         """The next seat clockwise after ``seat`` that has not got away (R-ACTIVE); -1 if none."""
@@ -876,7 +949,7 @@ class Deal:
         self._turn = -1
         self._trick = []
         self._trick_mask = 0
-        self._events.append(_new_event(Event, (EventKind.OVER, self._loser, (), None, self._termination, 0)))
+        self._events.append(_new_event(_EVENT, (EventKind.OVER, self._loser, (), None, self._termination, 0)))
         return True
 
     def _end_by_repetition(self, leader: int) -> None:
@@ -933,13 +1006,54 @@ class Deal:
 
     def clone(self) -> Deal:
         """An independent copy (same state, same random generator state); for search bots."""
-        other = Deal.__new__(Deal)
-        other.__dict__.update(self.__dict__)
+        # Attribute by attribute: compiled with mypyc a Deal is a native class, without a
+        # ``__dict__`` to copy, whose ``__new__`` runs ``__init__``. A new attribute of
+        # ``__init__`` must be added here too (tests/test_properties.py checks clones).
+        other: Deal = _DealCopy()
+        other.rules = self.rules
+        other.players = self.players
+        other.dealer = self.dealer
+        other.seed = self.seed
+        other.joker_to = self.joker_to
+        other.start = self.start
         if type(self._rng) is random.Random:
             other._rng = random.Random()
             other._rng.setstate(self._rng.getstate())
         else:
             other._rng = copy.deepcopy(self._rng)
+        # rule switches
+        other._punjab = self._punjab
+        other._penalize = self._penalize
+        other._trump = self._trump
+        other._interrupts = self._interrupts
+        other._nopickup = self._nopickup
+        other._dehla = self._dehla
+        other._interject = self._interject
+        other._poll_takes = self._poll_takes
+        other._kicker = self._kicker
+        other._ruff_or_void = self._ruff_or_void
+        # immutable values
+        other._waste = self._waste
+        other._out = self._out
+        other._first_done = self._first_done
+        other._stripped = self._stripped
+        other._in_play = self._in_play
+        other._special = self._special
+        other._trick_mask = self._trick_mask
+        other._led_mask = self._led_mask
+        other._led_suit = self._led_suit
+        other._played = self._played
+        other._kick = self._kick
+        other._forced = self._forced
+        other._after_tochoo = self._after_tochoo
+        other._phase = self._phase
+        other._turn = self._turn
+        other._leader = self._leader
+        other._loser = self._loser
+        other._termination = self._termination
+        other._tricks = self._tricks
+        other._captured = self._captured
+        # containers, copied
         other._hands = list(self._hands)
         other._out_order = list(self._out_order)
         other._trick = list(self._trick)
@@ -954,7 +1068,13 @@ class Deal:
         other._views = {}
         return other
 
-    def view(self, seat: int | None):  # noqa: ANN201 - PlayerView (import cycle)
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling, ``copy.copy`` and ``copy.deepcopy`` (the OpenSpiel adapter serializes
+        states): every attribute (``__getstate__``), set on a deal made without ``__init__``,
+        as the compiled class's ``__new__`` would run it."""
+        return (_DealCopy, (), self.__getstate__())
+
+    def view(self, seat: CheckedInt | None):  # noqa: ANN201 - PlayerView (import cycle)
         """What ``seat`` may know (``None``: a spectator); see :func:`getaway.view.player_view`."""
         from .view import player_view
 
@@ -976,8 +1096,8 @@ class Deal:
             "to_act": self.to_act,
             "decision": self.decision,
             "leader": self._leader,
-            "hands": [[str(c) for c in cards_of(h)] for h in self._hands],
-            "waste": [str(c) for c in cards_of(self._waste)],
+            "hands": [[str(c) for c in _cards_of(h)] for h in self._hands],
+            "waste": [str(c) for c in _cards_of(self._waste)],
             "waste_size": self.waste_size,
             "trick": [{"seat": s, "card": str(c)} for s, c in self._trick],
             "first_trick_done": self._first_done,
@@ -985,13 +1105,20 @@ class Deal:
             "tricks": self._tricks,
             "pickups": list(self._pickups),
             "takes": [list(t) for t in self._takes],
-            "captured_tens": [[str(c) for c in cards_of(t)] for t in self._tens],
+            "captured_tens": [[str(c) for c in _cards_of(t)] for t in self._tens],
             "events": [e.to_dict() for e in self._events],
         }
 
     def __repr__(self) -> str:
         state = "over" if self.is_over else f"{self.decision} by seat {self._turn}"
         return f"<Deal {self.rules.profile} {self.players}p dealer={self.dealer} seed={self.seed} {state}>"
+
+
+class _DealCopy(Deal):
+    """An empty deal for :meth:`Deal.clone` to fill in, without the shuffle of ``Deal.__init__``."""
+
+    def __init__(self) -> None:
+        pass
 
 
 def replay(deal: Deal, actions: Iterable[tuple[int, Action]]) -> Deal:
