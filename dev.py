@@ -135,11 +135,17 @@ def ensure_postgres() -> str | None:
 
 def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("run", [])
+    if task not in ("run", "test", "bench"):  # before any install: a typo or --help costs nothing
+        print(__doc__)
+        return 2
     py = str(ensure_env())
     env = dict(os.environ, PYTHONUTF8="1")
     if task == "run":
         # The main job: the web app on http://127.0.0.1:8000 (docs/web.md); `run play` is the terminal game.
-        return subprocess.call([py, "-m", "getaway", *(args or ["serve"])], env=env)
+        command = [py, "-m", "getaway", *(args or ["serve"])]
+        if os.name == "posix":  # become the command, so that signals (SIGTERM from a script) reach it
+            os.execve(py, command, env)
+        return subprocess.call(command, env=env)
     if task == "test":
         ensure_chromium()
         lint = subprocess.call([py, "-m", "ruff", "check", "src", "tests", "bench", "dev.py"], cwd=ROOT, env=env)

@@ -188,3 +188,27 @@ def test_expert_time_limit_and_bad_settings():
         ExpertBot(iterations=0)
     with pytest.raises(ValueError, match="time_limit"):
         ExpertBot(time_limit=0)
+
+
+@pytest.mark.parametrize(
+    "losses, says",
+    [
+        ((0.60, 0.58), "the best alternative's 58% is too close to call, so the usual play is kept"),
+        ((0.40, 0.58), "it loses 40% of the time, against 58% for the best alternative"),
+    ],
+)
+def test_expert_hint_says_when_it_keeps_the_usual_play(monkeypatch, losses, says):
+    deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=5)
+    rng = random.Random(1)
+    while len(deal.legal_actions()) < 2:  # a decision with a choice
+        deal.apply(deal.legal_actions()[0])
+    view, legal = deal.view(deal.to_act), deal.legal_actions()
+    bot = ExpertBot(iterations=4)
+
+    def search(_view, _legal, _rng):  # the search's result, fixed: the first action kept
+        bot._last_losses = {legal[0]: losses[0], legal[1]: losses[1]}
+        return legal[0], dict(bot._last_losses), 53
+
+    monkeypatch.setattr(bot, "_search", search)
+    action, reason = bot.hint(view, legal, rng)
+    assert action == legal[0] and "53 sampled deals" in reason and says in reason

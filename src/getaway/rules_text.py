@@ -132,7 +132,8 @@ def variant_sections(rules: Rules) -> list[tuple[str, str]]:
             (
                 _("In this game: spades are trumps (trump=spades)"),
                 _(
-                    "Spades beat every other suit. A player void in the led suit may ruff with a spade: the trick "
+                    "Spades are trumps here, unlike the plain rule: they beat every other suit. A player void in "
+                    "the led suit may ruff with a spade: the trick "
                     "goes on, and the highest spade wins it. A void player who does not ruff acts as usual (a "
                     "tochoo under punjab, a pick-up under classic, a pass under no-pickup)."
                 ),

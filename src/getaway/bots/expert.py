@@ -400,6 +400,17 @@ class ExpertBot:
         others = [v for a, v in losses.items() if a != action]
         if not others:
             return action, Reason(N_("{verb}: the other choices are equivalent cards."), verb=verb)
+        if losses[action] > min(others):  # the heuristic's choice, kept within ``margin`` of the best
+            return action, Reason(
+                N_(
+                    "{verb}: in {worlds} sampled deals it loses {loss:.0%} of the time; the best alternative's "
+                    "{best:.0%} is too close to call, so the usual play is kept."
+                ),
+                verb=verb,
+                worlds=worlds,
+                loss=losses[action],
+                best=min(others),
+            )
         return action, Reason(
             N_(
                 "{verb}: in {worlds} sampled deals it loses {loss:.0%} of the time, "

@@ -274,7 +274,8 @@ export class TableView {
     if (!o) return;
     const loser = o.loser === null || o.loser === undefined ? t("Loser: none (drawn deal)")
       : o.loser === S.seat ? t("Loser: {name} (you)", { name: seatName(room, o.loser) }) : t("Loser: {name}", { name: seatName(room, o.loser) });
-    const order = (o.out_order || []).map((g) => g.map((s) => seatName(room, s)).join(" = ")).join(", ");
+    // As the command line writes it: places in order, players sharing a place with commas.
+    const order = (o.out_order || []).map((g) => g.map((s) => seatName(room, s)).join(", ")).join(" → ");
     const parts = [
       h("h2", {}, t("Deal {k} of {n}", { k: (room.deal_index ?? 0) + 1, n: room.deals ?? (room.config && room.config.deals) ?? 1 })),
       h("p", { class: "loser", "data-testid": "loser" }, loser),
