@@ -318,8 +318,9 @@ def test_two_friends_and_two_bots_play_a_whole_deal(new_page, server):
 @pytest.mark.timeout(180)
 def test_phone_portrait_shows_the_whole_hand(new_page, server):
     phone = new_page(PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
-    # 3 players: the biggest hands (17 or 18 cards)
-    create_room(phone, "Chandra", players=3, alone=True)
+    # 3 players: the biggest hands (17 or 18 cards); takes off, so that no bot can take our hand
+    # away (which would empty it: nothing left to measure)
+    create_room(phone, "Chandra", players=3, alone=True, takes="off")
     phone.get_by_test_id("hand-card").first.wait_for()
     rng = random.Random(3)
 
