@@ -326,7 +326,7 @@ def test_phone_portrait_shows_the_whole_hand(new_page, server):
 
     def check_hand_on_screen() -> int:
         # cards slide to their places (CSS transitions): measure once two looks agree
-        boxes, previous = None, []
+        boxes, previous = None, None  # two looks that agree, the first one included
         for _ in range(50):
             boxes = phone.evaluate(
                 """() => [...document.querySelectorAll('[data-testid="hand-card"]')].map((e) => {
