@@ -59,6 +59,30 @@ def ensure_env() -> Path:
 
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: The web tests run a second time on PostgreSQL (docs/web.md, "Tests and load").
+POSTGRES_URL = "postgresql+psycopg://getaway:getaway@127.0.0.1:5432/getaway_test"
+WEB_TESTS = ["tests/test_web_server.py", "tests/test_web_security.py", "tests/test_web_restart.py"]
+
+
+def _apt_install(package: str, why: str) -> bool:
+    """Install Debian's ``package`` with apt-get when this machine allows it (root, apt-get),
+    running ``apt-get update`` and trying again if the first install fails; says what it does.
+    Returns whether the package is installed."""
+    apt = shutil.which("apt-get")
+    if apt is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        print(f"dev.py: {package} is missing; install it (apt-get install {package}) for {why}", flush=True)
+        return False
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    install = [apt, "install", "-y", "--no-install-recommends", package]
+    print(f"dev.py: {package} is missing, for {why}: {' '.join(install)}", flush=True)
+    if subprocess.call(install, env=env, stdout=subprocess.DEVNULL) == 0:
+        return True
+    print("dev.py: the install failed: apt-get update, then again", flush=True)
+    subprocess.call([apt, "update"], env=env, stdout=subprocess.DEVNULL)
+    if subprocess.call(install, env=env, stdout=subprocess.DEVNULL) == 0:
+        return True
+    print(f"dev.py: {package} could not be installed", flush=True)
+    return False
 
 
 def ensure_chromium() -> None:
@@ -66,30 +90,8 @@ def ensure_chromium() -> None:
     it is missing and this machine allows it (root, apt-get). Playwright's own browser download
     cannot be reached from these machines. Without it the browser tests are skipped (or fail
     when GETAWAY_REQUIRE_BROWSER=1, as in CI)."""
-    if CHROMIUM.exists():
-        return
-    apt = shutil.which("apt-get")
-    if apt is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
-        print(f"dev.py: {CHROMIUM} is missing; install it (apt-get install chromium) for the browser tests", flush=True)
-        return
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    install = [apt, "install", "-y", "--no-install-recommends", "chromium"]
-    print(f"dev.py: {CHROMIUM} is missing: {' '.join(install)}", flush=True)
-    if subprocess.call(install, env=env) != 0:
-        print("dev.py: the install failed: apt-get update, then again", flush=True)
-        subprocess.call([apt, "update"], env=env)
-        if subprocess.call(install, env=env) != 0:
-            print("dev.py: chromium could not be installed; the browser tests will not run", flush=True)
-
-
-#: The web tests run a second time on PostgreSQL (docs/web.md, "Tests and load").
-POSTGRES_URL = "postgresql+psycopg://getaway:getaway@127.0.0.1:5432/getaway_test"
-WEB_TESTS = ["tests/test_web_server.py", "tests/test_web_security.py", "tests/test_web_restart.py"]
-
-
-def _root_apt() -> str | None:
-    apt = shutil.which("apt-get")
-    return apt if apt is not None and hasattr(os, "geteuid") and os.geteuid() == 0 else None
+    if not CHROMIUM.exists():
+        _apt_install("chromium", "the browser tests")
 
 
 def ensure_postgres() -> str | None:
@@ -100,19 +102,11 @@ def ensure_postgres() -> str | None:
     as in CI)."""
     if os.environ.get("GETAWAY_TEST_DATABASE_URL"):
         return os.environ["GETAWAY_TEST_DATABASE_URL"]
-    apt = _root_apt()
-    if apt is None:
-        print("dev.py: no PostgreSQL for the web tests (needs root and apt-get, or GETAWAY_TEST_DATABASE_URL)")
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:  # starting a cluster and `su postgres` need root
+        print("dev.py: no PostgreSQL for the web tests (needs root, or GETAWAY_TEST_DATABASE_URL)", flush=True)
         return None
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    if shutil.which("pg_lsclusters") is None:
-        install = [apt, "install", "-y", "--no-install-recommends", "postgresql"]
-        print(f"dev.py: PostgreSQL is missing: {' '.join(install)}", flush=True)
-        if subprocess.call(install, env=env, stdout=subprocess.DEVNULL) != 0:
-            subprocess.call([apt, "update"], env=env, stdout=subprocess.DEVNULL)
-            if subprocess.call(install, env=env, stdout=subprocess.DEVNULL) != 0:
-                print("dev.py: PostgreSQL could not be installed", flush=True)
-                return None
+    if shutil.which("pg_lsclusters") is None and not _apt_install("postgresql", "the web tests on PostgreSQL"):
+        return None
     clusters = subprocess.run(["pg_lsclusters", "--no-header"], capture_output=True, text=True).stdout.split()
     if not clusters:
         print("dev.py: PostgreSQL has no cluster", flush=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from .i18n import _
+from .i18n import N_, _
 from .rules import Rules
 
 __all__ = ["rules_sections", "variant_sections", "print_rules"]
@@ -123,81 +123,72 @@ def _match() -> list[tuple[str, str]]:
     ]
 
 
+#: The variants' paragraphs (docs/rules.md §6): the option that switches each on, its title and
+#: text (marked for the catalogs, translated when shown).
+_VARIANTS: tuple[tuple[str, str, str], ...] = (
+    (
+        "trump",
+        N_("In this game: spades are trumps (trump=spades)"),
+        N_(
+            "Spades are trumps here, unlike the plain rule: they beat every other suit. A player void in "
+            "the led suit may ruff with a spade: the trick "
+            "goes on, and the highest spade wins it. A void player who does not ruff acts as usual (a "
+            "tochoo under punjab, a pick-up under classic, a pass under no-pickup)."
+        ),
+    ),
+    (
+        "nopickup",
+        N_("In this game: no pickup (nopickup=true)"),
+        N_(
+            "A player who cannot follow suit passes and plays nothing. The trick goes to the waste pile "
+            "and its winner leads: nobody ever picks up."
+        ),
+    ),
+    (
+        "kicker",
+        N_("In this game: the high-card kicker (kicker=true)"),
+        N_(
+            "A lead is a kick when every higher card of its suit is in the waste pile or out of the deal. "
+            "If a tochoo stops a kick, the player of the tochoo picks up the trick, not the leader."
+        ),
+    ),
+    (
+        "dehla",
+        N_("In this game: tens are captured (dehla=true)"),
+        N_(
+            "Whoever wins a trick that goes to the waste pile captures the tens in it. Among players with "
+            "equal penalty points, more captured tens rank higher."
+        ),
+    ),
+    (
+        "joker",
+        N_("In this game: the Joker (joker=true)"),
+        N_(
+            "One Joker joins the pack. It has no suit: it never follows suit and never wins a trick. Led, "
+            "it goes straight to the waste pile and the same player leads again. From the second deal on, "
+            "the first player out of the previous deal gets it."
+        ),
+    ),
+    (
+        "beggar",
+        N_("In this game: Beggar-thy-Neighbour (beggar=true)"),
+        N_(
+            "The loser of a deal deals the next one and puts one extra chip in the pot. A player's k-th "
+            "lost deal costs k penalty points."
+        ),
+    ),
+    (
+        "progressive",
+        N_("In this game: progressive penalty (progressive=true)"),
+        N_("The loser of a deal scores 3 penalty points and the player second-to-last scores 1."),
+    ),
+)
+
+
 def variant_sections(rules: Rules) -> list[tuple[str, str]]:
     """``(title, paragraph)`` for each variant in force in ``rules`` (docs/rules.md §6,
     V-TRUMP … V-PROGRESSIVE), in the current language; ``[]`` when none is."""
-    sections: list[tuple[str, str]] = []
-    if rules.trump:
-        sections.append(
-            (
-                _("In this game: spades are trumps (trump=spades)"),
-                _(
-                    "Spades are trumps here, unlike the plain rule: they beat every other suit. A player void in "
-                    "the led suit may ruff with a spade: the trick "
-                    "goes on, and the highest spade wins it. A void player who does not ruff acts as usual (a "
-                    "tochoo under punjab, a pick-up under classic, a pass under no-pickup)."
-                ),
-            )
-        )
-    if rules.nopickup:
-        sections.append(
-            (
-                _("In this game: no pickup (nopickup=true)"),
-                _(
-                    "A player who cannot follow suit passes and plays nothing. The trick goes to the waste pile "
-                    "and its winner leads: nobody ever picks up."
-                ),
-            )
-        )
-    if rules.kicker:
-        sections.append(
-            (
-                _("In this game: the high-card kicker (kicker=true)"),
-                _(
-                    "A lead is a kick when every higher card of its suit is in the waste pile or out of the deal. "
-                    "If a tochoo stops a kick, the player of the tochoo picks up the trick, not the leader."
-                ),
-            )
-        )
-    if rules.dehla:
-        sections.append(
-            (
-                _("In this game: tens are captured (dehla=true)"),
-                _(
-                    "Whoever wins a trick that goes to the waste pile captures the tens in it. Among players with "
-                    "equal penalty points, more captured tens rank higher."
-                ),
-            )
-        )
-    if rules.joker:
-        sections.append(
-            (
-                _("In this game: the Joker (joker=true)"),
-                _(
-                    "One Joker joins the pack. It has no suit: it never follows suit and never wins a trick. Led, "
-                    "it goes straight to the waste pile and the same player leads again. From the second deal on, "
-                    "the first player out of the previous deal gets it."
-                ),
-            )
-        )
-    if rules.beggar:
-        sections.append(
-            (
-                _("In this game: Beggar-thy-Neighbour (beggar=true)"),
-                _(
-                    "The loser of a deal deals the next one and puts one extra chip in the pot. A player's k-th "
-                    "lost deal costs k penalty points."
-                ),
-            )
-        )
-    if rules.progressive:
-        sections.append(
-            (
-                _("In this game: progressive penalty (progressive=true)"),
-                _("The loser of a deal scores 3 penalty points and the player second-to-last scores 1."),
-            )
-        )
-    return sections
+    return [(_(title), _(text)) for option, title, text in _VARIANTS if getattr(rules, option)]
 
 
 def rules_sections(profile: str, rules: Rules | None = None) -> list[tuple[str, str]]:

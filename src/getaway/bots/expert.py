@@ -401,26 +401,16 @@ class ExpertBot:
         if not others:
             return action, Reason(N_("{verb}: the other choices are equivalent cards."), verb=verb)
         if losses[action] > min(others):  # the heuristic's choice, kept within ``margin`` of the best
-            return action, Reason(
-                N_(
-                    "{verb}: in {worlds} sampled deals it loses {loss:.0%} of the time; the best alternative's "
-                    "{best:.0%} is too close to call, so the usual play is kept."
-                ),
-                verb=verb,
-                worlds=worlds,
-                loss=losses[action],
-                best=min(others),
+            template = N_(
+                "{verb}: in {worlds} sampled deals it loses {loss:.0%} of the time; the best alternative's "
+                "{best:.0%} is too close to call, so the usual play is kept."
             )
-        return action, Reason(
-            N_(
+        else:
+            template = N_(
                 "{verb}: in {worlds} sampled deals it loses {loss:.0%} of the time, "
                 "against {best:.0%} for the best alternative."
-            ),
-            verb=verb,
-            worlds=worlds,
-            loss=losses[action],
-            best=min(others),
-        )
+            )
+        return action, Reason(template, verb=verb, worlds=worlds, loss=losses[action], best=min(others))
 
     # ------------------------------------------------------------------ search
 

@@ -49,9 +49,7 @@ def client_lang(request: Request | WebSocket) -> str:
 
 
 def _error(exc: RoomError, lang: str) -> JSONResponse:
-    with i18n.language(lang):
-        message = exc.text()
-    return JSONResponse({"error": {"code": exc.code, "message": message}}, status_code=exc.status)
+    return JSONResponse({"error": {"code": exc.code, "message": exc.text(lang)}}, status_code=exc.status)
 
 
 def _bearer(request: Request) -> str:
@@ -364,11 +362,8 @@ def _parse(text: str | None) -> tuple[dict[str, Any] | None, RoomError | None]:
 
 
 async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None, lang: str) -> None:
-    with i18n.language(lang):
-        text = exc.text()
-    message = {"type": "error", "code": exc.code, "message": text, "version": version}
     with contextlib.suppress(Exception):
-        await websocket.send_text(json.dumps(message, ensure_ascii=False))
+        await websocket.send_text(json.dumps(exc.message(lang, version), ensure_ascii=False))
 
 
 async def _reply_error(

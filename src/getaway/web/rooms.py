@@ -84,14 +84,20 @@ class RoomError(ValueError):
     #: the engine's exception this error reports (its message is translated by :func:`i18n.localize`)
     cause: BaseException | None = None
 
-    def text(self) -> str:
-        """The message in the current language."""
-        if self.cause is not None:
-            # An engine refusal reads "reason: message"; the reason is already in ``code``.
-            text = error_text(self.cause)
-            return i18n.localize(text.args.get("message", text) if isinstance(self.cause, IllegalActionError) else text)
-        message = i18n._(self.template)
-        return message.format(**self.args_) if self.args_ else message
+    def text(self, lang: str) -> str:
+        """The message in ``lang`` (one of :data:`getaway.i18n.LANGUAGES`)."""
+        with i18n.language(lang):
+            if self.cause is not None:
+                # An engine refusal reads "reason: message"; the reason is already in ``code``.
+                text = error_text(self.cause)
+                inner = text.args.get("message", text) if isinstance(self.cause, IllegalActionError) else text
+                return i18n.localize(inner)
+            message = i18n._(self.template)
+            return message.format(**self.args_) if self.args_ else message
+
+    def message(self, lang: str, version: int | None) -> dict[str, Any]:
+        """The socket's ``error`` message (docs/web.md): code, translated text, the room's version."""
+        return {"type": "error", "code": self.code, "message": self.text(lang), "version": version}
 
 
 def hash_token(token: str) -> str:
@@ -544,9 +550,7 @@ class Connection:
 
     def error(self, exc: RoomError, version: int) -> None:
         """Send an ``error`` message (translated) for a refused command."""
-        with i18n.language(self.lang):
-            text = exc.text()
-        self.send({"type": "error", "code": exc.code, "message": text, "version": version})
+        self.send(exc.message(self.lang, version))
 
 
 @dataclass
