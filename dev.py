@@ -135,7 +135,7 @@ def main(argv: list[str]) -> int:
     py = str(ensure_env())
     env = dict(os.environ, PYTHONUTF8="1")
     if task == "run":
-        # The main job: the web app on http://127.0.0.1:8000 (docs/web.md); `run play` is the terminal game.
+        # The main job: the web app on http://localhost:8000/ (docs/web.md); `run play` is the terminal game.
         command = [py, "-m", "getaway", *(args or ["serve"])]
         if os.name == "posix":  # become the command, so that signals (SIGTERM from a script) reach it
             os.execve(py, command, env)
