@@ -118,6 +118,7 @@ for rules in rule_sets:
         while not deal.is_over:
             seat = deal.to_act if rng.random() < 0.9 else rng.randrange(rules.players)
             legal = deal.legal_actions(seat)
+            h.update(deal.legal_mask(seat))
             if not legal or rng.random() < 0.03:  # anything at all, legal or not
                 try:
                     h.update(repr(deal.apply(rng.randrange(56), seat)).encode())

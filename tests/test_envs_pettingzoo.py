@@ -106,3 +106,47 @@ def test_render_ansi() -> None:
     e = raw_env(render_mode="ansi", players=3)
     e.reset(seed=1)
     assert "to act" in e.render()
+
+
+def test_a_refused_action_changes_nothing_in_the_env() -> None:
+    """Bad input (an id out of range, None, a float, an illegal card) raises and leaves the
+    deal, the selected agent, its mask, the rewards and the infos as they were."""
+    e = raw_env(players=4, takes="any")
+    e.reset(seed=3)
+    for _ in range(7):  # into the deal, past the first poll
+        e.step(int(np.flatnonzero(e.infos[e.agent_selection]["action_mask"])[-1]))
+    agent = e.agent_selection
+    mask = e.infos[agent]["action_mask"].copy()
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    state = (e.deal.snapshot(), agent, dict(e._cumulative_rewards), dict(e.rewards))
+    for bad, error in (
+        (56, ValueError),
+        (-1, ValueError),
+        (None, ValueError),
+        (2.5, ValueError),
+        (illegal, IllegalActionError),
+    ):
+        with pytest.raises(error):
+            e.step(bad)
+        assert (e.deal.snapshot(), e.agent_selection, dict(e._cumulative_rewards), dict(e.rewards)) == state
+        assert (e.infos[agent]["action_mask"] == mask).all(), f"the mask changed after {bad!r}"
+
+
+def test_agent_iter_behaves_as_pettingzoos() -> None:
+    """Our generator-based ``agent_iter`` gives what PettingZoo's ``AECIterable`` gives: the
+    same agents, a ``max_iter`` cap, and a fresh count at each ``iter()``."""
+    from pettingzoo import AECEnv
+
+    ours, theirs = raw_env(players=3), raw_env(players=3)
+    for e in (ours, theirs):
+        e.reset(seed=4)
+    loop = ours.agent_iter(max_iter=5)
+    assert list(loop) == list(AECEnv.agent_iter(theirs, max_iter=5)) == [ours.agent_selection] * 5
+    assert len(list(loop)) == 5, "each iter() starts a new count"
+    seen_ours, seen_theirs = [], []
+    for e, seen, iterate in ((ours, seen_ours, ours.agent_iter()), (theirs, seen_theirs, AECEnv.agent_iter(theirs))):
+        for agent in iterate:
+            seen.append(agent)
+            _, _, term, trunc, info = e.last(observe=False)
+            e.step(None if term or trunc else int(np.flatnonzero(info["action_mask"])[0]))
+    assert seen_ours == seen_theirs and not ours.agents

@@ -38,6 +38,7 @@ from hypothesis import strategies as st
 
 from getaway import (
     ACE_OF_SPADES,
+    NUM_ACTIONS,
     PASS,
     PICKUP,
     PLAY,
@@ -449,7 +450,10 @@ class Checker:
             active = deal.active
             assert turn in active, f"seat {turn} to act is not active {active}"
             assert deal.decision in (PLAY, TAKE_OR_PASS)
-            assert deal.legal_actions(turn), f"seat {turn} to act has no legal action"
+            legal = deal.legal_actions(turn)
+            assert legal, f"seat {turn} to act has no legal action"
+            mask = deal.legal_mask(turn)  # the same set, as flags by action id
+            assert len(mask) == NUM_ACTIONS and [i for i, f in enumerate(mask) if f] == sorted(legal), mask
             # Classic: a trick goes on after its leader got away, which may leave one seat (R-C-TIE).
             assert len(active) >= (1 if deal.trick else 2), f"active seats {active}"
             for s in self.gone:

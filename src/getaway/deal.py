@@ -78,6 +78,7 @@ PASS: Final = _events.PASS
 PICKUP: Final = _events.PICKUP
 _SUIT_MASKS: Final = SUIT_MASKS
 _ALL_CARDS: Final = tuple(Card(c) for c in range(JOKER_INDEX + 1))
+_NUM_ACTIONS: Final = _events.NUM_ACTIONS
 _PLAYER_RANGE_MAX: Final = max(most for _, most in _PLAYER_RANGE.values())
 
 #: A whole number as a public argument that the engine checks itself (a seat, a dealer, a
@@ -451,6 +452,18 @@ class Deal:
         between tricks. A seat with nothing to decide gets ``[]``.
         """
         return self._legal(self._turn if seat is None else self._check_seat(seat))
+
+    def legal_mask(self, seat: CheckedInt | None = None) -> bytearray:
+        """The legal actions of ``seat`` (default: :attr:`to_act`) as flags by action id: a
+        new ``bytearray`` of :data:`~getaway.events.NUM_ACTIONS` (56) bytes, 1 where the action
+        is legal, else 0. The same set as :meth:`legal_actions` (it is read from it), built
+        here so that the AI environments can wrap it as their action mask without a Python
+        loop per step (docs/envs.md). Raises ``ValueError`` for a bad seat, as
+        :meth:`legal_actions` does."""
+        flags = bytearray(_NUM_ACTIONS)
+        for action in self._legal(self._turn if seat is None else self._check_seat(seat)):
+            flags[action] = 1
+        return flags
 
     def _legal(self, seat: int) -> list[Action]:
         if self._termination is not None:

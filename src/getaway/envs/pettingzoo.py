@@ -26,6 +26,7 @@ usual ``step(None)``.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import gymnasium
@@ -43,6 +44,10 @@ __all__ = ["env", "raw_env", "rules_from_options", "deal_rewards"]
 #: Action objects by id (faster than parsing an id at every step).
 _ACTIONS = tuple(action_from_id(i) for i in range(NUM_ACTIONS))
 _OUT = EventKind.OUT
+#: An action mask: ``np.ndarray(56, int8, flags)`` wraps the engine's ``legal_mask()``
+#: bytearray without a copy (writable, owned by that mask alone); 3× cheaper than ``np.frombuffer``.
+_INT8 = np.dtype(np.int8)
+_ndarray = np.ndarray
 
 
 def rules_from_options(options: dict[str, Any]) -> Rules:
@@ -128,7 +133,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         deal_seed = options.get("deal_seed", self._rng.getrandbits(63))
         dealer = options.get("dealer", self._rng.randrange(n))
         self.deal = Deal(self.rules, dealer, deal_seed)
-        self._trackers = [Tracker(n) for _ in range(n)]
+        self._trackers: list[Tracker | None] = [None] * n  # made at a seat's first observation
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -141,38 +146,62 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
     def _set_mask_info(self) -> None:
         deal = self.deal
         assert deal is not None
-        flags = bytearray(NUM_ACTIONS)
-        for a in deal.legal_actions():
-            flags[a] = 1
-        self.infos[self.agent_selection]["action_mask"] = np.frombuffer(flags, dtype=np.int8)  # writable: owns flags
+        self.infos[self.agent_selection]["action_mask"] = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         deal = self.deal
         assert deal is not None
         seat = self._seat[agent]
         view = deal.view(seat)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if agent == self.agent_selection and not deal.is_over:
-            mask[list(view.legal_actions)] = 1
-        return {"observation": encode(view, self._trackers[seat]), "action_mask": mask}
+            mask = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        tracker = self._trackers[seat]
+        if tracker is None:
+            tracker = self._trackers[seat] = Tracker(deal.players)
+        return {"observation": encode(view, tracker), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, with the same result, in fewer steps (it runs once per action)."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterable[str]:  # type: ignore[override]
+        """PettingZoo's ``agent_iter``, with the same behaviour (each ``iter()`` of the result
+        starts a new count of ``max_iter``), through a generator: cheaper per action."""
+        return _AgentIter(self, max_iter)
 
     def step(self, action: int | None) -> None:
+        """Apply ``action`` (an id 0–55, ``None`` for a terminated agent) for the selected agent.
+
+        Raises:
+            ValueError: not an action id (``None`` included, for an agent still playing).
+            IllegalActionError: the action is not legal now (its mask entry is 0).
+        Either way nothing changes: the mask, rewards and the deal stay as they were.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         deal = self.deal
         assert deal is not None
-        seat = deal.to_act  # the selected agent's seat
-        self._cumulative_rewards[agent] = 0.0
-        del self.infos[agent]["action_mask"]
-        if not 0 <= action < NUM_ACTIONS:  # type: ignore[operator]
-            raise ValueError(f"action: {action} is not an action id 0–{NUM_ACTIONS - 1}")
         try:
-            events = deal.apply(_ACTIONS[action], seat)  # type: ignore[index]
-        except ValueError:
-            self._set_mask_info()  # refused: nothing changed
-            raise
+            chosen = _ACTIONS[action] if action >= 0 else None  # type: ignore[index,operator]
+        except (TypeError, IndexError):
+            chosen = None
+        if chosen is None:
+            raise ValueError(f"action: {action!r} is not an action id 0–{NUM_ACTIONS - 1}")
+        events = deal.apply(chosen, deal.to_act)  # refused: raises, nothing changed
+        # PettingZoo zeroes the actor's cumulative reward here; rewards come only at the end of
+        # the deal (after which no agent acts), so it is already zero.
+        del self.infos[agent]["action_mask"]
         if deal.is_over:
             for s, r in enumerate(deal_rewards(deal)):
                 a = self.possible_agents[s]
@@ -186,10 +215,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
                 if event[0] == _OUT:
                     self.infos[self.possible_agents[event[1]]]["got_away"] = True
             selected = self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
-            flags = bytearray(NUM_ACTIONS)  # _set_mask_info, inlined: the hot path
-            for a in deal.legal_actions():
-                flags[a] = 1
-            self.infos[selected]["action_mask"] = np.frombuffer(flags, dtype=np.int8)
+            self.infos[selected]["action_mask"] = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
         if self.render_mode == "human":
             print(self.render())
 
@@ -214,3 +240,20 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
 
     def close(self) -> None:
         pass
+
+
+class _AgentIter:
+    """What :meth:`raw_env.agent_iter` returns: re-iterable like PettingZoo's ``AECIterable``."""
+
+    __slots__ = ("env", "max_iter")
+
+    def __init__(self, env: raw_env, max_iter: int) -> None:
+        self.env = env
+        self.max_iter = max_iter
+
+    def __iter__(self) -> Iterator[str]:
+        env = self.env
+        left = self.max_iter
+        while env.agents and left > 0:
+            left -= 1
+            yield env.agent_selection
