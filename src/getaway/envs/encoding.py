@@ -238,11 +238,8 @@ def observation_size(players: int) -> int:
     return (2 + (players - 1) + players) * NUM_CARDS + 4 * players + 4 * players + 2 + 3 + 1
 
 
-def _planes(masks: list[int]) -> np.ndarray:
-    """Bit sets → rows of 53 zeros and ones (float32)."""
-    raw = np.frombuffer(b"".join(m.to_bytes(7, "little") for m in masks), dtype=np.uint8)
-    bits = np.unpackbits(raw, bitorder="little").reshape(len(masks), 56)
-    return bits[:, :NUM_CARDS].astype(np.float32)
+_FLOAT32: Final = np.dtype(np.float32)
+_UINT8: Final = np.dtype(np.uint8)
 
 
 def encode(view: PlayerView, tracker: Tracker | None = None) -> np.ndarray:
@@ -254,6 +251,9 @@ def encode(view: PlayerView, tracker: Tracker | None = None) -> np.ndarray:
             (updated here); ``None`` derives everything from ``view.history`` afresh.
             Both give the same vector.
 
+    Returns:
+        A new ``float32`` array of :func:`observation_size` entries (:func:`layout`).
+
     Raises:
         ValueError: a spectator's view (no seat).
     """
@@ -264,20 +264,30 @@ def encode(view: PlayerView, tracker: Tracker | None = None) -> np.ndarray:
     if tracker is None:
         tracker = Tracker(n, first_trick_done=view.first_trick_done and not view.history)
     tracker.update(view)
-    order = [(me + i) % n for i in range(n)]
+    # The card planes (hand, waste seen, known per other seat, trick per seat) as one integer,
+    # plane p at bits 56·p, unpacked to bits in one go.
     hand = view.hand_mask
-    known = [tracker.known[s] & ~hand for s in order[1:]]
-    if not view.first_trick_done and not view.trick and view.leader != me:
-        known[(view.leader - me) % n - 1] |= _ACE_BIT  # the A♠ holder leads (and is polled) first
-    trick = [0] * n
+    planes = hand | _mask(view.waste_seen) << 56
+    known = tracker.known
+    for i in range(1, n):
+        planes |= (known[(me + i) % n] & ~hand) << (56 * (i + 1))
+    leader = view.leader
+    if not view.first_trick_done and not view.trick and leader != me:
+        planes |= _ACE_BIT << (56 * ((leader - me) % n + 1))  # the A♠ holder leads (and is polled) first
+    trick_base = n + 1
     for s, c in view.trick:
-        trick[(s - me) % n] = 1 << c
-    cards = _planes([hand, _mask(view.waste_seen), *known, *trick])
-    small = np.zeros(4 * n + 4 * n + 6, dtype=np.float32)
+        planes |= 1 << (c + 56 * (trick_base + (s - me) % n))
+    rows = 2 * n + 1
+    out = np.empty(rows * NUM_CARDS + 8 * n + 6, dtype=_FLOAT32)
+    bits = np.unpackbits(np.frombuffer(planes.to_bytes(7 * rows, "little"), dtype=_UINT8), bitorder="little")
+    out[: rows * NUM_CARDS].reshape(rows, NUM_CARDS)[...] = bits.reshape(rows, 56)[:, :NUM_CARDS]
+    # The small entries, as a list: voids, hand sizes, got away, to act, leader, decision, flags, waste size.
+    small = [0.0] * (8 * n + 6)
     voids = tracker.voids
     sizes = view.hand_sizes
     got_away = view.got_away
-    for i, s in enumerate(order):
+    for i in range(n):
+        s = (me + i) % n
         v = voids[s]
         if v:
             for suit in range(4):
@@ -288,18 +298,20 @@ def encode(view: PlayerView, tracker: Tracker | None = None) -> np.ndarray:
             small[5 * n + i] = 1.0
     if view.to_act is not None:
         small[6 * n + (view.to_act - me) % n] = 1.0
-    if view.leader >= 0:
-        small[7 * n + (view.leader - me) % n] = 1.0
+    if leader >= 0:
+        small[7 * n + (leader - me) % n] = 1.0
     base = 8 * n
-    if view.decision == "play":
+    decision = view.decision
+    if decision == "play":
         small[base] = 1.0
-    elif view.decision == "take":
+    elif decision == "take":
         small[base + 1] = 1.0
-    small[base + 2] = view.first_trick_done
-    small[base + 3] = view.must_lead is not None
-    small[base + 4] = tracker.pending >= 0 and tracker.pending != me
+    small[base + 2] = float(view.first_trick_done)
+    small[base + 3] = float(view.must_lead is not None)
+    small[base + 4] = float(tracker.pending >= 0 and tracker.pending != me)
     small[base + 5] = view.waste_size / NUM_CARDS
-    return np.concatenate((cards.reshape(-1), small))
+    out[rows * NUM_CARDS :] = small
+    return out
 
 
 def _mask(cards: tuple[int, ...]) -> int:
