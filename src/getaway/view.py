@@ -11,6 +11,7 @@ order, the seed or the random generator.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
@@ -218,6 +219,12 @@ def _catch_up(deal: Deal, seat: int | None) -> list[Any]:
     return cache
 
 
+@functools.cache
+def _got_away(players: int, out: int) -> tuple[bool, ...]:
+    """Per seat, whether bit ``seat`` of ``out`` is set (at most 2⁸ patterns per table size)."""
+    return tuple(bool(out >> s & 1) for s in range(players))
+
+
 def player_view(deal: Deal, seat: int | None) -> PlayerView:
     """What ``seat`` may know about ``deal`` now; ``seat=None`` is a spectator (no hand).
 
@@ -238,7 +245,7 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
         hand=None if seat is None else cards_of(hand_mask),
         hand_mask=hand_mask,
         hand_sizes=deal.hand_sizes,
-        got_away=tuple(bool(deal._out >> s & 1) for s in range(n)),
+        got_away=_got_away(n, deal._out),
         out_order=deal.out_order,
         leader=deal.leader,
         to_act=deal.to_act,
@@ -254,7 +261,7 @@ def player_view(deal: Deal, seat: int | None) -> PlayerView:
         tricks_played=deal.tricks_played,
         pickups=tuple(deal._pickups),
         takes=tuple(deal._takes),
-        captured_tens=tuple(cards_of(t) for t in deal._tens),
+        captured_tens=tuple(cards_of(t) if t else () for t in deal._tens),
         stripped=deal.stripped,
         history=EventLog(events, done),
         outcome=deal.outcome,
