@@ -53,10 +53,33 @@ def test_illegal_action_loses_or_raises() -> None:
     bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
     _, reward, done, _, info = env.step(bad)
     assert (reward, done, info["illegal"]) == (-1.0, True, True)
+    assert not info["action_mask"].any(), "the episode is over: nothing is legal"
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(int(np.flatnonzero(env.deal.legal_mask(env.seat))[0]))  # legal in the deal, but the episode ended
     env = GetawayEnv(profile="classic", players=4, illegal_action="raise")
     obs, info = env.reset(seed=1)
     with pytest.raises(IllegalActionError):
         env.step(bad)
+
+
+@pytest.mark.parametrize("action", [3.0, 3.7, "3", True, None, 56, -1, np.float32(2)])
+def test_a_value_that_is_not_an_action_id_is_refused_and_changes_nothing(action: object) -> None:
+    env = GetawayEnv(profile="punjab", players=4, takes="off")
+    obs, info = env.reset(seed=2)
+    before = env.deal.snapshot()
+    with pytest.raises(ValueError, match="action id"):
+        env.step(action)  # type: ignore[arg-type]
+    assert env.deal.snapshot() == before
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    env.step(np.int64(legal))  # numpy integers are action ids
+
+
+def test_reset_options_and_penalize_are_refused() -> None:
+    env = GetawayEnv(players=4)
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"dealr": 1})
+    with pytest.raises(ValueError, match="strict"):
+        GetawayEnv(players=4, enforcement="penalize")
 
 
 def test_bad_settings() -> None:
@@ -81,10 +104,9 @@ def test_ray_backend_gives_the_results_of_one_worker() -> None:
     jobs += [Job(Rules.profile("classic", players=3), ("random",) * 3, seed, 1, keep_record=True) for seed in range(6)]
     expected = [_comparable(r) for r in run_jobs(jobs, workers=1)]
     done: list[int] = []
-    try:
-        if not ray.is_initialized():
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-        got = run_jobs_ray(jobs, progress=done.append, chunk=4)
+    ray.shutdown()
+    try:  # ray.init options pass through, a default (include_dashboard) overridden included
+        got = run_jobs_ray(jobs, progress=done.append, chunk=4, num_cpus=2, include_dashboard=False)
     finally:
         ray.shutdown()
     assert [_comparable(r) for r in got] == expected

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from conftest import SOAK  # noqa: E402
 from getaway import IllegalActionError  # noqa: E402
@@ -102,10 +102,33 @@ def test_seeded_reset_replays_the_same_deal() -> None:
     assert a.deal.seed == 9 and a.deal.dealer == 2
 
 
-def test_render_ansi() -> None:
+def test_render_ansi_and_human(capsys: pytest.CaptureFixture[str]) -> None:
     e = raw_env(render_mode="ansi", players=3)
+    assert "reset" in e.render()
     e.reset(seed=1)
     assert "to act" in e.render()
+    human = raw_env(render_mode="human", players=3)
+    human.reset(seed=1)
+    assert human.render() is None and "to act" in capsys.readouterr().out
+    render_test(partial(env, profile="punjab", players=4))
+
+
+def test_penalize_and_bad_reset_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="strict"):
+        raw_env(profile="punjab", enforcement="penalize")
+    e = raw_env(players=4)
+    with pytest.warns(UserWarning, match="dealr"):
+        e.reset(seed=1, options={"dealr": 1})  # ignored, as PettingZoo's api_test expects, but not silently
+    state = (e.deal.snapshot(), e._rng.getstate())
+    for options, match in (
+        ({"dealer": 4}, "dealer"),
+        ({"dealer": True}, "dealer"),
+        ({"deal_seed": "7"}, "deal_seed"),
+        ({"deal_seed": 1.5}, "deal_seed"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            e.reset(options=options)
+        assert (e.deal.snapshot(), e._rng.getstate()) == state, f"{options} changed the env"
 
 
 def test_a_refused_action_changes_nothing_in_the_env() -> None:
@@ -120,6 +143,7 @@ def test_a_refused_action_changes_nothing_in_the_env() -> None:
     illegal = int(np.flatnonzero(mask == 0)[0])
     state = (e.deal.snapshot(), agent, dict(e._cumulative_rewards), dict(e.rewards))
     for bad, error in (
+        (True, ValueError),
         (56, ValueError),
         (-1, ValueError),
         (None, ValueError),

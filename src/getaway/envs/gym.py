@@ -17,12 +17,15 @@ player, 0 for all in a drawn deal.
 
 An illegal action (``info["action_mask"]`` is 0 for it) ends the episode as a loss
 (reward −1, ``info["illegal"] = True``) with ``illegal_action="lose"`` (the default, so
-random exploration never crashes), or raises
-:class:`~getaway.events.IllegalActionError` with ``illegal_action="raise"``.
+random exploration never crashes; the returned mask is then all zeros and ``step`` raises
+``RuntimeError`` until ``reset()``), or raises :class:`~getaway.events.IllegalActionError`
+with ``illegal_action="raise"``. Anything that is not an action id 0–55 (a float, a bool,
+a string) raises ``ValueError``; a refused action changes nothing.
 """
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -82,10 +85,21 @@ class GetawayEnv(gymnasium.Env):
         self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (observation_size(n),), dtype=np.float32)
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.deal: Deal | None = None
+        self._ended = False  # an illegal action ended the episode (the deal itself goes on)
         self.seat = 0 if seat == "random" else int(seat)
         self._rng = random.Random()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new episode and play the bots up to the learner's first decision.
+
+        Returns:
+            ``(observation, info)``: the encoding and ``{"action_mask": int8[56]}``.
+
+        Raises:
+            ValueError: any ``options`` (this environment takes none).
+        """
+        if options:
+            raise ValueError(f"options: GetawayEnv.reset takes none, got {sorted(options)}")
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
@@ -95,6 +109,7 @@ class GetawayEnv(gymnasium.Env):
                 self.seat = self._rng.randrange(n)
             self.deal = Deal(self.rules, self._rng.randrange(n), self._rng.getrandbits(63))
             self._tracker = Tracker(n)
+            self._ended = False
             self._bots_play()
             if not self.deal.is_over and self.deal.to_act == self.seat:
                 return self._observation(), self._info()
@@ -120,19 +135,39 @@ class GetawayEnv(gymnasium.Env):
     def _info(self, **extra: Any) -> dict[str, Any]:
         deal = self.deal
         assert deal is not None
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if not deal.is_over and deal.to_act == self.seat:
-            mask[deal.legal_actions(self.seat)] = 1
+        if self._ended or deal.is_over or deal.to_act != self.seat:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        else:
+            mask = np.ndarray(NUM_ACTIONS, np.int8, deal.legal_mask(self.seat))
         return {"action_mask": mask, **extra}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's ``action`` (an id 0–55), then the bots up to its next decision.
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)``; the reward is 0 until the
+            deal ends. An illegal action ends the episode as a loss under ``illegal_action="lose"``.
+
+        Raises:
+            RuntimeError: the episode has ended (call ``reset()``).
+            ValueError: not an action id (a float, a bool, a string, out of range): nothing changes.
+            IllegalActionError: an illegal action under ``illegal_action="raise"``: nothing changes.
+        """
         deal = self.deal
-        if deal is None or deal.is_over:
+        if deal is None or deal.is_over or self._ended:
             raise RuntimeError("step() after the episode ended: call reset()")
-        action = int(action)
+        try:
+            if isinstance(action, bool):
+                raise TypeError
+            action = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action: {action!r} is not an action id 0–{NUM_ACTIONS - 1}") from None
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action: {action!r} is not an action id 0–{NUM_ACTIONS - 1}")
         if action not in deal.legal_actions(self.seat):
             if self.illegal_action == "raise":
                 deal.apply(action_from_id(action), self.seat)  # raises IllegalActionError
+            self._ended = True
             return self._observation(), -1.0, True, False, self._info(illegal=True)
         deal.apply(action_from_id(action), self.seat)
         self._bots_play()

@@ -26,6 +26,7 @@ usual ``step(None)``.
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -52,17 +53,46 @@ _ndarray = np.ndarray
 
 def rules_from_options(options: dict[str, Any]) -> Rules:
     """Rules for a sequential environment from keyword options (``profile`` and every rules
-    option); takes always use the poll protocol.
+    option); takes always use the poll protocol, and the rules are enforced strictly.
 
     Raises:
         RulesError: unknown option or bad value.
-        ValueError: ``take_protocol="interject"`` (a sequential environment polls).
+        ValueError: ``take_protocol="interject"`` (a sequential environment polls), or
+            ``enforcement="penalize"`` (an environment's action mask is the set of legal
+            actions and anything else is refused; R-P-PENALTY's irregular plays are for tables
+            of people).
     """
     options = dict(options)
     profile = options.pop("profile", "punjab")
     if options.get("take_protocol") == "interject":
         raise ValueError("take_protocol: environments are sequential and poll for takes ('poll' or 'off')")
+    if options.get("enforcement") == "penalize":
+        raise ValueError(
+            "enforcement: environments enforce the rules strictly ('strict'): an action outside the"
+            " mask is refused, not penalized"
+        )
     return Rules.profile(profile, **options)
+
+
+def reset_options(options: dict[str, Any] | None, players: int) -> tuple[int | None, int | None]:
+    """The ``deal_seed`` and ``dealer`` of a ``reset(options=...)`` (each ``None`` if absent).
+
+    Other keys are ignored with a ``UserWarning`` (PettingZoo's ``api_test`` passes one and
+    expects it to be accepted), so that a misspelt key is seen.
+
+    Raises:
+        ValueError: a dealer that is not a seat, a seed that is not an int.
+    """
+    options = dict(options or {})
+    seed = options.pop("deal_seed", None)
+    dealer = options.pop("dealer", None)
+    if options:
+        warnings.warn(f"reset options: {sorted(options)} ignored (known: 'deal_seed', 'dealer')", stacklevel=3)
+    if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players):
+        raise ValueError(f"options: dealer must be a seat 0–{players - 1}, not {dealer!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"options: deal_seed must be an int, not {seed!r}")
+    return seed, dealer
 
 
 def deal_rewards(deal: Deal) -> list[float]:
@@ -125,14 +155,27 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new deal. ``seed`` seeds the environment's generator, which draws each
         deal's seed and dealer (so a seeded env replays the same sequence of deals);
-        ``options={"dealer": seat, "deal_seed": int}`` fixes them for this deal."""
-        if seed is not None:
-            self._rng = random.Random(seed)
+        ``options={"dealer": seat, "deal_seed": int}`` fixes them for this deal.
+
+        Raises:
+            ValueError: a bad dealer or deal seed (nothing changes); an unknown option is
+                ignored with a warning.
+        """
         n = self.rules.players
-        options = options or {}
-        deal_seed = options.get("deal_seed", self._rng.getrandbits(63))
-        dealer = options.get("dealer", self._rng.randrange(n))
-        self.deal = Deal(self.rules, dealer, deal_seed)
+        deal_seed, dealer = reset_options(options, n)  # refused before anything changes
+        rng = self._rng if seed is None else random.Random(seed)
+        saved = None if deal_seed is None else rng.getstate()
+        drawn_seed, drawn_dealer = rng.getrandbits(63), rng.randrange(n)  # drawn always: the same sequence
+        try:
+            deal = Deal(
+                self.rules, drawn_dealer if dealer is None else dealer, drawn_seed if deal_seed is None else deal_seed
+            )
+        except ValueError:  # a deal_seed the engine refuses
+            if saved is not None:
+                rng.setstate(saved)
+            raise
+        self._rng = rng
+        self.deal = deal
         self._trackers: list[Tracker | None] = [None] * n  # made at a seat's first observation
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -193,7 +236,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         deal = self.deal
         assert deal is not None
         try:
-            chosen = _ACTIONS[action] if action >= 0 else None  # type: ignore[index,operator]
+            chosen = _ACTIONS[action] if action >= 0 and action is not True and action is not False else None  # type: ignore[index,operator]
         except (TypeError, IndexError):
             chosen = None
         if chosen is None:
@@ -217,26 +260,33 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
             selected = self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
             self.infos[selected]["action_mask"] = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def render(self) -> str | None:
-        """Text of the deal: hands, trick, waste size, whose turn (``ansi``: returned; ``human``: printed)."""
+        """Text of the deal: hands, trick, waste size, whose turn. ``ansi``: returned;
+        ``human``: printed, and ``None`` returned (PettingZoo's convention); no render mode:
+        a warning and ``None``."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
         deal = self.deal
         if deal is None:
-            return ""
-        lines = []
-        for s in range(deal.players):
-            cards = " ".join(str(c) for c in deal.hand(s)) or "(no cards)"
-            if deal.has_got_away(s):
-                cards += " (got away)"
-            lines.append(f"player_{s}: {cards}")
-        lines.append("trick: " + " ".join(f"{s}:{c}" for s, c in deal.trick))
-        lines.append(f"waste: {deal.waste_size} cards")
-        lines.append("over" if deal.is_over else f"to act: player_{deal.to_act} ({deal.decision})")
-        return "\n".join(lines)
+            text = "(no deal yet: call reset())"
+        else:
+            lines = []
+            for s in range(deal.players):
+                cards = " ".join(str(c) for c in deal.hand(s)) or "(no cards)"
+                if deal.has_got_away(s):
+                    cards += " (got away)"
+                lines.append(f"player_{s}: {cards}")
+            lines.append("trick: " + " ".join(f"{s}:{c}" for s, c in deal.trick))
+            lines.append(f"waste: {deal.waste_size} cards")
+            lines.append("over" if deal.is_over else f"to act: player_{deal.to_act} ({deal.decision})")
+            text = "\n".join(lines)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass

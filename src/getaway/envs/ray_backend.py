@@ -43,7 +43,8 @@ def run_jobs_ray(
         chunk: deals per Ray task (default: about 4 tasks per CPU, at most 50 deals).
         address: a running cluster (``"auto"``, ``"ray://host:10001"``, ``"host:6379"``);
             ``None`` starts a local Ray unless one is already initialised in this process.
-        init_options: more ``ray.init`` arguments for a local start (``num_cpus=2`` …).
+        init_options: more ``ray.init`` arguments for a local start (``num_cpus=2`` …); they
+            override this function's defaults (``include_dashboard=False``, ``log_to_driver=False``).
 
     Raises:
         ImportError: Ray is not installed (``pip install 'getaway[ray]'``).
@@ -58,7 +59,7 @@ def run_jobs_ray(
     if not jobs:
         return []
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, **init_options)
+        ray.init(address=address, **{"include_dashboard": False, "log_to_driver": False, **init_options})
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     slots = workers or cpus
     size = chunk or max(1, min(50, len(jobs) // (slots * 4) or 1))
