@@ -41,17 +41,17 @@ def main(argv: list[str] | None = None) -> int:
     params = {"profile": args.profile, "players": args.players}
     if args.profile == "punjab":
         params["takes"] = args.takes
-    game = pyspiel.load_game("python_getaway", params)
+    try:
+        game = pyspiel.load_game("python_getaway", params)
+        bot = make_bot(args.bot)
+    except (ValueError, pyspiel.SpielError) as exc:  # bad rules for this table (RulesError), unknown bot
+        parser.error(str(exc))
     rng = random.Random(args.seed)
     rs = np.random.RandomState(args.seed)
     searcher = ismcts.ISMCTSBot(
         game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=args.simulations, random_state=rs
     )
     searcher.set_resampler(lambda state, player: resample(state, player, rng))
-    try:
-        bot = make_bot(args.bot)
-    except ValueError:
-        bot = make_bot("random")
     n = args.players
     ismcts_losses = bot_losses = bot_seats = draws = 0
     start = time.perf_counter()
