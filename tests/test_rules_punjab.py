@@ -874,3 +874,11 @@ def test_R_P_PENALTY_penalize_refuses_a_wrong_lead() -> None:
         deal.play("6c")
     assert info.value.reason == "must_lead_drawn_card"
     assert deal.snapshot() == before
+
+
+def test_R_P_DRAW_a_blind_draw_given_as_a_plain_number_is_a_card_in_the_history() -> None:
+    nine = Card.parse("9c")
+    hands = tuple(1 << int(Card.parse(c)) for c in ("3d", "9c", "6c"))
+    position = Position(hands, 1 << int(Card.parse("2h")), 1, True, nine, (1, int(nine)))
+    deal = Deal(Rules.profile("punjab", players=3, takes="off"), position=position)
+    assert [str(e.cards[0]) for e in deal.events] == ["9♣", "9♣"]

@@ -306,8 +306,9 @@ class Deal:
             # blind. The history says so, and the views follow it: the holder sees the card,
             # the others a hidden draw and the card still among those they saw go to the waste.
             holder, drawn = position.blind_draw
-            self._events.append(Event(EventKind.WASTE, None, (drawn,)))
-            self._events.append(Event(EventKind.DRAW, holder, (drawn,)))
+            card = _ALL_CARDS[drawn]  # a Card in the events, whatever int the position holds
+            self._events.append(Event(EventKind.WASTE, None, (card,)))
+            self._events.append(Event(EventKind.DRAW, holder, (card,)))
         if position is None:
             leader = next(s for s in range(n) if self._hands[s] >> ACE_OF_SPADES & 1)
         else:
