@@ -249,3 +249,83 @@ def test_position_punjab_after_the_first_trick_needs_a_waste_pile() -> None:
     with pytest.raises(PositionError, match="waste"):
         make_deal(["2h", "3h", "4h"], first_trick_done=True)
     make_deal(["2h", "3h"], profile="classic", first_trick_done=True)  # classic: no such need
+
+
+_DRAW_HANDS = [["3d"], ["9c"], ["6c"]]
+
+
+@pytest.mark.parametrize(
+    ("blind_draw", "message"),
+    [
+        ("9c", "expected a seat and a card"),
+        ((1,), "expected a seat and a card"),
+        ((1, "9c", 2), "expected a seat and a card"),
+        (("1", "9c"), "expected a seat number"),
+        ((True, "9c"), "expected a seat number"),
+        ((1, "zz"), "zz"),
+    ],
+)
+def test_position_blind_draw_malformed(blind_draw: object, message: str) -> None:
+    with pytest.raises(PositionError, match=message) as info:
+        Position.from_cards(_DRAW_HANDS, waste=["2h"], leader=1, first_trick_done=True, blind_draw=blind_draw)
+    assert str(info.value).startswith("blind_draw: ")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("9c", "expected an object"),
+        ([1, "9c"], "expected an object"),
+        ({"seat": 1}, "expected an object"),
+        ({"seat": 1, "card": "9c", "more": 1}, "expected an object"),
+        ({"seat": "one", "card": "9c"}, "expected a seat number"),
+        ({"seat": 1, "card": "11c"}, "11c"),
+    ],
+)
+def test_position_blind_draw_malformed_in_a_dict(value: object, message: str) -> None:
+    data = {"hands": _DRAW_HANDS, "waste": ["2h"], "leader": 1, "first_trick_done": True, "blind_draw": value}
+    before = repr(data)
+    with pytest.raises(PositionError, match=message) as info:
+        Position.from_dict(data)
+    assert str(info.value).startswith("blind_draw: ")
+    assert repr(data) == before  # the input is left as it was
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"first_trick_done": False, "hands": [["3d"], ["9c", "As"], ["6c"]], "forced_lead": None},
+            r"blind_draw: only after the first trick under punjab \(R-P-DRAW\)",
+        ),
+        ({"profile": "classic", "forced_lead": None}, r"blind_draw: only after the first trick under punjab"),
+        ({"blind_draw": (3, "9c")}, "seat 3 does not exist with 3 players"),
+        ({"blind_draw": (-1, "9c")}, "seat -1 does not exist with 3 players"),
+        ({"blind_draw": (0, "9c")}, "seat 0 does not hold 9♣"),
+        ({"blind_draw": (1, "2h")}, "seat 1 does not hold 2♥"),  # a waste card, not a hand's
+        (
+            {"hands": [["3d"], ["9c", "Jk"], ["6c"]], "blind_draw": (1, "Jk"), "forced_lead": None, "joker": True},
+            "the Joker is never drawn",
+        ),
+        (
+            {"hands": [["3d"], ["9c", "8c"], ["6c"]], "forced_lead": "8c"},
+            r"the card to lead \(8♣\) is not the card drawn blind \(9♣\)",
+        ),
+    ],
+)
+def test_position_blind_draw_impossible(change: dict, message: str) -> None:
+    setting = {"hands": _DRAW_HANDS, "blind_draw": (1, "9c"), "forced_lead": "9c", "first_trick_done": True}
+    setting.update(change)
+    profile = setting.pop("profile", "punjab")
+    joker = setting.pop("joker", False)
+    position = Position.from_cards(setting.pop("hands"), waste=["2h"], leader=1, **setting)
+    rules = Rules.profile(profile, players=3, takes="off", joker=joker) if joker else Rules.profile(profile, players=3)
+    with pytest.raises(PositionError, match=message) as info:
+        Deal(rules, position=position)
+    assert str(info.value).startswith("blind_draw: ")
+
+
+def test_position_blind_draw_not_a_pair_when_built_directly() -> None:
+    position = Position((1 << 3, 1 << 20, 1 << 30), 1, 1, True, None, (1, "9c"))  # type: ignore[arg-type]
+    with pytest.raises(PositionError, match="expected a seat and a card"):
+        Deal(Rules.profile("punjab", players=3), position=position)

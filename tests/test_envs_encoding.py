@@ -107,3 +107,36 @@ def test_no_leak_when_only_hidden_cards_change(profile: str) -> None:
             assert np.array_equal(encode(a.view(viewer)), encode(b.view(viewer)))
             checked += 1
     assert checked > 50
+
+
+def _draw_position(hands: list[list[str]], leader: int, forced: str | None, blind_draw: tuple[int, str]) -> Position:
+    return Position.from_cards(
+        hands, waste=["2h", "Ah", "5h"], leader=leader, first_trick_done=True, forced_lead=forced, blind_draw=blind_draw
+    )
+
+
+@pytest.mark.parametrize("taken", [False, True])
+def test_R_P_DRAW_a_blind_draw_from_a_position_is_tracked_as_in_the_real_deal(taken: bool) -> None:
+    # The real deal: seat 1 wins the trick with its last card and draws the 9♣ blind; then
+    # (taken) seat 0 takes seat 1's hand and holds the 9♣, no longer forced to lead it.
+    rules = Rules.profile("punjab", players=3, takes="any", take_protocol="interject")
+    hands = [["2h", "3d"], ["Ah"], ["5h", "6c"]]
+    real = Deal(rules, position=Position.from_cards(hands, waste=["9c"], first_trick_done=True))
+    for card in ("2h", "Ah", "5h"):
+        real.play(card)
+    if taken:
+        real.take(0)
+        position = _draw_position([["3d", "9c"], [], ["6c"]], 0, None, (0, "9c"))
+    else:
+        position = _draw_position([["3d"], ["9c"], ["6c"]], 1, "9c", (1, "9c"))
+    deal = Deal(rules, position=position)
+    holder = 0 if taken else 1
+    for seat in range(3):
+        if deal.has_got_away(seat):
+            continue
+        fresh, tracked = Tracker(3).update(deal.view(seat)), Tracker(3).update(real.view(seat))
+        if seat == holder:  # its own draw (-1); a taker's tracker says it holds it: no one else does
+            assert fresh.pending == -1 and tracked.pending in (-1, holder)
+        else:
+            assert fresh.pending == tracked.pending == holder
+        assert np.array_equal(encode(deal.view(seat)), encode(real.view(seat)))

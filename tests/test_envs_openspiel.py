@@ -13,6 +13,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 from conftest import SOAK  # noqa: E402
+from getaway.envs import openspiel  # noqa: E402
 from getaway.envs.openspiel import resample  # noqa: E402
 
 PARAMS = [
@@ -150,6 +151,62 @@ def test_resampling_keeps_the_information_state(params: dict) -> None:
             choice = [a for a in legal if a != 53 or rng.random() < 0.05] or legal
             state.apply_action(choice[rng.randrange(len(choice))])
     assert checked > 20
+
+
+@pytest.mark.parametrize(
+    ("params", "wanted"),
+    [
+        ({"players": 3, "takes": "off"}, ("drawer",)),  # without takes the drawer leads at once
+        # the take poll asks the others; one who takes the drawer's hand holds the card, not forced
+        ({"players": 4, "takes": "any"}, ("drawer", "other", "taker")),
+    ],
+)
+def test_R_P_DRAW_resampling_keeps_a_pending_blind_draw(params: dict, wanted: tuple[str, ...]) -> None:
+    # Decisions while a card drawn blind has not been led: by the drawer (it must lead it) and
+    # by the others (someone holds a card of the waste pile they cannot see). The sampled
+    # world is built from a Position holding the blind draw; its views must be the real ones.
+    assert not hasattr(openspiel, "_inject_draw")  # no more writing into the engine's history
+    game = pyspiel.load_game("python_getaway", params)
+    rng = random.Random(11)
+    cases = {"drawer": 0, "other": 0, "taker": 0}
+    for _ in range(200):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                continue
+            player = state.current_player()
+            view = state.deal.view(player)
+            holder = state.core.trackers[player].update(view).pending
+            case = "drawer" if view.must_lead is not None else "other" if holder not in (-1, player) else None
+            if case == "other" and not state.core.trackers[player].pending_forced:
+                case = "taker"
+            if case is not None:
+                world = resample(state, player, rng)
+                assert world.information_state_string(player) == state.information_state_string(player)
+                assert world.information_state_tensor(player) == state.information_state_tensor(player)
+                assert world.legal_actions() == state.legal_actions()
+                new = world.deal.view(player)
+                assert new.waste_seen == view.waste_seen and new.must_lead == view.must_lead
+                assert [e.kind for e in world.deal.events[:2]] == ["waste", "draw"]  # from the position
+                _play_random(world, rng)
+                assert sum(world.returns()) == pytest.approx(0.0)
+                cases[case] += 1
+            legal = state.legal_actions()
+            deal = state.deal
+            if (
+                53 in legal
+                and deal.forced_lead is not None
+                and deal.active[(deal.active.index(player) + 1) % len(deal.active)] == deal.leader
+            ):
+                state.apply_action(53)  # take the drawer's hand (TAKE)
+                continue
+            choice = [a for a in legal if a != 53 or rng.random() < 0.05] or legal
+            state.apply_action(choice[rng.randrange(len(choice))])
+        if min(cases[c] for c in wanted) >= 5:
+            break
+    assert min(cases[c] for c in wanted) >= 5, cases
 
 
 def test_python_ismcts_plays_a_full_deal() -> None:

@@ -70,3 +70,10 @@ def test_hidden_draw_and_take():
         "C takes D's hand (5 cards): D gets away.",
     ]
     assert describe(Event("over", None, (), None, "no_loser"), list("AB")).startswith("The deal is over: no loser")
+
+
+def test_a_positions_blind_draw_names_no_trick_winner():
+    # A Deal from a Position with a blind draw (R-P-DRAW) starts with a waste event without a
+    # seat: nobody won a trick there; the draw says the rest.
+    lines = Narrator(list("ABC")).feed([Event("waste", None, cards("9c")), Event("draw", 1, (), hidden=1)])
+    assert lines == ["B must lead but has no card: draws a card blind from the waste pile"]

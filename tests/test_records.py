@@ -84,6 +84,32 @@ def test_a_position_record_round_trips():
     assert deal_from_record(rec).snapshot() == deal.snapshot()
 
 
+def test_a_position_with_a_blind_draw_round_trips_in_a_record():
+    pos = Position.from_cards(
+        [["3♦"], ["9♣", "8♣"], ["6♣"]],
+        waste=["2♥"],
+        leader=1,
+        first_trick_done=True,
+        forced_lead="9♣",
+        blind_draw=(1, "9♣"),
+    )
+    deal = Deal(Rules.profile("punjab", players=3, takes="off"), position=pos)
+    deal.play("9♣")
+    rec = json.loads(dumps(record_of(deal)))
+    assert rec["start"]["blind_draw"] == {"seat": 1, "card": "9♣"}
+    again = deal_from_record(rec)
+    assert again.start == pos and again.snapshot() == deal.snapshot()
+    rec["start"]["blind_draw"]["card"] = 35  # a number, not a card name
+    with pytest.raises(RecordError, match="start"):
+        deal_from_record(rec)
+
+
+def test_a_record_without_blind_draw_writes_no_such_key():
+    assert "blind_draw" not in record_of(played_deal()).get("start", {})
+    pos = Position.from_cards([["A♠", "5♥"], ["K♥"]], leader=0)
+    assert "blind_draw" not in record_of(Deal(Rules.profile("classic", players=2), position=pos))["start"]
+
+
 def good_record() -> dict:
     return record_of(played_deal(seed=2))
 

@@ -16,6 +16,7 @@ from getaway import (
     Deal,
     EventKind,
     IllegalActionError,
+    Position,
     Rules,
     RulesError,
     Termination,
@@ -493,6 +494,115 @@ def test_R_P_TAKE_poll_after_a_draw_starts_with_the_drawer_who_keeps_the_forced_
     assert list(deal.legal_actions()) == [Card.parse("9c")]
 
 
+# ---------------------------------------------------------------------------------- R-P-DRAW from a position
+
+
+def _drawn_then_taken() -> Deal:
+    """Seat 1 wins with its last card and draws the 9♣ blind; seat 0 then takes seat 1's hand."""
+    deal = make_deal(["2h 3d", "Ah", "5h 6c"], waste="9c", takes="any", take_protocol="interject")
+    play_all(deal, "2h Ah 5h")
+    deal.take(0)
+    return deal
+
+
+def _drawn() -> Deal:
+    """Seat 1 wins with its last card and draws the 9♣ blind: it must lead it."""
+    deal = make_deal(["2h 3d", "Ah", "5h 6c"], waste="9c")
+    play_all(deal, "2h Ah 5h")
+    return deal
+
+
+def _from_position(hands: list[list[str]], leader: int, forced: str | None, blind_draw: tuple[int, str], **options):  # noqa: ANN003, ANN202
+    options.setdefault("takes", "off")
+    rules = Rules.profile("punjab", players=len(hands), **options)
+    position = Position.from_cards(
+        hands, waste=["2h", "Ah", "5h"], leader=leader, first_trick_done=True, forced_lead=forced, blind_draw=blind_draw
+    )
+    return Deal(rules, dealer=0, position=position)
+
+
+def _seen_by(deal: Deal, seat: int) -> tuple:
+    view = deal.view(seat)
+    return view.hand, view.waste_seen, view.waste_size, view.must_lead, view.legal_actions, view.to_act, view.leader
+
+
+def test_R_P_DRAW_a_position_with_a_blind_draw_starts_with_the_waste_and_the_draw() -> None:
+    deal = _from_position([["3d"], ["9c"], ["6c"]], leader=1, forced="9c", blind_draw=(1, "9c"))
+    nine = Card.parse("9c")
+    assert [(e.kind, e.seat, e.cards) for e in deal.events] == [
+        (EventKind.WASTE, None, (nine,)),
+        (EventKind.DRAW, 1, (nine,)),
+    ]
+    assert set(deal.waste) == card_set("2h Ah 5h")  # the drawn card is in the hand, not the waste
+    assert deal.forced_lead == nine and deal.to_act == 1
+    assert list(deal.legal_actions()) == [nine]
+    assert deal.actions == ()  # no action: records replay from the position as before
+    deal.play("9c")
+    assert deal.forced_lead is None
+
+
+def test_R_P_DRAW_the_drawer_sees_the_card_the_others_a_hidden_draw() -> None:
+    real = _drawn()
+    deal = _from_position([["3d"], ["9c"], ["6c"]], leader=1, forced="9c", blind_draw=(1, "9c"))
+    nine = Card.parse("9c")
+    drawer, other = deal.view(1), deal.view(2)
+    assert drawer.history[-1].cards == (nine,) and drawer.must_lead == nine
+    assert nine not in drawer.waste_seen
+    assert other.history[-1].cards == () and other.history[-1].hidden == 1 and other.must_lead is None
+    assert nine in other.waste_seen  # still where seat 2 believes it is
+    for seat in range(3):  # every seat knows what it knows in the real deal
+        assert _seen_by(deal, seat) == _seen_by(real, seat)
+    assert deal.view(None).history[-1].cards == ()  # a spectator does not see it either
+
+
+def test_R_P_DRAW_a_blind_card_held_by_the_taker_of_the_drawers_hand() -> None:
+    real = _drawn_then_taken()
+    deal = _from_position(
+        [["3d", "9c"], [], ["6c"]], leader=0, forced=None, blind_draw=(0, "9c"), takes="any", take_protocol="interject"
+    )
+    assert deal.forced_lead is None and deal.has_got_away(1)
+    for seat in (0, 2):
+        assert _seen_by(deal, seat) == _seen_by(real, seat)
+    assert Card.parse("9c") in deal.view(2).waste_seen
+
+
+def test_R_P_DRAW_a_blind_card_held_by_a_taker_while_the_leader_must_lead_another() -> None:
+    position = Position.from_cards(
+        [["3d", "9c"], ["8d"], ["6c"]],
+        waste=["2h", "Ah", "5h"],
+        leader=1,
+        first_trick_done=True,
+        forced_lead="8d",
+        blind_draw=(0, "9c"),
+    )
+    deal = Deal(Rules.profile("punjab", players=3, takes="off"), position=position)
+    assert deal.view(1).must_lead == Card.parse("8d") and Card.parse("9c") in deal.view(1).waste_seen
+    assert list(deal.legal_actions()) == [Card.parse("8d")]
+
+
+def test_R_P_DRAW_a_blind_draw_round_trips_and_old_positions_load_as_before() -> None:
+    position = Position.from_cards(
+        [["3d"], ["9c"], ["6c"]], waste=["2h"], leader=1, first_trick_done=True, forced_lead="9c", blind_draw=(1, "9c")
+    )
+    data = position.to_dict()
+    assert data["blind_draw"] == {"seat": 1, "card": "9♣"}
+    assert Position.from_dict(data) == position
+    old = {
+        "hands": [["3d"], ["9c"], ["6c"]],
+        "waste": ["2h"],
+        "leader": 1,
+        "first_trick_done": True,
+        "forced_lead": "9c",
+    }
+    loaded = Position.from_dict(old)
+    assert loaded.blind_draw is None and loaded == Position.from_cards(
+        [["3d"], ["9c"], ["6c"]], waste=["2h"], leader=1, first_trick_done=True, forced_lead="9c"
+    )
+    assert loaded.to_dict() == {**old, "hands": [["3♦"], ["9♣"], ["6♣"]], "waste": ["2♥"], "forced_lead": "9♣"}
+    assert "blind_draw" not in loaded.to_dict()
+    assert Deal(Rules.profile("punjab", players=3, takes="off"), position=loaded).events == ()
+
+
 # ---------------------------------------------------------------------------------- R-P-NODRAW
 
 
@@ -764,3 +874,11 @@ def test_R_P_PENALTY_penalize_refuses_a_wrong_lead() -> None:
         deal.play("6c")
     assert info.value.reason == "must_lead_drawn_card"
     assert deal.snapshot() == before
+
+
+def test_R_P_DRAW_a_blind_draw_given_as_a_plain_number_is_a_card_in_the_history() -> None:
+    nine = Card.parse("9c")
+    hands = tuple(1 << int(Card.parse(c)) for c in ("3d", "9c", "6c"))
+    position = Position(hands, 1 << int(Card.parse("2h")), 1, True, nine, (1, int(nine)))
+    deal = Deal(Rules.profile("punjab", players=3, takes="off"), position=position)
+    assert [str(e.cards[0]) for e in deal.events] == ["9♣", "9♣"]

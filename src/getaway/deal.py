@@ -200,7 +200,9 @@ class Deal:
         seed: seeds ``random.Random`` for the shuffle and the blind draws; the same
             seed and actions give the same deal, byte for byte.
         joker_to: V-JOKER, deal 2+ of a match: the seat that gets the Joker.
-        position: start from this position instead of shuffling (validated).
+        position: start from this position instead of shuffling (validated). A position
+            with a ``blind_draw`` (R-P-DRAW) starts the deal's history with a ``waste`` event
+            (the drawn card, no seat) and the holder's ``draw`` event.
         rng: the generator to use instead of ``random.Random(seed)``: any object with
             ``shuffle(list)`` and ``randrange(n)``. The blind draw of R-P-DRAW takes
             ``randrange(len(waste))`` as an index into the waste's cards in card order
@@ -298,6 +300,15 @@ class Deal:
         # R-LOOP: how often each position (hands, leader, forced lead) began a trick
         self._seen: dict[tuple[tuple[int, ...], int, Card | None], int] = {}
         self._views: dict[int | None, list[Any]] = {}  # per viewer, see view._catch_up
+        if position is not None and position.blind_draw is not None:
+            # R-P-DRAW before the position: the drawn card went into the waste pile (when, and
+            # with which trick, the position does not say: no seat) and its holder drew it
+            # blind. The history says so, and the views follow it: the holder sees the card,
+            # the others a hidden draw and the card still among those they saw go to the waste.
+            holder, drawn = position.blind_draw
+            card = _ALL_CARDS[drawn]  # a Card in the events, whatever int the position holds
+            self._events.append(Event(EventKind.WASTE, None, (card,)))
+            self._events.append(Event(EventKind.DRAW, holder, (card,)))
         if position is None:
             leader = next(s for s in range(n) if self._hands[s] >> ACE_OF_SPADES & 1)
         else:

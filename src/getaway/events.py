@@ -113,7 +113,9 @@ class EventKind:
     RUFF: Final = "ruff"  #: seat's play was a spade on another suit (V-TRUMP)
     VOID: Final = "void"  #: seat could not follow and plays no card (R-C-TRICK, V-NOPICKUP)
     PICKUP: Final = "pickup"  #: seat picked up cards (the trick) into their hand
-    WASTE: Final = "waste"  #: cards went to the waste pile; seat is the trick's winner (or the Joker's leader)
+    #: cards went to the waste pile; seat is the trick's winner (or the Joker's leader), ``None``
+    #: for the card of a position's blind draw (R-P-DRAW, :attr:`~getaway.position.Position.blind_draw`)
+    WASTE: Final = "waste"
     CAPTURE: Final = "capture"  #: seat captured the tens in cards (V-DEHLA)
     DRAW: Final = "draw"  #: seat drew cards[0] blind from the waste (R-P-DRAW); hidden from others
     TAKE: Final = "take"  #: seat took the hand of ``other`` (R-P-TAKE); cards hidden from others

@@ -203,6 +203,8 @@ class Narrator:
             return self._pickup(event, nxt)
         if kind == EventKind.WASTE:
             self._trick_open = False
+            if event.seat is None:  # a position's blind draw (R-P-DRAW): its card's way in is untold
+                return None, 1
             winner = self.name(event.seat)
             n = len(event.cards)
             if self._special:

@@ -112,6 +112,9 @@ def _check_card_names(start: Any) -> None:
         return
     lists = list(start.get("hands", [])) if isinstance(start.get("hands"), list) else []
     lists.append(start.get("waste", []))
+    drawn = start.get("blind_draw")
+    if isinstance(drawn, dict) and "card" in drawn:
+        lists.append([drawn["card"]])
     for cards in lists:
         if isinstance(cards, list) and any(not isinstance(c, str) for c in cards):
             message = N_("card names must be strings such as '10h', got {value!r}")

@@ -54,7 +54,7 @@ import pyspiel
 
 from ..cards import ACE_OF_SPADES, JOKER_INDEX, SUIT_MASKS, Card, cards_of
 from ..deal import Deal, deal_hands
-from ..events import NUM_ACTIONS, PASS, Event, EventKind, action_from_id
+from ..events import NUM_ACTIONS, PASS, action_from_id
 from ..position import Position
 from ..rules import Rules
 from .encoding import Tracker, encode, layout, observation_size
@@ -502,17 +502,19 @@ def _sample_deal(game: _Setup, deal: Deal, view: Any, tracker: Tracker, player: 
     if drawn is not None and tracker.pending_forced and not view.trick and holder == view.leader:
         forced = drawn
     lead = forced if forced is not None and not view.trick else None
+    # A card drawn blind and not yet led (R-P-DRAW): the position holds it, and the deal's
+    # history then says it went into the waste and that its holder drew it, so that the
+    # view shows it where the player believes it is.
+    blind_draw = None
+    if drawn is not None:
+        blind_draw = (holder, drawn)
+    elif view.must_lead is not None:
+        blind_draw = (player, view.must_lead)
     try:
-        position = Position(tuple(hands), waste, view.leader, first_done, lead)
+        position = Position(tuple(hands), waste, view.leader, first_done, lead, blind_draw)
         new = Deal(game.rules, deal.dealer, position=position, rng=_CHANCE)
     except ValueError:
         return None
-    # A card drawn blind and not yet led: the history must say it went into the waste and
-    # that its holder drew it, so that the view shows it where the player believes it is.
-    if drawn is not None:
-        _inject_draw(new, holder, drawn)
-    elif view.must_lead is not None:
-        _inject_draw(new, player, view.must_lead)
     # Replay: the poll (passes), then the actions of the trick on the table.
     try:
         if not view.trick:
@@ -531,12 +533,6 @@ def _sample_deal(game: _Setup, deal: Deal, view: Any, tracker: Tracker, player: 
     if new.is_over or new.to_act != deal.to_act or new.decision != deal.decision:
         return None
     return new
-
-
-def _inject_draw(deal: Deal, seat: int, card: Card) -> None:
-    """Workaround (docs/envs.md "Engine hooks"): a position cannot hold a pending blind draw."""
-    deal._events.append(Event(EventKind.WASTE, None, (card,)))  # noqa: SLF001
-    deal._events.append(Event(EventKind.DRAW, seat, (card,)))  # noqa: SLF001
 
 
 def _fill(
