@@ -114,6 +114,68 @@ def test_clone_and_serialization_keep_the_state() -> None:
         assert sum(a.returns()) == pytest.approx(0.0)
 
 
+def test_a_deserialised_or_unpickled_state_plays_on_through_a_blind_draw() -> None:
+    """R-P-DRAW after a copy: the copies made by serialisation and by pickle reach the draw's
+    chance node and take its outcome exactly as the original and a clone do."""
+    import pickle
+
+    game = pyspiel.load_game("python_getaway", {"players": 3, "takes": "off"})
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(10):
+        state = game.new_initial_state()
+        while not state.is_terminal() and checked < 3:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                continue
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            probe = state.clone()
+            probe.apply_action(action)
+            if probe.is_chance_node():  # this action makes its trick's winner draw blind
+                copies = [
+                    state.clone(),
+                    pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1],
+                    pickle.loads(pickle.dumps(state)),
+                ]
+                outcome = probe.chance_outcomes()[0][0]
+                for copy in [state, *copies]:
+                    copy.apply_action(action)
+                    assert copy.is_chance_node()
+                    copy.apply_action(outcome)
+                assert len({str(c) for c in [state, *copies]}) == 1
+                checked += 1
+                continue
+            state.apply_action(action)
+    assert checked == 3
+
+
+def test_a_chance_outcome_that_is_not_offered_is_refused_and_changes_nothing() -> None:
+    game = pyspiel.load_game("python_getaway", {"players": 3, "takes": "off"})
+    state = game.new_initial_state()
+    state.apply_action(0)
+    for bad in (0, 52, 60):  # dealt already, the Joker (not in this game), not a card
+        with pytest.raises(ValueError, match="dealing"):
+            state.apply_action(bad)
+        assert state.history() == [0] and len(state.chance_outcomes()) == 51
+    rng = random.Random(2)
+    state = _play_random(state, rng, stop=lambda s: s.is_chance_node() and s.deal is not None)
+    if not state.is_terminal():  # a blind draw is pending
+        offered = {a for a, _ in state.chance_outcomes()}
+        before = (state.history(), str(state))
+        with pytest.raises(ValueError, match="blind draw"):
+            state.apply_action(next(c for c in range(52) if c not in offered))
+        assert (state.history(), str(state)) == before
+
+
+def test_penalize_and_a_bad_trump_are_refused() -> None:
+    with pytest.raises(Exception, match="strict"):
+        pyspiel.load_game("python_getaway", {"enforcement": "penalize"})
+    with pytest.raises(Exception, match="'none' or 'spades'"):
+        pyspiel.load_game("python_getaway", {"trump": "hearts"})
+
+
 @pytest.mark.soak
 @pytest.mark.parametrize(
     "params",

@@ -11,6 +11,7 @@ from conftest import card_set, kinds, make_deal, play_all, play_out
 from getaway import (
     ACE_OF_SPADES,
     PASS,
+    PICKUP,
     TAKE,
     Card,
     Deal,
@@ -367,6 +368,21 @@ def test_R_P_TAKE_poll_happens_before_the_first_trick_too() -> None:
     deal.pass_()
     deal.pass_()
     assert deal.decision == "play" and list(deal.legal_actions()) == [ACE_OF_SPADES]
+
+
+def test_R_P_TAKE_a_card_during_the_poll_is_refused_with_who_must_answer() -> None:
+    """The seat asked must answer take or pass first; the message says so whether the card
+    comes from that seat or another (and a pickup is refused the same way)."""
+    deal = _take_deal(["As 2h", "3s 4h", "5h 6d"], first_trick_done=False)
+    before = deal.snapshot()
+    with pytest.raises(IllegalActionError, match="seat 0 must first answer the take poll") as own:
+        deal.apply("As", 0)
+    with pytest.raises(IllegalActionError, match="the take poll is asking seat 0 first") as other:
+        deal.apply("3s", 1)
+    with pytest.raises(IllegalActionError, match="seat 0 must first answer the take poll"):
+        deal.apply(PICKUP, 0)
+    assert own.value.reason == other.value.reason == "not_your_turn"
+    assert deal.snapshot() == before
 
 
 def test_R_P_TAKE_poll_skips_a_player_whose_hand_was_taken() -> None:

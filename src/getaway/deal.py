@@ -717,8 +717,7 @@ class Deal:
             raise IllegalActionError("card_not_in_hand", message, seat=seat, action=card)
         penalize = self._penalize
         if self._phase != PLAY:  # no play at all during the poll: a replay's unrecorded passes stay exact
-            message = Text(N_("the take poll is asking seat {seat} first"), seat=self._turn)
-            raise IllegalActionError("not_your_turn", message, seat=seat, action=card)
+            raise IllegalActionError("not_your_turn", self._poll_first(seat), seat=seat, action=card)
         if self._after_tochoo is not None and penalize and self._after_tochoo[2] >> seat & 1 and not self._trick:
             self._penalty_after_tochoo(seat, card)
             return
@@ -781,9 +780,18 @@ class Deal:
             self._get_away((seat,))  # R-C-OUT: a lead with the last card gets away at once
         self._advance(seat)
 
+    def _poll_first(self, seat: int) -> Text:
+        """Why ``seat`` cannot play now, during the take poll (R-P-TAKE): the seat asked must
+        first answer take or pass, whether that is ``seat`` itself or another."""
+        if seat == self._turn:
+            return Text(N_("seat {seat} must first answer the take poll: take or pass"), seat=seat)
+        return Text(N_("the take poll is asking seat {seat} first"), seat=self._turn)
+
     def _void_action(self, seat: int, call: Call) -> None:
         """A void player's plain action when a ruff was also open (classic: pickup; no-pickup: pass)."""
-        if self._phase != PLAY or seat != self._turn:
+        if self._phase != PLAY:
+            raise IllegalActionError("not_your_turn", self._poll_first(seat), seat=seat, action=call)
+        if seat != self._turn:
             message = Text(N_("seat {turn} is to act, not seat {seat}"), turn=self._turn, seat=seat)
             raise IllegalActionError("not_your_turn", message, seat=seat, action=call)
         expected = PASS if self._nopickup else PICKUP

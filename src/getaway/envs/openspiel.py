@@ -111,7 +111,9 @@ def rules_of_params(params: dict[str, Any]) -> tuple[Rules, int]:
     """The :class:`Rules` and dealer seat of a parameter dict (missing ones: defaults).
 
     Raises:
-        RulesError: bad option. ValueError: interject protocol, bad dealer.
+        RulesError: bad option. ValueError: interject protocol, ``enforcement="penalize"``
+        (the legal actions are all a player may do), a ``trump`` other than ``"none"`` or
+        ``"spades"``, bad dealer.
     """
     p = {**_DEFAULTS, **params}
     options: dict[str, Any] = {k: v for k, v in p.items() if k not in ("profile", "dealer")}
@@ -120,6 +122,12 @@ def rules_of_params(params: dict[str, Any]) -> tuple[Rules, int]:
             del options[name]
     if options.get("take_protocol") == "interject":
         raise ValueError("take_protocol: a sequential game polls for takes ('poll' or 'off')")
+    if options["enforcement"] == "penalize":
+        raise ValueError(
+            "enforcement: the game enforces the rules strictly ('strict'): its legal actions are all a player may do"
+        )
+    if options["trump"] not in ("none", "", None, "spades"):
+        raise ValueError(f"trump: 'none' or 'spades', not {options['trump']!r}")
     options["trump"] = None if options["trump"] in ("none", "", None) else options["trump"]
     options["loaded_seat"] = None if options["loaded_seat"] < 0 else options["loaded_seat"]
     rules = Rules.profile(p["profile"], **options)
@@ -157,7 +165,8 @@ class _Chance:
         self.index: int | None = None
 
     def shuffle(self, pack: list[int]) -> None:
-        assert self.order is not None and sorted(self.order) == sorted(pack)
+        if self.order is None or sorted(self.order) != sorted(pack):  # the adapter checks each outcome first
+            raise RuntimeError("dealing: the chosen order is not the pack (a bug in getaway.envs.openspiel)")
         pack[:] = self.order
         self.order = None
 
@@ -170,8 +179,17 @@ class _Chance:
     def __deepcopy__(self, memo: dict) -> _Chance:
         return self
 
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        # Pickled (a deserialised or unpickled state): the copy is the module's one stand-in,
+        # the one the adapter arms, not an unarmed twin.
+        return _the_chance, ()
+
 
 _CHANCE = _Chance()
+
+
+def _the_chance() -> _Chance:
+    return _CHANCE
 
 
 class _Setup:
@@ -310,12 +328,16 @@ class GetawayState(pyspiel.State):
         core = self.core
         game = self._game_ref
         if core.deal is None:
+            if action not in game.pack or action in core.order:
+                raise ValueError(f"dealing: {action} is not one of the cards left to deal (chance_outcomes)")
             core.order.append(action)
             if len(core.order) == len(game.pack):
                 _CHANCE.order = list(core.order)
                 core.deal = Deal(game.rules, game.dealer, rng=_CHANCE)  # deal_hands deals this order
             return
         if core.pending is not None:  # the blind draw's outcome
+            if action not in core.candidates:
+                raise ValueError(f"blind draw: {action} is not one of the cards that can be drawn (chance_outcomes)")
             seat, played = core.pending
             deal = core.before.clone()  # type: ignore[union-attr]
             _CHANCE.index = core.candidates.index(action)
