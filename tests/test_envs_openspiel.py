@@ -26,13 +26,28 @@ PARAMS = [
 ]
 
 
+def _random_outcome(state, rng: random.Random) -> None:  # noqa: ANN001
+    """Apply one of the chance node's outcomes, chosen by ``rng``."""
+    outcomes = state.chance_outcomes()
+    state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+
+
+def _decisions(state, rng: random.Random):  # noqa: ANN001, ANN202
+    """Play ``state``'s chance nodes at random and yield the player at each decision (the
+    caller applies an action) until the deal is over."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            _random_outcome(state, rng)
+        else:
+            yield state.current_player()
+
+
 def _play_random(state, rng: random.Random, stop=None):  # noqa: ANN001, ANN202
     while not state.is_terminal():
         if stop is not None and stop(state):
             return state
         if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            _random_outcome(state, rng)
         else:
             legal = state.legal_actions()
             state.apply_action(legal[rng.randrange(len(legal))])
@@ -126,8 +141,7 @@ def test_a_deserialised_or_unpickled_state_plays_on_through_a_blind_draw() -> No
         state = game.new_initial_state()
         while not state.is_terminal() and checked < 3:
             if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                _random_outcome(state, rng)
                 continue
             legal = state.legal_actions()
             action = legal[rng.randrange(len(legal))]
@@ -193,12 +207,7 @@ def test_resampling_keeps_the_information_state(params: dict) -> None:
     checked = 0
     for _ in range(6 * SOAK):
         state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-                continue
-            player = state.current_player()
+        for player in _decisions(state, rng):
             if rng.random() < 0.3:
                 world = resample(state, player, rng)
                 assert world.information_state_string(player) == state.information_state_string(player)
@@ -233,12 +242,7 @@ def test_R_P_DRAW_resampling_keeps_a_pending_blind_draw(params: dict, wanted: tu
     cases = {"drawer": 0, "other": 0, "taker": 0}
     for _ in range(200):
         state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-                continue
-            player = state.current_player()
+        for player in _decisions(state, rng):
             view = state.deal.view(player)
             holder = state.core.trackers[player].update(view).pending
             case = "drawer" if view.must_lead is not None else "other" if holder not in (-1, player) else None
