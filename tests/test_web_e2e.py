@@ -290,6 +290,8 @@ def test_two_friends_and_two_bots_play_a_whole_deal(new_page, server):
                 assert sorted(again["legal"]) == sorted(s["legal"]) and again["buttons"] == s["buttons"]
                 assert "Ben" in ben.get_by_test_id("me").inner_text()
                 assert not ben.get_by_test_id("join-form").count()
+                # the cards already on the table are shown in place, not flown in again
+                assert ben.locator('[data-testid="trick-card"].enter').count() == 0
                 reloaded = True
             if act(page, rng):
                 moves[who] += 1

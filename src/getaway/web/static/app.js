@@ -264,7 +264,9 @@ function onMessage(msg) {
         S.log.push({ text: t("Deal {k} of {n}", { k: (msg.room.deal_index ?? 0) + 1, n: msg.room.deals ?? 1 }), heading: true });
       }
       pushLog(msg.log);
+      S.settled = true;  // a page load or a reconnect: the cards on the table are shown in place, not flown in
       applyState(msg.room, msg.view);
+      S.settled = false;
       break;
     case "update":
       if (S.version !== null && msg.version !== undefined && msg.version < S.version) return; // already applied

@@ -189,7 +189,7 @@ export class TableView {
     const deal = room.deal_index ?? 0;
     const els = items.map((it, i) => {
       const key = `${deal}:${view.tricks_played - (settled ? 1 : 0)}:${i}:${it.seat}:${it.card}`;
-      const fresh = !this.seen.has(key);
+      const fresh = !this.seen.has(key) && !S.settled;
       this.seen.add(key);
       const who = it.seat === null ? "" : it.seat === S.seat ? t("You") : seatName(room, it.seat);
       const mark = it.mark === "tochoo" ? t("tochoo") : it.mark === "ruff" ? t("ruff")
