@@ -167,8 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best of each line counts")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
+    if args.rounds < 1 or args.seconds <= 0:
+        parser.error("--rounds: at least 1; --seconds: more than 0")
     options: dict[str, Any] = {"profile": args.profile, "players": args.players, "takes": "off"}
-    rules = Rules.profile(args.profile, players=args.players, takes="off")
+    try:
+        rules = Rules.profile(args.profile, players=args.players, takes="off")
+    except ValueError as exc:  # RulesError: e.g. punjab with 2 players
+        parser.error(str(exc))
     from getaway._engine import COMPILED
 
     engine_build = "compiled engine (mypyc)" if COMPILED else "pure-Python engine"

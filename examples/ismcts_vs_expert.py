@@ -33,14 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=4)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--profile", default="punjab", choices=("punjab", "classic"))
-    parser.add_argument("--takes", default="off", choices=("off", "any", "leader"))
+    parser.add_argument("--takes", default="off", choices=("off", "any", "leader"), help="R-P-TAKE (default: off)")
     parser.add_argument("--simulations", type=int, default=20, help="ISMCTS simulations per decision")
     parser.add_argument("--bot", default="expert", help="the opponents' bot (kind or level)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    params = {"profile": args.profile, "players": args.players}
-    if args.profile == "punjab":
-        params["takes"] = args.takes
+    if args.deals < 1 or args.simulations < 1:
+        parser.error("--deals and --simulations: at least 1")
+    params = {"profile": args.profile, "players": args.players, "takes": args.takes}
     try:
         game = pyspiel.load_game("python_getaway", params)
         bot = make_bot(args.bot)

@@ -7,7 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from getaway import Card, Deal, Position, Rules
+from getaway import TAKE, Card, Deal, Position, Rules
+from getaway.cards import SUIT_MASKS
 from getaway.envs.encoding import Tracker, encode, layout, observation_size
 
 
@@ -37,6 +38,40 @@ def test_incremental_tracking_equals_a_fresh_derivation() -> None:
                 assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
                 legal = deal.legal_actions()
                 deal.apply(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"profile": "punjab", "players": 4, "takes": "off", "nopickup": True},
+        {"profile": "punjab", "players": 4, "takes": "any", "dehla": True},
+        {"profile": "punjab", "players": 5, "kicker": True, "joker": True},
+        {"profile": "classic", "players": 4, "trump": "spades"},
+    ],
+)
+def test_known_cards_and_proven_voids_are_always_true(options: dict) -> None:
+    """What the tracker deduces holds in the real deal at every step, for every viewer: a
+    card known in a hand is there, and a seat proven void in a suit holds none of it (a
+    blind draw, R-P-DRAW, ends the proof for every suit the drawn card may be of)."""
+    options = dict(options)
+    rules = Rules.profile(options.pop("profile"), **options)
+    n = rules.players
+    rng = random.Random(3)
+    for seed in range(40):
+        deal = Deal(rules, seed % n, seed)
+        trackers = [Tracker(n) for _ in range(n)]
+        while not deal.is_over:
+            for viewer in range(n):
+                tracker = trackers[viewer].update(deal.view(viewer))
+                for s in range(n):
+                    hand = deal.hand_mask(s)
+                    assert tracker.known[s] & ~hand == 0, (seed, viewer, s, "known card not in hand")
+                    for suit in range(4):
+                        if tracker.voids[s] >> suit & 1:
+                            assert not hand & SUIT_MASKS[suit], (seed, viewer, s, suit, deal.events[-4:])
+            legal = deal.legal_actions()
+            takes_rarely = [a for a in legal if a is not TAKE or rng.random() < 0.1] or legal
+            deal.apply(takes_rarely[rng.randrange(len(takes_rarely))])
 
 
 def test_worked_example_known_cards_and_voids() -> None:

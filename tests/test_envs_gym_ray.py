@@ -76,6 +76,13 @@ def test_a_value_that_is_not_an_action_id_is_refused_and_changes_nothing(action:
 
 def test_reset_options_and_penalize_are_refused() -> None:
     env = GetawayEnv(players=4)
+    with pytest.raises(RuntimeError, match="before reset"):
+        env.step(0)
+    assert GetawayEnv(players=4, seat=np.int64(2)).seat == 2
+    env.reset(seed=np.int64(4))
+    for seed in ("abc", 1.5, True):
+        with pytest.raises(ValueError, match="whole number"):
+            env.reset(seed=seed)
     with pytest.raises(ValueError, match="options"):
         env.reset(options={"dealr": 1})
     with pytest.raises(ValueError, match="strict"):
@@ -111,6 +118,20 @@ def test_ray_backend_gives_the_results_of_one_worker() -> None:
         ray.shutdown()
     assert [_comparable(r) for r in got] == expected
     assert sum(done) == len(jobs)
+
+
+@pytest.mark.parametrize(("workers", "chunk"), [(0, None), (1.5, None), (True, None), (1, 0), (1, -1), (1, 2.5)])
+def test_bad_worker_or_chunk_counts_are_refused_by_both_backends(workers: object, chunk: object) -> None:
+    """A bad count is refused before anything runs, never a silent empty result."""
+    jobs = [Job(Rules.profile("punjab", players=4), ("random",) * 4, seed) for seed in range(3)]
+    with pytest.raises(ValueError, match="whole number"):
+        run_jobs(jobs, workers=workers, chunk=chunk)  # type: ignore[arg-type]
+    ray = pytest.importorskip("ray")
+    from getaway.envs.ray_backend import run_jobs_ray
+
+    with pytest.raises(ValueError, match="whole number"):
+        run_jobs_ray(jobs, workers=workers, chunk=chunk)  # type: ignore[arg-type]
+    assert not ray.is_initialized(), "refused before starting Ray"
 
 
 def test_simulate_with_the_ray_backend_prints_the_local_summary() -> None:

@@ -183,6 +183,23 @@ def test_a_chance_outcome_that_is_not_offered_is_refused_and_changes_nothing() -
         assert (state.history(), str(state)) == before
 
 
+def test_observers_chance_outcomes_and_the_observation_types_offered() -> None:
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("python_getaway", {"players": 4})
+    state = _play_random(game.new_initial_state(), random.Random(1), stop=lambda s: not s.is_chance_node())
+    assert state.chance_outcomes() == []  # a decision node
+    own = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
+    info = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))  # the same summary
+    for observer in (own, info):
+        observer.set_from(state, 0)
+        assert observer.tensor.tolist() == state.observation_tensor(0)
+    for private in (pyspiel.PrivateInfoType.NONE, pyspiel.PrivateInfoType.ALL_PLAYERS):
+        with pytest.raises(ValueError, match="own observation only"):
+            make_observation(game, pyspiel.IIGObservationType(perfect_recall=False, private_info=private))
+    assert _play_random(state, random.Random(2)).chance_outcomes() == []  # terminal
+
+
 def test_penalize_and_a_bad_trump_are_refused() -> None:
     with pytest.raises(Exception, match="strict"):
         pyspiel.load_game("python_getaway", {"enforcement": "penalize"})

@@ -113,6 +113,20 @@ def test_render_ansi_and_human(capsys: pytest.CaptureFixture[str]) -> None:
     render_test(partial(env, profile="punjab", players=4))
 
 
+def test_numpy_integers_are_whole_numbers_and_nothing_works_before_reset() -> None:
+    a, b = raw_env(players=4), raw_env(players=4)
+    with pytest.raises(RuntimeError, match="reset"):
+        a.observe("player_0")
+    with pytest.raises(RuntimeError, match="reset"):
+        a.step(0)
+    a.reset(seed=np.int64(5), options={"deal_seed": np.int64(9), "dealer": np.int32(2)})
+    b.reset(seed=5, options={"deal_seed": 9, "dealer": 2})
+    assert a.deal.snapshot() == b.deal.snapshot() and a._rng.getstate() == b._rng.getstate()
+    for seed in ("abc", 1.5, True):
+        with pytest.raises(ValueError, match="whole number"):
+            a.reset(seed=seed)
+
+
 def test_penalize_and_bad_reset_options_are_refused() -> None:
     with pytest.raises(ValueError, match="strict"):
         raw_env(profile="punjab", enforcement="penalize")

@@ -137,6 +137,19 @@ def default_workers() -> int:
 BACKENDS = ("local", "ray")
 
 
+def check_counts(workers: int | None, chunk: int | None) -> None:
+    """Check ``workers`` and ``chunk`` of :func:`run_jobs` (each ``None`` or a whole number ≥ 1).
+
+    Raises:
+        ValueError: a value that is not a whole number ≥ 1 (a bool or a float included), naming it.
+    """
+    for name, value in (("workers", workers), ("chunk", chunk)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name}: a whole number of at least 1, not {value!r}")
+
+
 def run_jobs(
     jobs: Sequence[Job],
     workers: int = 1,
@@ -159,12 +172,14 @@ def run_jobs(
         address: with Ray, the address of an existing cluster (default: start a local one).
 
     Raises:
-        ValueError: ``workers`` < 1, an unknown backend, or a job is invalid.
+        ValueError: ``workers`` or ``chunk`` not a whole number ≥ 1, an unknown backend, or
+            a job is invalid.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend: {backend!r} is not one of {', '.join(BACKENDS)}")
-    if workers < 1:
-        raise ValueError(f"workers: at least 1, not {workers}")
+    if workers is None:
+        raise ValueError("workers: a whole number of at least 1, not None")
+    check_counts(workers, chunk)
     if backend == "ray":
         from .envs.ray_backend import run_jobs_ray
 

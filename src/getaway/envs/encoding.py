@@ -33,7 +33,8 @@ bot's choices): a card is known in a hand from the moment it is seen picked up t
 before the first lead, the A♠ in the hand of the player due to lead, until that seat plays
 it; a take moves what was known of the taken hand to the taker. A seat is proven void in the
 led suit by a tochoo, a ruff, a classic ``void`` event, or any off-suit card on punjab's
-first trick; the proof lasts until that seat picks up cards of that suit or takes a hand.
+first trick; the proof lasts until that seat picks up cards of that suit, takes a hand, or
+draws blind a card that is (or, unseen, may be) of that suit (R-P-DRAW).
 
 >>> from getaway import Deal, Rules
 >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=7)
@@ -178,10 +179,12 @@ class Tracker:
             elif kind == _DRAW:
                 if cards:  # the viewer's own draw
                     self.waste &= ~(1 << cards[0])
+                    voids[seat] &= ~_suits_of(1 << cards[0])  # it now holds that suit
                 else:  # the waste as it was before this trick (R-P-DRAW), the Joker never drawn
                     self.pending = seat
                     self.pending_cards = self.waste & ~_JOKER_BIT
                     self.pending_forced = True
+                    voids[seat] &= ~_suits_of(self.pending_cards)  # no longer proven in any suit it may hold
             elif kind == _TAKE:
                 target = event[3]
                 mask = known[target]

@@ -37,7 +37,7 @@ from ..bots import make_bot
 from ..deal import Deal
 from ..events import NUM_ACTIONS, action_from_id
 from .encoding import Tracker, encode, observation_size
-from .pettingzoo import deal_rewards, rules_from_options
+from .pettingzoo import as_whole_number, deal_rewards, rules_from_options
 
 __all__ = ["GetawayEnv"]
 
@@ -69,8 +69,10 @@ class GetawayEnv(gymnasium.Env):
     ) -> None:
         self.rules = rules_from_options(rules_options)
         n = self.rules.players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            raise ValueError(f"seat: expected 0–{n - 1} or 'random', got {seat!r}")
+        if seat != "random":
+            seat = as_whole_number(seat, "seat")
+            if not 0 <= seat < n:
+                raise ValueError(f"seat: expected 0–{n - 1} or 'random', got {seat!r}")
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action: 'lose' or 'raise', not {illegal_action!r}")
         if render_mode not in (None, "ansi"):
@@ -96,10 +98,13 @@ class GetawayEnv(gymnasium.Env):
             ``(observation, info)``: the encoding and ``{"action_mask": int8[56]}``.
 
         Raises:
-            ValueError: any ``options`` (this environment takes none).
+            ValueError: any ``options`` (this environment takes none); a seed that is not a
+                whole number.
         """
         if options:
             raise ValueError(f"options: GetawayEnv.reset takes none, got {sorted(options)}")
+        if seed is not None:
+            seed = as_whole_number(seed, "seed")
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
@@ -154,7 +159,9 @@ class GetawayEnv(gymnasium.Env):
             IllegalActionError: an illegal action under ``illegal_action="raise"``: nothing changes.
         """
         deal = self.deal
-        if deal is None or deal.is_over or self._ended:
+        if deal is None:
+            raise RuntimeError("step() before reset(): call reset() first")
+        if deal.is_over or self._ended:
             raise RuntimeError("step() after the episode ended: call reset()")
         try:
             if isinstance(action, bool):

@@ -256,8 +256,28 @@ class GetawayGame(pyspiel.Game):
         return GetawayState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        """The observer of a player's own observation: the shared encoding (docs/envs.md).
+
+        ``iig_obs_type`` may be ``None`` or ask for the public information plus the player's
+        own private information (``private_info=SINGLE_PLAYER``), with or without
+        ``perfect_recall``: both give the same summary (the information state is not a
+        perfect-recall history).
+
+        Raises:
+            ValueError: observation parameters, or any other observation type (public
+                information only, or every player's private information), which this
+                game does not provide.
+        """
         if params:
             raise ValueError(f"observation parameters are not supported: {params}")
+        if iig_obs_type is not None and (
+            not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
+        ):
+            asked = f"public_info={iig_obs_type.public_info}, private_info={iig_obs_type.private_info.name}"
+            raise ValueError(
+                f"observation type ({asked}): python_getaway gives a player's own observation only"
+                " (public_info=True, private_info=SINGLE_PLAYER)"
+            )
         return _Observer(_setup_of(self).rules.players)
 
 
@@ -315,7 +335,10 @@ class GetawayState(pyspiel.State):
         return sorted(int(a) for a in deal.legal_actions(player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The outcomes of a chance node with their probabilities; ``[]`` at any other node."""
         core = self.core
+        if not self.is_chance_node():
+            return []
         if core.deal is None:
             chosen = set(core.order)
             left = [c for c in sorted(self._game_ref.pack) if c not in chosen]

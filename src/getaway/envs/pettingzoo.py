@@ -25,6 +25,7 @@ usual ``step(None)``.
 
 from __future__ import annotations
 
+import operator
 import random
 import warnings
 from collections.abc import Iterable, Iterator
@@ -74,6 +75,21 @@ def rules_from_options(options: dict[str, Any]) -> Rules:
     return Rules.profile(profile, **options)
 
 
+def as_whole_number(value: Any, name: str) -> int:
+    """``value`` as an ``int`` if it is a whole number (``int`` or a numpy integer; not a bool,
+    a float or a string).
+
+    Raises:
+        ValueError: anything else, naming ``name``.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: expected a whole number, not {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{name}: expected a whole number, not {value!r}") from None
+
+
 def reset_options(options: dict[str, Any] | None, players: int) -> tuple[int | None, int | None]:
     """The ``deal_seed`` and ``dealer`` of a ``reset(options=...)`` (each ``None`` if absent).
 
@@ -88,10 +104,12 @@ def reset_options(options: dict[str, Any] | None, players: int) -> tuple[int | N
     dealer = options.pop("dealer", None)
     if options:
         warnings.warn(f"reset options: {sorted(options)} ignored (known: 'deal_seed', 'dealer')", stacklevel=3)
-    if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players):
-        raise ValueError(f"options: dealer must be a seat 0–{players - 1}, not {dealer!r}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(f"options: deal_seed must be an int, not {seed!r}")
+    if dealer is not None:
+        dealer = as_whole_number(dealer, "options: dealer")
+        if not 0 <= dealer < players:
+            raise ValueError(f"options: dealer must be a seat 0–{players - 1}, not {dealer!r}")
+    if seed is not None:
+        seed = as_whole_number(seed, "options: deal_seed")
     return seed, dealer
 
 
@@ -158,12 +176,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         ``options={"dealer": seat, "deal_seed": int}`` fixes them for this deal.
 
         Raises:
-            ValueError: a bad dealer or deal seed (nothing changes); an unknown option is
-                ignored with a warning.
+            ValueError: a seed, dealer or deal seed that is not a whole number, a dealer that
+                is not a seat (nothing changes); an unknown option is ignored with a warning.
         """
         n = self.rules.players
         deal_seed, dealer = reset_options(options, n)  # refused before anything changes
-        rng = self._rng if seed is None else random.Random(seed)
+        rng = self._rng if seed is None else random.Random(as_whole_number(seed, "seed"))
         saved = None if deal_seed is None else rng.getstate()
         drawn_seed, drawn_dealer = rng.getrandbits(63), rng.randrange(n)  # drawn always: the same sequence
         try:
@@ -193,7 +211,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         deal = self.deal
-        assert deal is not None
+        if deal is None:
+            raise RuntimeError("observe() before reset(): call reset() first")
         seat = self._seat[agent]
         view = deal.view(seat)
         if agent == self.agent_selection and not deal.is_over:
@@ -229,6 +248,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
             IllegalActionError: the action is not legal now (its mask entry is 0).
         Either way nothing changes: the mask, rewards and the deal stay as they were.
         """
+        if self.deal is None:
+            raise RuntimeError("step() before reset(): call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

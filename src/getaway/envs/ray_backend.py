@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..simulation import DealResult, Job, play_job
+from ..simulation import DealResult, Job, check_counts, play_job
 
 __all__ = ["run_jobs_ray"]
 
@@ -48,14 +48,13 @@ def run_jobs_ray(
 
     Raises:
         ImportError: Ray is not installed (``pip install 'getaway[ray]'``).
-        ValueError: ``workers`` < 1, or a job is invalid.
+        ValueError: ``workers`` or ``chunk`` not a whole number ≥ 1, or a job is invalid.
     """
     try:
         import ray
     except ImportError as exc:  # pragma: no cover - depends on the machine
         raise ImportError("the Ray backend needs Ray: pip install 'getaway[ray]'") from exc
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers: at least 1, not {workers}")
+    check_counts(workers, chunk)
     if not jobs:
         return []
     if not ray.is_initialized():
