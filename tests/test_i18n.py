@@ -509,3 +509,25 @@ def test_metavars_stay_english_in_english():
     assert "replay [OPTIONS] FILE" in CliRunner().invoke(cli, ["replay", "--lang", "en", "--help"]).output
     error = CliRunner().invoke(cli, ["play", "--lang", "en", "--players", "x"]).output
     assert "'x' is not a valid integer" in error
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_terminal_hint_gives_its_reason_in_the_language(lang):
+    """``hint`` in the terminal: the bot's reason reaches the screen translated (best_hint
+    keeps it a Reason), in the language's own hint line."""
+    from getaway.terminal import best_hint
+
+    match = Match(Rules.profile("punjab", players=4), ["A", "B", "C", "D"], 5)
+    view = match.deal.view(match.deal.to_act)
+    _, reason, _ = best_hint(view, __import__("random").Random(0))
+    assert isinstance(reason, i18n.Reason)
+    console = Console(width=200, no_color=True, record=True, file=io.StringIO())
+    try:
+        i18n.use(lang)
+        game = TerminalGame(console, match, match.deal.to_act, ["human", "easy", "easy", "easy"], 11, ask=lambda _: "")
+        game._hint(view)  # noqa: SLF001
+        shown = console.export_text()
+        translated = i18n.localize(reason)
+    finally:
+        i18n.use("en")
+    assert translated != str(reason) and translated in shown, shown

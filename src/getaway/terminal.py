@@ -42,7 +42,9 @@ def seat_names(n: int) -> list[str]:
 
 
 def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
-    """What the best available bot would do for ``view`` and why: ``(action, reason, level)``.
+    """What the best available bot would do for ``view`` and why: ``(action, reason, level)``;
+    ``reason`` is the bot's own (an :class:`~getaway.i18n.Reason`, translated by
+    :func:`~getaway.i18n.localize` when shown) or ``""``.
 
     Uses the bot's ``hint(view, legal, rng) -> (action, reason)`` when it has one, else its
     ``act`` with no reason; a bot that fails hands over to the next level (a hint must never
@@ -59,8 +61,8 @@ def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
                 action, reason = bot.act(view, legal, rng), ""
         except Exception:  # noqa: BLE001  (any bot failure: try the next level)
             continue
-        if action in legal:
-            return legal[legal.index(action)], str(reason or ""), level
+        if action in legal:  # the reason as the bot gave it (an i18n.Reason): translated when shown
+            return legal[legal.index(action)], reason or "", level
     return legal[0], "", "random"
 
 
@@ -490,9 +492,10 @@ class TerminalGame:
             what = _("play {card} ({name})").format(card=str(action), name=card_name(action))
         else:
             what = command_word(str(action))
-        line = _("Hint ({level} bot): {what}").format(level=level, what=what)
         if reason:
-            line += ": " + localize(reason)
+            line = _("Hint ({level} bot): {what}: {reason}").format(level=level, what=what, reason=localize(reason))
+        else:
+            line = _("Hint ({level} bot): {what}").format(level=level, what=what)
         self.console.print(Text(line, style="cyan"))
 
     def _history(self) -> None:
