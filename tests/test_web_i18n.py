@@ -121,6 +121,23 @@ def test_serve_help_is_translated():
     assert "Iniciar la aplicación web" in out and "Puerto en el que escuchar." in out
 
 
+def test_serve_refuses_a_busy_port_or_a_bad_database_in_one_line(tmp_path) -> None:
+    """Before it says where it listens: a port in use or a database it cannot open is a usage
+    error (exit 2, one line, in the language asked), not a traceback after "Getaway is on …"."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(cli, ["serve", "--host", "127.0.0.1", "--port", str(port), "--lang", "fr"])
+    assert result.exit_code == 2 and "Getaway is on" not in result.output and "Traceback" not in result.output
+    assert "impossible d'écouter sur" in result.output
+    result = CliRunner().invoke(cli, ["serve", "--port", "0", "--database", str(tmp_path / "missing" / "x.db")])
+    assert result.exit_code == 2 and "--database" in result.output and "cannot open" in result.output
+    assert len(result.output.strip().splitlines()) <= 3, result.output
+
+
 # Errors that come before a socket's hello, or from the HTTP API, follow the language the page
 # sends: ``?lang=`` on the socket's address, ``Accept-Language`` on every request.
 @pytest.mark.parametrize("lang", TRANSLATED)

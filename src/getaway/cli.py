@@ -959,6 +959,8 @@ def serve(
 
     use(lang)
     url = database_url(database)
+    _check_listen(host, port)
+    _check_database(url)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "localhost") else host
     click.echo(
         _("Getaway is on http://{host}:{port}/ : open it in a browser (Ctrl+C stops the server).").format(
@@ -968,6 +970,47 @@ def serve(
     click.echo(_("Database: {url}").format(url=make_url(url).render_as_string(hide_password=True)))
     app = create_app(url, bot_delay=bot_delay, grace=grace, idle=idle)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Refuse, before anything is printed or opened, an address the server could not listen on.
+
+    Raises:
+        click.BadParameter: the port is in use or the host cannot be bound (exit 2).
+    """
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _name, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            probe.bind(address)
+    except OSError as exc:
+        message = _("cannot listen on {host}:{port}: {reason}")
+        raise click.BadParameter(
+            message.format(host=host, port=port, reason=exc.strerror or exc), param_hint="--port"
+        ) from None
+
+
+def _check_database(url: str) -> None:
+    """Open the database once (creating its tables) so that a bad one is one line, not a traceback.
+
+    Raises:
+        click.BadParameter: the database cannot be opened (exit 2).
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .web.store import Store
+
+    try:
+        Store(url).close()
+    except (SQLAlchemyError, ValueError, ImportError, OSError) as exc:
+        shown = make_url(url).render_as_string(hide_password=True) if "://" in url else url
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        message = _("cannot open {url}: {reason}")
+        raise click.BadParameter(message.format(url=shown, reason=reason), param_hint="--database") from None
 
 
 def main() -> None:
