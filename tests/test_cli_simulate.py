@@ -102,6 +102,30 @@ def test_rules_command_adds_the_variants_given():
     assert run("rules", "-o", "trump=hearts").exit_code == 2
 
 
+def test_rules_command_tells_who_may_take_and_how_an_uneven_pack_is_dealt():
+    """R-P-TAKE's and R-UNEVEN's choices: the text never contradicts the game (issue 5's
+    rules command, found by a fresh user: -o takes=off still explained taking)."""
+    taking = "may take the whole hand of the next player"
+
+    def rules(*args: str) -> str:
+        res = run("rules", "--lang", "en", *args)
+        assert res.exit_code == 0, res.output
+        return " ".join(res.output.split())  # unwrapped
+
+    assert taking in rules() and "In this game" not in rules()
+    off = rules("-o", "takes=off")
+    assert taking not in off and "no takes (takes=off)" in off
+    leader = rules("-o", "takes=leader")
+    assert leader.count(taking) == 1 and "only the leader takes (takes=leader)" in leader
+    classic = rules("--profile", "classic")
+    assert taking not in classic
+    assert rules("--profile", "classic", "-o", "takes=any").count(taking) == 1
+    both = rules("--profile", "classic", "-o", "takes=leader")
+    assert both.count(taking) == 1 and "only the leader takes" in both
+    assert "lowest cards are taken out" in rules("-o", "uneven=strip")
+    assert "all the extra cards go to one player" in rules("-o", "uneven=loaded")
+
+
 def test_rules_command():
     res = run("rules", "--lang", "en")
     assert res.exit_code == 0 and "tochoo" in res.output and "ace of spades" in res.output

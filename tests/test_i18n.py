@@ -178,7 +178,9 @@ def test_rules_and_a_whole_deal_use_only_translated_messages(lang):
         # every variant's paragraph (two games: nopickup/kicker and beggar/progressive clash)
         print_rules(console, "punjab", Rules.profile("punjab", trump="spades", nopickup=True, dehla=True, joker=True))
         print_rules(console, "classic", Rules.profile("classic", kicker=True, beggar=True))
-        print_rules(console, "classic", Rules.profile("classic", progressive=True))
+        print_rules(console, "classic", Rules.profile("classic", progressive=True, takes="leader", uneven="strip"))
+        print_rules(console, "punjab", Rules.profile("punjab", takes="off", uneven="loaded"))
+        print_rules(console, "classic", Rules.profile("classic", takes="any"))
         game = _scripted_game(console, deals=2)
         assert game.run() == 0
         assert game.match.finished

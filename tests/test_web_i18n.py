@@ -185,7 +185,9 @@ def test_rules_panel_has_the_variants_in_force():
         assert r.json()["sections"][-1]["title"] == "Dans cette partie : les dix sont capturés (dehla=true)"
         code = create_room(client, options={"joker": True, "takes": "off"})["code"]
         sections = client.get(f"/api/rules/es?code={code}").json()["sections"]
-        assert sections[-1]["title"] == "En esta partida: el Comodín (joker=true)"
+        titles = [s["title"] for s in sections]
+        assert titles[-2:] == ["En esta partida: el Comodín (joker=true)", "En esta partida: sin tomas (takes=off)"]
+        assert "Tomar la mano de la izquierda (punjab)" not in titles  # no takes in this room
         assert not any("trump" in s["title"] for s in sections)
         plain = client.get("/api/rules/en", params={"profile": "punjab"}).json()["sections"]
         assert not any(s["title"].startswith("In this game") for s in plain)

@@ -42,8 +42,8 @@ def _common() -> list[tuple[str, str]]:
     ]
 
 
-def _punjab() -> list[tuple[str, str]]:
-    return [
+def _punjab(takes: bool = True) -> list[tuple[str, str]]:
+    sections = [
         (
             _("The first trick (punjab)"),
             _(
@@ -70,15 +70,18 @@ def _punjab() -> list[tuple[str, str]]:
                 "exactly one loser."
             ),
         ),
-        (
-            _("Taking the left hand (punjab)"),
-            _(
-                "Before any trick, a player may take the whole hand of the next player on their left who still "
-                "holds cards; that player has got away. Here you are asked before each trick: answer take, or "
-                "pass (Enter). If a take leaves only the taker with cards, the taker loses."
-            ),
-        ),
     ]
+    if takes:
+        sections.append((_("Taking the left hand (punjab)"), _(_TAKING)))
+    return sections
+
+
+#: R-P-TAKE, told in the punjab profile and by the variant paragraph of takes under classic.
+_TAKING = N_(
+    "Before any trick, a player may take the whole hand of the next player on their left who still "
+    "holds cards; that player has got away. Here you are asked before each trick: answer take, or "
+    "pass (Enter). If a take leaves only the taker with cards, the taker loses."
+)
 
 
 def _classic() -> list[tuple[str, str]]:
@@ -185,16 +188,70 @@ _VARIANTS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+#: Options whose value differs from what the profile's paragraphs tell (R-P-TAKE's who may
+#: take, R-UNEVEN): (option, value, title, text), shown when ``rules`` has that value and the
+#: profile's own text says otherwise.
+_CHOICES: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "takes",
+        "off",
+        N_("In this game: no takes (takes=off)"),
+        N_("Nobody may take another player's hand: there is no question before the tricks."),
+    ),
+    ("takes", "any", N_("In this game: taking the left hand (takes=any)"), _TAKING),
+    ("takes", "leader", N_("In this game: taking the left hand (takes=leader)"), _TAKING),
+    (
+        "takes",
+        "leader",
+        N_("In this game: only the leader takes (takes=leader)"),
+        N_("Only the player due to lead the next trick may take; the others are not asked."),
+    ),
+    (
+        "uneven",
+        "strip",
+        N_("In this game: a stripped pack (uneven=strip)"),
+        N_(
+            "Instead of giving some players one card more, the lowest cards are taken out before the deal "
+            "so that the pack divides evenly: 2♣, then 2♦, 2♥ and 2♠, as many as needed. They take no "
+            "part in the deal."
+        ),
+    ),
+    (
+        "uneven",
+        "loaded",
+        N_("In this game: one player gets the extra cards (uneven=loaded)"),
+        N_(
+            "With an uneven count, all the extra cards go to one player agreed before play (the dealer "
+            "unless the table chose another seat), instead of one each to the first players."
+        ),
+    ),
+)
+
+
 def variant_sections(rules: Rules) -> list[tuple[str, str]]:
     """``(title, paragraph)`` for each variant in force in ``rules`` (docs/rules.md §6,
-    V-TRUMP … V-PROGRESSIVE), in the current language; ``[]`` when none is."""
-    return [(_(title), _(text)) for option, title, text in _VARIANTS if getattr(rules, option)]
+    V-TRUMP … V-PROGRESSIVE), then for each option whose value the profile's own paragraphs do
+    not tell (who may take, R-P-TAKE; R-UNEVEN's ``strip`` and ``loaded``), in the current
+    language; ``[]`` when there is none."""
+    told = {"takes": _PROFILE_TAKES.get(rules.profile), "uneven": "round_robin"}
+    taking_told = told["takes"] != "off" and rules.takes != "off"  # the profile's own takes paragraph is shown
+    sections = [(_(title), _(text)) for option, title, text in _VARIANTS if getattr(rules, option)]
+    sections += [
+        (_(title), _(text))
+        for option, value, title, text in _CHOICES
+        if getattr(rules, option) == value != told[option] and not (text is _TAKING and taking_told)
+    ]
+    return sections
+
+
+#: What each profile's paragraphs say about takes (punjab: anyone may take; classic: nothing).
+_PROFILE_TAKES = {"punjab": "any", "classic": "off"}
 
 
 def rules_sections(profile: str, rules: Rules | None = None) -> list[tuple[str, str]]:
     """``(title, paragraph)`` pairs of the rules of ``profile`` in the current language, then,
     given the ``rules`` of a game, the variants in force in it (:func:`variant_sections`)."""
-    body = _punjab() if profile == "punjab" else _classic()
+    body = _punjab(takes=rules is None or rules.takes != "off") if profile == "punjab" else _classic()
     return [*_common(), *body, *_match(), *(variant_sections(rules) if rules is not None else [])]
 
 
