@@ -952,7 +952,6 @@ def serve(
 ) -> None:
     """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL."""
     import uvicorn
-    from sqlalchemy.engine import make_url
 
     from .web.app import create_app
     from .web.store import database_url
@@ -967,7 +966,7 @@ def serve(
             host=shown, port=port
         )
     )
-    click.echo(_("Database: {url}").format(url=make_url(url).render_as_string(hide_password=True)))
+    click.echo(_("Database: {url}").format(url=_shown_url(url)))
     app = create_app(url, bot_delay=bot_delay, grace=grace, idle=idle)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
@@ -999,7 +998,6 @@ def _check_database(url: str) -> None:
     Raises:
         click.BadParameter: the database cannot be opened (exit 2).
     """
-    from sqlalchemy.engine import make_url
     from sqlalchemy.exc import SQLAlchemyError
 
     from .web.store import Store
@@ -1007,10 +1005,20 @@ def _check_database(url: str) -> None:
     try:
         Store(url).close()
     except (SQLAlchemyError, ValueError, ImportError, OSError) as exc:
-        shown = make_url(url).render_as_string(hide_password=True) if "://" in url else url
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
         message = _("cannot open {url}: {reason}")
-        raise click.BadParameter(message.format(url=shown, reason=reason), param_hint="--database") from None
+        raise click.BadParameter(message.format(url=_shown_url(url), reason=reason), param_hint="--database") from None
+
+
+def _shown_url(url: str) -> str:
+    """A database URL as ``serve`` prints it: the password hidden (a malformed one as given)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return url
 
 
 def main() -> None:

@@ -233,7 +233,8 @@ def variant_sections(rules: Rules) -> list[tuple[str, str]]:
     V-TRUMP … V-PROGRESSIVE), then for each option whose value the profile's own paragraphs do
     not tell (who may take, R-P-TAKE; R-UNEVEN's ``strip`` and ``loaded``), in the current
     language; ``[]`` when there is none."""
-    told = {"takes": _PROFILE_TAKES.get(rules.profile), "uneven": "round_robin"}
+    plain = Rules.profile(rules.profile)  # what the profile's own paragraphs tell
+    told = {"takes": plain.takes, "uneven": plain.uneven}
     taking_told = told["takes"] != "off" and rules.takes != "off"  # the profile's own takes paragraph is shown
     sections = [(_(title), _(text)) for option, title, text in _VARIANTS if getattr(rules, option)]
     sections += [
@@ -242,10 +243,6 @@ def variant_sections(rules: Rules) -> list[tuple[str, str]]:
         if getattr(rules, option) == value != told[option] and not (text is _TAKING and taking_told)
     ]
     return sections
-
-
-#: What each profile's paragraphs say about takes (punjab: anyone may take; classic: nothing).
-_PROFILE_TAKES = {"punjab": "any", "classic": "off"}
 
 
 def rules_sections(profile: str, rules: Rules | None = None) -> list[tuple[str, str]]:

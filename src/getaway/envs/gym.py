@@ -25,7 +25,6 @@ a string) raises ``ValueError``; a refused action changes nothing.
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -35,9 +34,9 @@ import numpy as np
 
 from ..bots import make_bot
 from ..deal import Deal
-from ..events import NUM_ACTIONS, action_from_id
+from ..events import NUM_ACTIONS
 from .encoding import Tracker, encode, observation_size
-from .pettingzoo import as_whole_number, deal_rewards, rules_from_options
+from .pettingzoo import action_of, as_whole_number, deal_rewards, legal_mask_array, rules_from_options
 
 __all__ = ["GetawayEnv"]
 
@@ -143,7 +142,7 @@ class GetawayEnv(gymnasium.Env):
         if self._ended or deal.is_over or deal.to_act != self.seat:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         else:
-            mask = np.ndarray(NUM_ACTIONS, np.int8, deal.legal_mask(self.seat))
+            mask = legal_mask_array(deal, self.seat)
         return {"action_mask": mask, **extra}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -163,20 +162,13 @@ class GetawayEnv(gymnasium.Env):
             raise RuntimeError("step() before reset(): call reset() first")
         if deal.is_over or self._ended:
             raise RuntimeError("step() after the episode ended: call reset()")
-        try:
-            if isinstance(action, bool):
-                raise TypeError
-            action = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action: {action!r} is not an action id 0–{NUM_ACTIONS - 1}") from None
-        if not 0 <= action < NUM_ACTIONS:
-            raise ValueError(f"action: {action!r} is not an action id 0–{NUM_ACTIONS - 1}")
-        if action not in deal.legal_actions(self.seat):
+        chosen = action_of(action)
+        if chosen not in deal.legal_actions(self.seat):
             if self.illegal_action == "raise":
-                deal.apply(action_from_id(action), self.seat)  # raises IllegalActionError
+                deal.apply(chosen, self.seat)  # raises IllegalActionError
             self._ended = True
             return self._observation(), -1.0, True, False, self._info(illegal=True)
-        deal.apply(action_from_id(action), self.seat)
+        deal.apply(chosen, self.seat)
         self._bots_play()
         if deal.is_over:
             reward = deal_rewards(deal)[self.seat]

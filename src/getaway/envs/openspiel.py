@@ -58,7 +58,7 @@ from ..events import NUM_ACTIONS, PASS, action_from_id
 from ..position import Position
 from ..rules import Rules
 from .encoding import Tracker, encode, layout, observation_size
-from .pettingzoo import deal_rewards
+from .pettingzoo import deal_rewards, rules_from_options
 
 __all__ = ["GetawayGame", "GetawayState", "resample", "rules_of_params", "SHORT_NAME"]
 
@@ -111,26 +111,20 @@ def rules_of_params(params: dict[str, Any]) -> tuple[Rules, int]:
     """The :class:`Rules` and dealer seat of a parameter dict (missing ones: defaults).
 
     Raises:
-        RulesError: bad option. ValueError: interject protocol, ``enforcement="penalize"``
-        (the legal actions are all a player may do), a ``trump`` other than ``"none"`` or
-        ``"spades"``, bad dealer.
+        RulesError: bad option. ValueError: what every environment refuses
+        (:func:`~getaway.envs.pettingzoo.rules_from_options`: the interject protocol,
+        ``enforcement="penalize"``), a ``trump`` other than ``"none"`` or ``"spades"``, bad dealer.
     """
     p = {**_DEFAULTS, **params}
     options: dict[str, Any] = {k: v for k, v in p.items() if k not in ("profile", "dealer")}
     for name in ("takes", "take_protocol"):
         if options[name] == "profile":
             del options[name]
-    if options.get("take_protocol") == "interject":
-        raise ValueError("take_protocol: a sequential game polls for takes ('poll' or 'off')")
-    if options["enforcement"] == "penalize":
-        raise ValueError(
-            "enforcement: the game enforces the rules strictly ('strict'): its legal actions are all a player may do"
-        )
     if options["trump"] not in ("none", "", None, "spades"):
         raise ValueError(f"trump: 'none' or 'spades', not {options['trump']!r}")
     options["trump"] = None if options["trump"] in ("none", "", None) else options["trump"]
     options["loaded_seat"] = None if options["loaded_seat"] < 0 else options["loaded_seat"]
-    rules = Rules.profile(p["profile"], **options)
+    rules = rules_from_options({"profile": p["profile"], **options})  # polled takes, strict rules: as every adapter
     dealer = p["dealer"]
     if not 0 <= dealer < rules.players:
         raise ValueError(f"dealer: seat {dealer} does not exist with {rules.players} players")

@@ -37,11 +37,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..deal import Deal
-from ..events import NUM_ACTIONS, EventKind, action_from_id
+from ..events import NUM_ACTIONS, Action, EventKind, action_from_id
 from ..rules import Rules
 from .encoding import Tracker, encode, observation_size
 
-__all__ = ["env", "raw_env", "rules_from_options", "deal_rewards"]
+__all__ = ["env", "raw_env", "rules_from_options", "deal_rewards", "action_of", "legal_mask_array", "as_whole_number"]
 
 #: Action objects by id (faster than parsing an id at every step).
 _ACTIONS = tuple(action_from_id(i) for i in range(NUM_ACTIONS))
@@ -73,6 +73,29 @@ def rules_from_options(options: dict[str, Any]) -> Rules:
             " mask is refused, not penalized"
         )
     return Rules.profile(profile, **options)
+
+
+def action_of(action: Any) -> Action:
+    """The engine's action for an action id: an ``int`` or numpy integer 0–55 (the
+    environments' one action space, :data:`~getaway.events.NUM_ACTIONS`).
+
+    Raises:
+        ValueError: anything else (a bool, a float, a string, ``None``, an id out of range).
+    """
+    try:
+        chosen = _ACTIONS[action] if action >= 0 and action is not True and action is not False else None
+    except (TypeError, IndexError):
+        chosen = None
+    if chosen is None:
+        raise ValueError(f"action: {action!r} is not an action id 0–{NUM_ACTIONS - 1}")
+    return chosen
+
+
+def legal_mask_array(deal: Deal, seat: int | None = None) -> np.ndarray:
+    """The legal actions of ``seat`` (default: the seat to act) as a new, writable ``int8``
+    array of 56 flags by action id: the engine's :meth:`~getaway.deal.Deal.legal_mask`
+    wrapped without a copy."""
+    return _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask(seat))
 
 
 def as_whole_number(value: Any, name: str) -> int:
@@ -182,18 +205,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         n = self.rules.players
         deal_seed, dealer = reset_options(options, n)  # refused before anything changes
         rng = self._rng if seed is None else random.Random(as_whole_number(seed, "seed"))
-        saved = None if deal_seed is None else rng.getstate()
         drawn_seed, drawn_dealer = rng.getrandbits(63), rng.randrange(n)  # drawn always: the same sequence
-        try:
-            deal = Deal(
-                self.rules, drawn_dealer if dealer is None else dealer, drawn_seed if deal_seed is None else deal_seed
-            )
-        except ValueError:  # a deal_seed the engine refuses
-            if saved is not None:
-                rng.setstate(saved)
-            raise
+        # Checked above, so the engine takes them: nothing can fail from here on.
+        self.deal = Deal(
+            self.rules, drawn_dealer if dealer is None else dealer, drawn_seed if deal_seed is None else deal_seed
+        )
         self._rng = rng
-        self.deal = deal
         self._trackers: list[Tracker | None] = [None] * n  # made at a seat's first observation
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -207,7 +224,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
     def _set_mask_info(self) -> None:
         deal = self.deal
         assert deal is not None
-        self.infos[self.agent_selection]["action_mask"] = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
+        self.infos[self.agent_selection]["action_mask"] = legal_mask_array(deal)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         deal = self.deal
@@ -216,7 +233,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         seat = self._seat[agent]
         view = deal.view(seat)
         if agent == self.agent_selection and not deal.is_over:
-            mask = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
+            mask = legal_mask_array(deal)
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         tracker = self._trackers[seat]
@@ -256,12 +273,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
             return
         deal = self.deal
         assert deal is not None
-        try:
-            chosen = _ACTIONS[action] if action >= 0 and action is not True and action is not False else None  # type: ignore[index,operator]
-        except (TypeError, IndexError):
-            chosen = None
-        if chosen is None:
-            raise ValueError(f"action: {action!r} is not an action id 0–{NUM_ACTIONS - 1}")
+        chosen = action_of(action)
         events = deal.apply(chosen, deal.to_act)  # refused: raises, nothing changed
         # PettingZoo zeroes the actor's cumulative reward here; rewards come only at the end of
         # the deal (after which no agent acts), so it is already zero.
@@ -279,7 +291,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
                 if event[0] == _OUT:
                     self.infos[self.possible_agents[event[1]]]["got_away"] = True
             selected = self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
-            self.infos[selected]["action_mask"] = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
+            self.infos[selected]["action_mask"] = legal_mask_array(deal)
         if self.render_mode == "human":
             self.render()
 
