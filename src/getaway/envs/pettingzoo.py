@@ -291,7 +291,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
                 if event[0] == _OUT:
                     self.infos[self.possible_agents[event[1]]]["got_away"] = True
             selected = self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
-            self.infos[selected]["action_mask"] = legal_mask_array(deal)
+            # legal_mask_array(deal), inlined: one call less on the step every agent pays
+            self.infos[selected]["action_mask"] = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
         if self.render_mode == "human":
             self.render()
 
