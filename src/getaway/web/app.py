@@ -61,7 +61,16 @@ def _bearer(request: Request) -> str:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
+    return _json_object(await request.body())
+
+
+def _json_object(raw: str | bytes) -> dict[str, Any]:
+    """A request's JSON object (a body, or a query value such as the rules' ``options``);
+    empty text is ``{}``.
+
+    Raises:
+        RoomError: too large (413), not JSON, not an object.
+    """
     if len(raw) > 16_384:
         raise RoomError("bad_message", N_("request too large"), 413)
     if not raw.strip():
@@ -254,11 +263,7 @@ def create_app(
             if profile not in ("punjab", "classic"):
                 raise RoomError("bad_message", N_("profile: expected punjab or classic"))
             if options and game is None:  # the options of a room being set up (JSON object)
-                try:
-                    chosen = json.loads(options)
-                except ValueError:
-                    raise RoomError("bad_json", N_("the request is not valid JSON")) from None
-                game = check_config({"profile": profile, "options": chosen})[1]
+                game = check_config({"profile": profile, "options": _json_object(options)})[1]
             return JSONResponse(rules_summary(_lang_of(lang), profile, game))
         except RoomError as exc:
             return _error(exc, client_lang(request))
