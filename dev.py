@@ -9,7 +9,7 @@
     python3 dev.py bench [ARGS...]  create .venv if needed, install, run the engine benchmark
 
 The virtual environment lives in .venv beside this file; it is reinstalled when
-pyproject.toml, setup.py or src/getaway/deal.py changes: the install compiles deal.py with
+pyproject.toml, setup.py or src/getaway/core/deal.py changes: the install compiles deal.py with
 mypyc (setup.py; pure Python if it cannot, with a message).
 """
 
@@ -35,7 +35,7 @@ def _python() -> Path:
 
 #: What an install depends on: the project's metadata, and the sources that setup.py compiles
 #: with mypyc (an editable install keeps a compiled copy of them beside the sources).
-BUILD_INPUTS = ["pyproject.toml", "setup.py", "src/getaway/deal.py"]
+BUILD_INPUTS = ["pyproject.toml", "setup.py", "src/getaway/core/deal.py"]
 
 
 def ensure_env() -> Path:

@@ -1,6 +1,6 @@
 """Build step of ``pip install .`` / ``pip install -e .``: compile the deal state machine with mypyc.
 
-Everything else is in pyproject.toml. ``src/getaway/deal.py`` (all the trick logic) is
+Everything else is in pyproject.toml. ``src/getaway/core/deal.py`` (all the trick logic) is
 compiled by mypyc into a C extension, from the same source: the Python file stays the
 reference and the compiled module must behave byte for byte the same (the whole test suite
 runs against the compiled build). It makes the engine about three times faster
@@ -11,9 +11,9 @@ in pure Python with a message saying why. ``GETAWAY_PURE_PYTHON=1`` skips compil
 (and, at run time, makes ``import getaway`` use ``deal.py`` even where a compiled module exists).
 
 An editable install (``pip install -e .``) puts the compiled module next to ``deal.py`` in
-``src/getaway``, where Python would import it instead of the source even after ``deal.py`` is
+``src/getaway/core``, where Python would import it instead of the source even after ``deal.py`` is
 edited. So a build records the SHA-256 of the source it compiled (``_compiled.json``), and
-``getaway/_engine.py`` imports ``deal.py`` itself, with a warning, when the two differ: the
+``getaway/core/_engine.py`` imports ``deal.py`` itself, with a warning, when the two differ: the
 Python file is what runs until the next install (``python3 dev.py test`` reinstalls by itself).
 """
 
@@ -29,9 +29,9 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 #: Modules compiled with mypyc (paths from the project root).
-COMPILED = ["src/getaway/deal.py"]
+COMPILED = ["src/getaway/core/deal.py"]
 #: What the compiled modules were built from, written beside them as ``_compiled.json`` after a
-#: successful build: ``getaway/_engine.py`` imports ``deal.py`` itself when it no longer matches.
+#: successful build: ``getaway/core/_engine.py`` imports ``deal.py`` itself when it no longer matches.
 SOURCES = {Path(path).name: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in COMPILED}
 
 
@@ -56,9 +56,9 @@ class OptionalBuildExt(build_ext):
             return
         if self.extensions:
             record = json.dumps(SOURCES, indent=1) + "\n"
-            folders = {os.path.join(self.build_lib, "getaway")}  # goes into the wheel
+            folders = {os.path.join(self.build_lib, "getaway", "core")}  # goes into the wheel
             if self.inplace:  # an editable install: the compiled modules are in the source tree
-                folders.add(self.get_finalized_command("build_py").get_package_dir("getaway"))
+                folders.add(self.get_finalized_command("build_py").get_package_dir("getaway.core"))
             for folder in folders:
                 os.makedirs(folder, exist_ok=True)
                 Path(folder, "_compiled.json").write_text(record, encoding="utf-8")

@@ -25,7 +25,7 @@ import time
 from typing import Any
 
 from getaway import PASS, TAKE, Deal, Rules
-from getaway._engine import COMPILED
+from getaway.core._engine import COMPILED
 
 CONFIGS: list[tuple[str, int, str]] = [
     (profile, players, takes) for profile in ("punjab", "classic") for players in (4, 6) for takes in ("off", "poll")

@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = Rules.profile(args.profile, players=args.players, takes="off")
     except ValueError as exc:  # RulesError: e.g. punjab with 2 players
         parser.error(str(exc))
-    from getaway._engine import COMPILED
+    from getaway.core._engine import COMPILED
 
     engine_build = "compiled engine (mypyc)" if COMPILED else "pure-Python engine"
     python = f"Python {platform.python_version()}, {platform.machine()}"

@@ -23,7 +23,7 @@ Reported:
   log's timestamps (one bot move = queue + engine + commit + broadcast + next bot planned);
 - the server process's CPU time;
 - nothing lost: every room finished; every socket saw every version (no gap); every finished
-  deal's record downloads and replays (``getaway.record.deal_from_record``, result checked).
+  deal's record downloads and replays (``getaway.core.record.deal_from_record``, result checked).
 
 Target (issue 6), one server process: 200 concurrent rooms of 4 seats, p99 ≤ 100 ms, nothing
 lost. The exit status is 1 if anything was lost (and, with ``--check-target``, if the p99
@@ -53,7 +53,7 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
-from getaway.record import deal_from_record
+from getaway.core.record import deal_from_record
 
 TARGET_P99_MS = 100.0
 

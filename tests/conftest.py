@@ -73,9 +73,9 @@ def play_out(deal: Deal, rng, limit: int = 20_000) -> Deal:
 
 @pytest.fixture(autouse=True)
 def _english_after_each_test():
-    """The language is process-wide (getaway.i18n.use): a test that switches it must not leak
+    """The language is process-wide (getaway.text.i18n.use): a test that switches it must not leak
     its language into the next test."""
     yield
-    from getaway import i18n
+    from getaway.text import i18n
 
     i18n.use("en")

@@ -10,7 +10,7 @@ import pytest
 from conftest import SOAK, make_deal
 from getaway import Deal, Rules
 from getaway.bots import BOTS, LEVELS, ExpertBot, HeuristicBot, RandomBot, make_bot
-from getaway.events import PASS, TAKE
+from getaway.core.events import PASS, TAKE
 
 VARIANTS = [
     {},

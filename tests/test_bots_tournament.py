@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from getaway import Rules
-from getaway.cli import cli
-from getaway.tournament import make_jobs, rotations, run_tournament, wilson
+from getaway.sim.tournament import make_jobs, rotations, run_tournament, wilson
+from getaway.text.cli import cli
 
 
 def test_rotation_puts_every_bot_in_every_seat_for_each_seed():
@@ -107,7 +107,7 @@ def test_cli_tournament_bad_options_exit_2_with_one_line():
 def test_tournament_cli_refuses_players_in_options_and_bad_output_paths(tmp_path):
     from click.testing import CliRunner
 
-    from getaway.cli import cli
+    from getaway.text.cli import cli
 
     for args in (["-o", "players=5"], ["-o", "colour=red"], ["--json", str(tmp_path / "no" / "x.json")]):
         res = CliRunner().invoke(cli, ["tournament", "--deals", "4", *args])
@@ -117,7 +117,7 @@ def test_tournament_cli_refuses_players_in_options_and_bad_output_paths(tmp_path
 
 def test_a_small_tournament_on_ray_matches_one_worker():
     ray = pytest.importorskip("ray")
-    from getaway.tournament import run_tournament
+    from getaway.sim.tournament import run_tournament
 
     rules = Rules.profile("punjab", players=3, takes="off")
     lineup = ["heuristic", "random", "random"]

@@ -11,8 +11,8 @@ from conftest import SOAK, make_deal
 from getaway import Deal, Position, Rules
 from getaway.bots.expert import rebuild
 from getaway.bots.tracking import Tracker, World
-from getaway.cards import FULL_PACK, SUIT_MASKS, Card
-from getaway.events import TAKE
+from getaway.core.cards import FULL_PACK, SUIT_MASKS, Card
+from getaway.core.events import TAKE
 
 VARIANTS = [
     {},

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from getaway.cli import cli
+from getaway.text.cli import cli
 
 
 def run(*args: str):

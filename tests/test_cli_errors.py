@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from getaway import Rules
-from getaway.cli import cli
-from getaway.i18n import use
-from getaway.match import Match
-from getaway.terminal import TerminalGame
+from getaway.core.match import Match
+from getaway.text.cli import cli
+from getaway.text.i18n import use
+from getaway.text.terminal import TerminalGame
 
 
 def invoke(*args: str, input: str | None = None):
@@ -71,7 +71,7 @@ def test_a_folder_given_as_output_file_is_refused(tmp_path):
 
 
 def test_a_failed_write_is_one_line_and_keeps_the_other_file(tmp_path, monkeypatch):
-    import getaway.simstats as simstats
+    import getaway.sim.stats as simstats
 
     def broken(*_args, **_kwargs):
         raise PermissionError(13, "Permission denied")
@@ -332,7 +332,7 @@ def test_ctrl_d_in_a_real_terminal_offers_to_save(tmp_path):
 # ------------------------------------------------------------------ 5. the engine's errors in every language
 
 # For each bad input, the problem in each language (the core's English templates, translated
-# by the command line through getaway.i18n.localize); values (options, cards) stay as typed.
+# by the command line through getaway.text.i18n.localize); values (options, cards) stay as typed.
 ENGINE_ERRORS = {
     "bad_option": {
         "en": "trump: 'bogus' is not one of null, 'spades'",

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from getaway import Card, Rules
-from getaway.cli import cli
-from getaway.match import Match
-from getaway.terminal import TerminalGame
+from getaway.core.match import Match
+from getaway.text.cli import cli
+from getaway.text.terminal import TerminalGame
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 PLAY_PROMPT = r"\r\n> "

@@ -8,8 +8,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from getaway.cli import cli
-from getaway.simstats import wilson
+from getaway.sim.stats import wilson
+from getaway.text.cli import cli
 
 
 def run(*args: str, input: str | None = None):

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from getaway.record import deal_from_record
+from getaway.core.record import deal_from_record
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -15,6 +15,7 @@ import json
 import os
 import pickle
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,16 +24,16 @@ import pytest
 
 import getaway
 from getaway import TAKE, Deal, Rules, cards_of
-from getaway import deal as deal_module
-from getaway._engine import COMPILED
+from getaway.core import deal as deal_module
+from getaway.core._engine import COMPILED
 
 SRC = Path(getaway.__file__).resolve().parent.parent
 
 
 def test_the_compiled_engine_runs_where_ci_requires_it() -> None:
     if os.environ.get("GETAWAY_REQUIRE_COMPILED") == "1":
-        assert COMPILED, "getaway.deal is not the compiled module: did `pip install -e .` compile it?"
-    assert getaway.deal.__file__.endswith(".py") is not COMPILED
+        assert COMPILED, "getaway.core.deal is not the compiled module: did `pip install -e .` compile it?"
+    assert getaway.core.deal.__file__.endswith(".py") is not COMPILED
 
 
 def test_cards_listing_is_cards_of() -> None:
@@ -102,7 +103,7 @@ def test_pickle_and_copies_keep_the_state() -> None:
 _DIGEST = r"""
 import hashlib, json, random, sys
 from getaway import Deal, Rules, TAKE
-from getaway._engine import COMPILED
+from getaway.core._engine import COMPILED
 h = hashlib.sha256()
 rng = random.Random(11)
 rule_sets = [
@@ -159,13 +160,10 @@ def test_a_stale_compiled_engine_is_not_used(tmp_path: Path) -> None:
     ``import getaway`` runs the source (with a warning) until the next build."""
     if not COMPILED:
         pytest.skip("the engine is not compiled here")
-    package = tmp_path / "getaway"
-    package.mkdir()
     here = Path(getaway.__file__).parent
-    for path in here.iterdir():
-        if path.suffix in (".py", ".so", ".pyd", ".json"):
-            (package / path.name).write_bytes(path.read_bytes())
-    probe = "import getaway, getaway._engine as e; print(e.COMPILED, getaway.deal.__file__)"
+    shutil.copytree(here, tmp_path / "getaway", ignore=shutil.ignore_patterns("__pycache__", "static", "locale"))
+    package = tmp_path / "getaway" / "core"
+    probe = "import getaway, getaway.core._engine as e; print(e.COMPILED, getaway.core.deal.__file__)"
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     env.pop("GETAWAY_PURE_PYTHON", None)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from getaway import TAKE, Card, Deal, Position, Rules
-from getaway.cards import SUIT_MASKS
+from getaway.core.cards import SUIT_MASKS
 from getaway.envs.encoding import Tracker, encode, layout, observation_size
 
 

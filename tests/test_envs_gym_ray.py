@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from getaway import IllegalActionError, Rules
-from getaway.simulation import Job, run_jobs
+from getaway.sim.simulation import Job, run_jobs
 
 gymnasium = pytest.importorskip("gymnasium")
 
@@ -104,7 +104,7 @@ def _comparable(result) -> dict:  # noqa: ANN001
 
 def test_ray_backend_gives_the_results_of_one_worker() -> None:
     ray = pytest.importorskip("ray")
-    from getaway.envs.ray_backend import run_jobs_ray
+    from getaway.sim.ray_backend import run_jobs_ray
 
     rules = Rules.profile("punjab", players=4)
     jobs = [Job(rules, ("random",) * 4, seed, seed % 4) for seed in range(24)]
@@ -127,7 +127,7 @@ def test_bad_worker_or_chunk_counts_are_refused_by_both_backends(workers: object
     with pytest.raises(ValueError, match="whole number"):
         run_jobs(jobs, workers=workers, chunk=chunk)  # type: ignore[arg-type]
     ray = pytest.importorskip("ray")
-    from getaway.envs.ray_backend import run_jobs_ray
+    from getaway.sim.ray_backend import run_jobs_ray
 
     with pytest.raises(ValueError, match="whole number"):
         run_jobs_ray(jobs, workers=workers, chunk=chunk)  # type: ignore[arg-type]
@@ -138,7 +138,7 @@ def test_simulate_with_the_ray_backend_prints_the_local_summary() -> None:
     ray = pytest.importorskip("ray")
     from click.testing import CliRunner
 
-    from getaway.cli import cli
+    from getaway.text.cli import cli
 
     args = ["simulate", "--deals", "12", "--seed", "5", "--lang", "en"]
     try:

@@ -15,11 +15,13 @@ from babel.messages.pofile import read_po
 from click.testing import CliRunner
 from rich.console import Console
 
-from getaway import Rules, i18n
-from getaway.cards import Card
-from getaway.cli import cli
-from getaway.match import Match
-from getaway.terminal import TerminalGame
+import getaway
+from getaway import Rules
+from getaway.core.cards import Card
+from getaway.core.match import Match
+from getaway.text import i18n
+from getaway.text.cli import cli
+from getaway.text.terminal import TerminalGame
 
 LOCALE = i18n.LOCALE_DIR
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != "en"]
@@ -37,7 +39,7 @@ def _key(message) -> tuple[str | None, str]:
 
 
 def test_every_message_in_the_code_is_in_the_catalogs():
-    src = Path(i18n.__file__).parent
+    src = Path(getaway.__file__).parent
     found = set()
     for _file, _line, message, _comments, context in extract_from_dir(
         str(src), method_map=[("**.py", "python")], keywords=KEYWORDS
@@ -171,7 +173,7 @@ def test_rules_and_a_whole_deal_use_only_translated_messages(lang):
     try:
         recorder = _recording(lang)
         console = Console(width=80, no_color=True, record=True, file=io.StringIO())
-        from getaway.rules_text import print_rules
+        from getaway.text.rules_text import print_rules
 
         print_rules(console, "punjab")
         print_rules(console, "classic")
@@ -259,7 +261,7 @@ def test_bot_reasons_in_each_language(lang):
 
 def test_every_bot_reason_template_is_translated():
     """All ``N_`` templates of the bots (also those the seeded deals above never reach)."""
-    src = Path(i18n.__file__).parent / "bots"
+    src = Path(getaway.__file__).parent / "bots"
     marked = {
         message
         for _file, _line, message, _comments, _context in extract_from_dir(
@@ -363,7 +365,7 @@ def test_click_messages_follow_use():
 def test_the_tournament_command_speaks_every_language(lang: str) -> None:
     from click.testing import CliRunner
 
-    from getaway.cli import cli
+    from getaway.text.cli import cli
 
     res = CliRunner().invoke(cli, ["tournament", "--deals", "4", "-q", "--bots", "random", "--lang", lang])
     assert res.exit_code == 0, res.output
@@ -389,8 +391,8 @@ ENGINE_ERRORS = {
 
 
 def _core_templates() -> set[str]:
-    """Every message the core marks with ``getaway.messages.N_``."""
-    src = Path(i18n.__file__).parent
+    """Every message the core marks with ``getaway.core.messages.N_``."""
+    src = Path(getaway.__file__).parent / "core"
     marked: set[str] = set()
     for name in CORE_MODULES:
         with open(src / f"{name}.py", "rb") as fh:
@@ -417,7 +419,7 @@ def test_the_core_raises_its_errors_with_translatable_messages():
     a ``Text`` (or ``at(...)``), so that the command line can translate it."""
     import ast
 
-    src = Path(i18n.__file__).parent
+    src = Path(getaway.__file__).parent / "core"
     found = 0
     for name in CORE_MODULES:
         tree = ast.parse((src / f"{name}.py").read_text(encoding="utf-8"))
@@ -440,7 +442,7 @@ def test_the_core_raises_its_errors_with_translatable_messages():
 def test_engine_errors_localize_in_each_language(lang):
     """A few errors of each kind, all of whose templates the catalog has (none left English)."""
     from getaway import Deal, Position
-    from getaway.record import deal_from_record
+    from getaway.core.record import deal_from_record
 
     def error(make) -> BaseException:
         try:
@@ -517,7 +519,7 @@ def test_metavars_stay_english_in_english():
 def test_the_terminal_hint_gives_its_reason_in_the_language(lang):
     """``hint`` in the terminal: the bot's reason reaches the screen translated (best_hint
     keeps it a Reason), in the language's own hint line."""
-    from getaway.terminal import best_hint
+    from getaway.text.terminal import best_hint
 
     match = Match(Rules.profile("punjab", players=4), ["A", "B", "C", "D"], 5)
     view = match.deal.view(match.deal.to_act)

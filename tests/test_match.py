@@ -10,7 +10,7 @@ import pytest
 
 from getaway import JOKER, Rules
 from getaway.bots import RandomBot, play_deal
-from getaway.match import Match, MatchError, choose_dealer
+from getaway.core.match import Match, MatchError, choose_dealer
 
 
 def play_match(match: Match, seed: int = 0, stop_after: int | None = None) -> Match:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from getaway import Card, Event
-from getaway.narrate import Narrator, describe
+from getaway.text.narrate import Narrator, describe
 
 
 def cards(*names: str) -> tuple[Card, ...]:

@@ -56,8 +56,8 @@ from getaway import (
     Termination,
     cards_of,
 )
-from getaway.cards import SUIT_MASKS
-from getaway.record import deal_from_record, dumps, record_of
+from getaway.core.cards import SUIT_MASKS
+from getaway.core.record import deal_from_record, dumps, record_of
 
 SOAK = max(1, int(os.environ.get("GETAWAY_SOAK", "1")))
 
@@ -261,7 +261,7 @@ def redacted(event: Event, seat: int | None) -> Event:
 
 class Observer:
     """What one seat (``None``: a spectator) has seen, rebuilt from the referee's events by the
-    rule above, independently of :mod:`getaway.view`.
+    rule above, independently of :mod:`getaway.core.view`.
 
     Attributes:
         known: every card the seat has seen in an event (and the stripped cards).
@@ -288,7 +288,7 @@ class Observer:
 
 
 def bits(cards: Iterable[int]) -> int:
-    """The bit set of ``cards`` (a faster :func:`~getaway.cards.mask_of` for trusted input)."""
+    """The bit set of ``cards`` (a faster :func:`~getaway.core.cards.mask_of` for trusted input)."""
     mask = 0
     for card in cards:
         mask |= 1 << card

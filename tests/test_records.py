@@ -9,7 +9,7 @@ import pytest
 
 from getaway import Deal, Position, Rules
 from getaway.bots import RandomBot, play_deal
-from getaway.record import (
+from getaway.core.record import (
     RecordError,
     deal_from_record,
     dumps,

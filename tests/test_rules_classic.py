@@ -9,8 +9,8 @@ import pytest
 
 from conftest import card_set, kinds, make_deal, play_all, play_out
 from getaway import ACE_OF_SPADES, Deal, EventKind, IllegalActionError, Rules, RulesError, Termination
-from getaway.cards import Card
-from getaway.match import Match, choose_dealer
+from getaway.core.cards import Card
+from getaway.core.match import Match, choose_dealer
 
 
 def _hand(deal: Deal, seat: int) -> set[Card]:

@@ -21,7 +21,7 @@ from getaway import (
     mask_of,
     player_view,
 )
-from getaway.cards import FULL_PACK
+from getaway.core.cards import FULL_PACK
 
 
 class _NoShuffle:

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import make_deal, play_out
 from getaway import TAKE, Deal, IllegalActionError, Rules, RulesError, parse_cards
-from getaway.match import Match
+from getaway.core.match import Match
 
 # ---------------------------------------------------------------------------------- R-UNEVEN round_robin
 

@@ -22,7 +22,7 @@ from getaway import (
     RulesError,
     Termination,
 )
-from getaway.match import Match
+from getaway.core.match import Match
 
 
 def _hand(deal: Deal, seat: int) -> set[Card]:

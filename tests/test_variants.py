@@ -27,8 +27,8 @@ from getaway import (
     replay,
 )
 from getaway.bots import RandomBot, play_deal
-from getaway.match import Match
-from getaway.record import deal_from_record, dumps, record_of
+from getaway.core.match import Match
+from getaway.core.record import deal_from_record, dumps, record_of
 
 PROFILES = ("punjab", "classic")
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from getaway.record import deal_from_record
+from getaway.core.record import deal_from_record
 
 CHROMIUM = os.environ.get("GETAWAY_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -11,8 +11,8 @@ import pytest
 from babel.messages.pofile import read_po
 from click.testing import CliRunner
 
-from getaway import i18n
-from getaway.cli import cli
+from getaway.text import i18n
+from getaway.text.cli import cli
 from getaway.web.strings import UI_STRINGS
 from web_helpers import create_room, make_client
 

@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from websockets.sync.client import connect
 
-from getaway.record import deal_from_record
+from getaway.core.record import deal_from_record
 from getaway.web.rooms import Room, hash_token
 from getaway.web.store import NewEntry, Store, database_url
 from web_helpers import fresh_database

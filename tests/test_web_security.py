@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from getaway.cards import Card
-from getaway.deal import replay
-from getaway.events import EventKind
-from getaway.record import parse_record
+from getaway.core.cards import Card
+from getaway.core.deal import replay
+from getaway.core.events import EventKind
+from getaway.core.record import parse_record
 from web_helpers import Player, create_room, drain_to, make_client, play_deal
 from web_helpers import seeded as seeded  # the fixture
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from getaway.record import deal_from_record
+from getaway.core.record import deal_from_record
 from web_helpers import Player, create_room, drain_to, make_client, play_deal
 
 pytestmark = pytest.mark.timeout(30)

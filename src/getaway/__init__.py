@@ -11,10 +11,10 @@ imports nothing else of the package and nothing outside the standard library. Sa
 """
 
 # First: choose between deal.py and its compiled module (see _engine.py).
-from . import _engine  # noqa: F401  # isort: skip
-from .cards import ACE_OF_SPADES, JOKER, Card, InvalidCardError, cards_of, mask_of, parse_cards
-from .deal import PLAY, TAKE_OR_PASS, Deal, deal_hands, replay
-from .events import (
+from .core import _engine  # noqa: F401  # isort: skip
+from .core.cards import ACE_OF_SPADES, JOKER, Card, InvalidCardError, cards_of, mask_of, parse_cards
+from .core.deal import PLAY, TAKE_OR_PASS, Deal, deal_hands, replay
+from .core.events import (
     NUM_ACTIONS,
     PASS,
     PICKUP,
@@ -30,9 +30,9 @@ from .events import (
     action_from_id,
     parse_action,
 )
-from .position import Position, PositionError
-from .rules import Rules, RulesError
-from .view import PlayerView, player_view
+from .core.position import Position, PositionError
+from .core.rules import Rules, RulesError
+from .core.view import PlayerView, player_view
 
 __version__ = "0.1.0"
 

@@ -1,6 +1,6 @@
 """``python -m getaway``: the command line."""
 
-from .cli import main
+from .text.cli import main
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,6 @@
-"""Bots: players that decide from a :class:`~getaway.view.PlayerView` only.
+"""Bots: players that decide from a :class:`~getaway.core.view.PlayerView` only.
 
-A bot never sees the :class:`~getaway.deal.Deal`: :func:`play_deal` hands it the seat's
+A bot never sees the :class:`~getaway.core.deal.Deal`: :func:`play_deal` hands it the seat's
 view, its legal actions and a seeded generator, so peeking is impossible by construction.
 """
 
@@ -11,10 +11,10 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from ..deal import Deal
-from ..events import Action, Event
-from ..messages import N_, Text
-from ..view import PlayerView
+from ..core.deal import Deal
+from ..core.events import Action, Event
+from ..core.messages import N_, Text
+from ..core.view import PlayerView
 
 __all__ = ["Bot", "RandomBot", "HeuristicBot", "ExpertBot", "play_deal", "BOTS", "LEVELS", "make_bot"]
 

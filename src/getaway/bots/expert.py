@@ -2,9 +2,9 @@
 
 For a decision with more than one legal action it
 
-1. tracks the deal from its :class:`~getaway.view.PlayerView` (:class:`~.tracking.Tracker`)
+1. tracks the deal from its :class:`~getaway.core.view.PlayerView` (:class:`~.tracking.Tracker`)
    and samples hidden hands consistent with everything public (sizes, known cards, voids);
-2. rebuilds each sampled world as a :class:`~getaway.deal.Deal` in the very same state
+2. rebuilds each sampled world as a :class:`~getaway.core.deal.Deal` in the very same state
    (:func:`rebuild`: a position at the start of the current trick, the take poll answered
    as it was, the trick's cards replayed); with ``resample``, a world in which the cards
    the others have put on the table in this trick are not the ones the heuristic would
@@ -42,12 +42,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
-from ..deal import Deal
-from ..events import PASS, TAKE, Action, Call
-from ..i18n import N_, Reason
-from ..position import Position
-from ..view import PlayerView
+from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
+from ..core.deal import Deal
+from ..core.events import PASS, TAKE, Action, Call
+from ..core.messages import N_, Reason
+from ..core.position import Position
+from ..core.view import PlayerView
 from .heuristic import HeuristicBot
 from .model import PublicFacts, heuristic_action
 from .tracking import Tracker, World

@@ -1,6 +1,6 @@
 """The ``heuristic`` bot: the seeds' strategy advice made concrete, with card counting.
 
-It reads only its :class:`~getaway.view.PlayerView`, through a
+It reads only its :class:`~getaway.core.view.PlayerView`, through a
 :class:`~getaway.bots.tracking.Tracker` (cards played, known hands, proven voids), and
 scores each legal action with a few rules of thumb:
 
@@ -28,10 +28,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
-from ..events import PASS, PICKUP, TAKE, Action
-from ..i18n import N_, Reason
-from ..view import PlayerView
+from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
+from ..core.events import PASS, PICKUP, TAKE, Action
+from ..core.messages import N_, Reason
+from ..core.view import PlayerView
 from .tracking import Tracker
 
 __all__ = ["HeuristicBot"]
@@ -64,8 +64,8 @@ class HeuristicBot:
         return self.choose(view, legal)[0]
 
     def hint(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> tuple[Action, str]:
-        """The action and a one-sentence reason for it: an English :class:`~getaway.i18n.Reason`
-        (:func:`getaway.i18n.localize` shows it in the current language)."""
+        """The action and a one-sentence reason for it: an English :class:`~getaway.text.i18n.Reason`
+        (:func:`getaway.text.i18n.localize` shows it in the current language)."""
         return self.choose(view, legal)
 
     def choose(self, view: PlayerView, legal: Sequence[Action], tracker: Tracker | None = None) -> tuple[Action, str]:

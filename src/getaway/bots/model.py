@@ -2,7 +2,7 @@
 
 The expert plays out sampled worlds with the heuristic in every seat (its own included):
 against heuristic opponents the rollouts then follow exactly the play they will meet, up
-to what the sampled hands get wrong. Building a :class:`~getaway.view.PlayerView` and a
+to what the sampled hands get wrong. Building a :class:`~getaway.core.view.PlayerView` and a
 :class:`~getaway.bots.tracking.Tracker` from the whole history at every decision of a
 rollout costs ten times the play itself, so :class:`PublicFacts` keeps what the public
 history proves (cards known in each hand, proven voids) incrementally, from the events of
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import FULL_PACK, JOKER_INDEX, cards_of
-from ..deal import Deal
-from ..events import Action, Event, EventKind
+from ..core.cards import FULL_PACK, JOKER_INDEX, cards_of
+from ..core.deal import Deal
+from ..core.events import Action, Event, EventKind
 from .heuristic import HeuristicBot
 from .tracking import Tracker
 
@@ -37,7 +37,7 @@ _IRREGULARITY = EventKind.IRREGULARITY
 
 
 class _View:
-    """The attributes of a :class:`~getaway.view.PlayerView` the heuristic reads."""
+    """The attributes of a :class:`~getaway.core.view.PlayerView` the heuristic reads."""
 
     __slots__ = (
         "seat",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..events import PASS, TAKE, Action
-from ..view import PlayerView
+from ..core.events import PASS, TAKE, Action
+from ..core.view import PlayerView
 
 __all__ = ["RandomBot"]
 

@@ -1,4 +1,4 @@
-"""Card tracking: what one player can deduce from their :class:`~getaway.view.PlayerView`.
+"""Card tracking: what one player can deduce from their :class:`~getaway.core.view.PlayerView`.
 
 A :class:`Tracker` reads the public history of a view (plus the viewer's own hand) and
 keeps, for every other seat:
@@ -27,9 +27,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..cards import ACE_OF_SPADES, FULL_PACK, JOKER_INDEX, SUIT_MASKS, cards_of
-from ..events import EventKind
-from ..view import PlayerView
+from ..core.cards import ACE_OF_SPADES, FULL_PACK, JOKER_INDEX, SUIT_MASKS, cards_of
+from ..core.events import EventKind
+from ..core.view import PlayerView
 
 __all__ = ["Tracker", "World", "SamplingError"]
 

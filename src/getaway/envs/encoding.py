@@ -1,4 +1,4 @@
-"""The one observation encoding of the AI environments, computed from a :class:`~getaway.view.PlayerView` only.
+"""The one observation encoding of the AI environments, computed from a :class:`~getaway.core.view.PlayerView` only.
 
 Every adapter (PettingZoo, OpenSpiel, Gymnasium) encodes a player's view with
 :func:`encode`; nothing else reaches an agent, so a leak can only come from the view
@@ -49,9 +49,9 @@ from typing import Final
 
 import numpy as np
 
-from ..cards import ACE_OF_SPADES, JOKER_INDEX, SUIT_MASKS
-from ..events import NUM_ACTIONS, EventKind
-from ..view import PlayerView
+from ..core.cards import ACE_OF_SPADES, JOKER_INDEX, SUIT_MASKS
+from ..core.events import NUM_ACTIONS, EventKind
+from ..core.view import PlayerView
 
 __all__ = ["Tracker", "encode", "layout", "observation_size", "action_mask", "NUM_CARDS"]
 
@@ -325,7 +325,7 @@ def _mask(cards: tuple[int, ...]) -> int:
 
 
 def action_mask(view: PlayerView) -> np.ndarray:
-    """``int8`` vector of :data:`~getaway.events.NUM_ACTIONS`: 1 for each legal action of the view's seat."""
+    """``int8`` vector of :data:`~getaway.core.events.NUM_ACTIONS`: 1 for each legal action of the view's seat."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     if view.legal_actions:
         mask[list(view.legal_actions)] = 1

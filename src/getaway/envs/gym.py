@@ -18,7 +18,7 @@ player, 0 for all in a drawn deal.
 An illegal action (``info["action_mask"]`` is 0 for it) ends the episode as a loss
 (reward −1, ``info["illegal"] = True``) with ``illegal_action="lose"`` (the default, so
 random exploration never crashes; the returned mask is then all zeros and ``step`` raises
-``RuntimeError`` until ``reset()``), or raises :class:`~getaway.events.IllegalActionError`
+``RuntimeError`` until ``reset()``), or raises :class:`~getaway.core.events.IllegalActionError`
 with ``illegal_action="raise"``. Anything that is not an action id 0–55 (a float, a bool,
 a string) raises ``ValueError``; a refused action changes nothing.
 """
@@ -33,8 +33,8 @@ import gymnasium
 import numpy as np
 
 from ..bots import make_bot
-from ..deal import Deal
-from ..events import NUM_ACTIONS
+from ..core.deal import Deal
+from ..core.events import NUM_ACTIONS
 from .encoding import Tracker, encode, observation_size
 from .pettingzoo import action_of, as_whole_number, deal_rewards, legal_mask_array, rules_from_options
 

@@ -19,7 +19,7 @@ Parameters: ``profile``, ``players``, ``dealer`` (seat), and every rules option
 
 **Chance.** The shuffle is dealt one card at a time: chance node ``i`` chooses, uniformly
 among the cards not yet chosen, the card at position ``i`` of the shuffled pack (chance
-action = card id); the engine's own dealing rule (:func:`getaway.deal.deal_hands`, with
+action = card id); the engine's own dealing rule (:func:`getaway.core.deal.deal_hands`, with
 R-UNEVEN and the stripped cards) then gives position ``i`` to its seat. A blind draw
 (R-P-DRAW) is a chance node too: after the action whose trick calls for a draw, the state
 becomes a chance node whose outcomes are the cards of the waste as it was (chance action =
@@ -52,11 +52,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ..cards import ACE_OF_SPADES, JOKER_INDEX, SUIT_MASKS, Card, cards_of
-from ..deal import Deal, deal_hands
-from ..events import NUM_ACTIONS, PASS, action_from_id
-from ..position import Position
-from ..rules import Rules
+from ..core.cards import ACE_OF_SPADES, JOKER_INDEX, SUIT_MASKS, Card, cards_of
+from ..core.deal import Deal, deal_hands
+from ..core.events import NUM_ACTIONS, PASS, action_from_id
+from ..core.position import Position
+from ..core.rules import Rules
 from .encoding import Tracker, encode, layout, observation_size
 from .pettingzoo import deal_rewards, rules_from_options
 

@@ -9,7 +9,7 @@
 
 Agents are ``player_0`` … ``player_{n-1}`` (seat numbers). One ``Discrete(56)`` action
 space for all: card ids 0–52 (52 = the Joker), 53 take, 54 pass, 55 pickup
-(:data:`~getaway.events.NUM_ACTIONS`). The observation is a dict with ``observation`` (the
+(:data:`~getaway.core.events.NUM_ACTIONS`). The observation is a dict with ``observation`` (the
 shared encoding, :mod:`getaway.envs.encoding`) and ``action_mask`` (all zeros for an agent
 that is not to act); the same mask is also in ``infos[agent]["action_mask"]`` for loops that
 call ``last(observe=False)``.
@@ -36,9 +36,9 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..deal import Deal
-from ..events import NUM_ACTIONS, Action, EventKind, action_from_id
-from ..rules import Rules
+from ..core.deal import Deal
+from ..core.events import NUM_ACTIONS, Action, EventKind, action_from_id
+from ..core.rules import Rules
 from .encoding import Tracker, encode, observation_size
 
 __all__ = ["env", "raw_env", "rules_from_options", "deal_rewards", "action_of", "legal_mask_array", "as_whole_number"]
@@ -77,7 +77,7 @@ def rules_from_options(options: dict[str, Any]) -> Rules:
 
 def action_of(action: Any) -> Action:
     """The engine's action for an action id: an ``int`` or numpy integer 0–55 (the
-    environments' one action space, :data:`~getaway.events.NUM_ACTIONS`).
+    environments' one action space, :data:`~getaway.core.events.NUM_ACTIONS`).
 
     Raises:
         ValueError: anything else (a bool, a float, a string, ``None``, an id out of range).
@@ -93,7 +93,7 @@ def action_of(action: Any) -> Action:
 
 def legal_mask_array(deal: Deal, seat: int | None = None) -> np.ndarray:
     """The legal actions of ``seat`` (default: the seat to act) as a new, writable ``int8``
-    array of 56 flags by action id: the engine's :meth:`~getaway.deal.Deal.legal_mask`
+    array of 56 flags by action id: the engine's :meth:`~getaway.core.deal.Deal.legal_mask`
     wrapped without a copy."""
     return _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask(seat))
 

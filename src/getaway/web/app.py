@@ -19,10 +19,10 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 
-from .. import i18n
-from ..cards import Card
-from ..i18n import N_
-from ..rules import Rules
+from ..core.cards import Card
+from ..core.rules import Rules
+from ..text import i18n
+from ..text.i18n import N_
 from .rooms import Connection, RateLimiter, RoomError, RoomHandle, RoomService, check_config
 from .store import Store
 
@@ -109,9 +109,9 @@ def page_strings(lang: str) -> dict[str, Any]:
 
 def rules_summary(lang: str, profile: str, rules: Rules | None = None) -> dict[str, Any]:
     """What ``GET /api/rules/{lang}`` returns: ``profile``, ``title`` and ``sections``
-    (``[{"title", "text"}]``), the terminal's rules summary (:mod:`getaway.rules_text`), with
+    (``[{"title", "text"}]``), the terminal's rules summary (:mod:`getaway.text.rules_text`), with
     the variants in force when the ``rules`` of a room are given."""
-    from ..rules_text import rules_sections
+    from ..text.rules_text import rules_sections
 
     with i18n.language(lang):
         title = i18n._("Getaway: the rules (profile {profile})").format(profile=profile)

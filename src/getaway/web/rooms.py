@@ -28,16 +28,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .. import i18n
 from ..bots import LEVELS, Bot, make_bot
-from ..events import IllegalActionError, InvalidActionError, parse_action
-from ..i18n import N_
-from ..match import Match, MatchError
-from ..messages import error_text
-from ..narrate import Narrator
-from ..record import record_of
-from ..rules import Rules, RulesError
-from ..view import PlayerView, player_view
+from ..core.events import IllegalActionError, InvalidActionError, parse_action
+from ..core.match import Match, MatchError
+from ..core.messages import error_text
+from ..core.record import record_of
+from ..core.rules import Rules, RulesError
+from ..core.view import PlayerView, player_view
+from ..text import i18n
+from ..text.i18n import N_
+from ..text.narrate import Narrator
 from .store import NewEntry, Store, StoredRoom
 
 __all__ = [
@@ -85,7 +85,7 @@ class RoomError(ValueError):
     cause: BaseException | None = None
 
     def text(self, lang: str) -> str:
-        """The message in ``lang`` (one of :data:`getaway.i18n.LANGUAGES`)."""
+        """The message in ``lang`` (one of :data:`getaway.text.i18n.LANGUAGES`)."""
         with i18n.language(lang):
             if self.cause is not None:
                 # An engine refusal reads "reason: message"; the reason is already in ``code``.

@@ -8,7 +8,7 @@ from the catalogs' own entries (``/api/strings`` returns them separately).
 
 from __future__ import annotations
 
-from ..i18n import N_
+from ..text.i18n import N_
 
 UI_STRINGS: tuple[str, ...] = (
     N_("Language"),

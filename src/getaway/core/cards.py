@@ -94,7 +94,7 @@ class InvalidCardError(TextError):
     >>> Card.parse("11h")
     Traceback (most recent call last):
     ...
-    getaway.cards.InvalidCardError: not a card: '11h' (expected e.g. 10h, TH, Q♠, joker)
+    getaway.core.cards.InvalidCardError: not a card: '11h' (expected e.g. 10h, TH, Q♠, joker)
     """
 
 

@@ -4,7 +4,7 @@ Every seed is played once per rotation of the line-up through the seats (the sam
 the same dealer), so each bot meets each hand from each seat and the luck of the deal
 cancels out. Results per bot: losses and loss rate with a 95 % Wilson interval (fair share:
 one deal in ``players``), average place, and the speed of its decisions. Satellite of the
-core; deals run through :func:`getaway.simulation.run_jobs` (seeded, any number of workers,
+core; deals run through :func:`getaway.sim.simulation.run_jobs` (seeded, any number of workers,
 same results).
 
 >>> from getaway import Rules
@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .bots import make_bot
-from .rules import Rules
+from ..bots import make_bot
+from ..core.rules import Rules
 from .simulation import DealResult, Job, run_jobs
 
 __all__ = ["BotStats", "TournamentResult", "run_tournament", "wilson", "make_jobs", "rotations"]
@@ -93,7 +93,7 @@ class TournamentResult:
         workers: processes used.
         elapsed: wall-clock seconds.
         stats: one :class:`BotStats` per distinct bot, in line-up order.
-        results: every :class:`~getaway.simulation.DealResult` (not written to JSON).
+        results: every :class:`~getaway.sim.simulation.DealResult` (not written to JSON).
     """
 
     rules: Rules
@@ -232,7 +232,7 @@ def run_tournament(
         seed: base seed of the deals.
         workers: processes.
         progress: called with the number of deals just finished.
-        backend: ``"local"`` or ``"ray"`` (see :func:`getaway.simulation.run_jobs`).
+        backend: ``"local"`` or ``"ray"`` (see :func:`getaway.sim.simulation.run_jobs`).
         address: with Ray, an existing cluster's address.
 
     Raises:

@@ -45,11 +45,11 @@ _ACTION_KEYS: Final = {"play", "take", "pass", "pickup"}
 
 class RecordError(TextError):
     """A record that is malformed, or whose replay fails (a ``ValueError`` whose message is a
-    translatable :class:`~getaway.messages.Text`).
+    translatable :class:`~getaway.core.messages.Text`).
 
     Attributes:
         index: for an illegal action, its position in ``actions`` (else ``None``).
-        reason: for an illegal action, the :class:`~getaway.events.IllegalActionError` reason.
+        reason: for an illegal action, the :class:`~getaway.core.events.IllegalActionError` reason.
     """
 
     def __init__(self, message: str, *, index: int | None = None, reason: str | None = None) -> None:

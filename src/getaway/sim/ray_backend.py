@@ -1,4 +1,4 @@
-"""The simulation runner on Ray: the jobs of :func:`getaway.simulation.run_jobs` spread over a
+"""The simulation runner on Ray: the jobs of :func:`getaway.sim.simulation.run_jobs` spread over a
 Ray cluster (or a local Ray), same results (docs/envs.md).
 
 Every job is seeded and independent, so a job's result does not depend on where it runs:
@@ -6,7 +6,7 @@ Every job is seeded and independent, so a job's result does not depend on where 
 measured ``think_times``.
 
 >>> from getaway import Rules
->>> from getaway.simulation import Job
+>>> from getaway.sim.simulation import Job
 >>> jobs = [Job(Rules.profile("punjab", takes="off"), ("random",) * 4, seed) for seed in range(2)]
 >>> results = run_jobs_ray(jobs, num_cpus=1)  # doctest: +SKIP
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..simulation import DealResult, Job, check_counts, play_job
+from .jobs import DealResult, Job, check_counts, play_job
 
 __all__ = ["run_jobs_ray"]
 

@@ -26,7 +26,7 @@ __all__ = ["Position", "PositionError"]
 class PositionError(TextError):
     """A position that cannot occur: a duplicate card, a card that is not in the pack, a bad leader …
 
-    A ``ValueError`` whose message is a translatable :class:`~getaway.messages.Text`.
+    A ``ValueError`` whose message is a translatable :class:`~getaway.core.messages.Text`.
     """
 
 
@@ -40,7 +40,7 @@ class Position:
     """A situation between tricks (immutable).
 
     Attributes:
-        hands: per seat, the bit set of its cards (see :mod:`getaway.cards`).
+        hands: per seat, the bit set of its cards (see :mod:`getaway.core.cards`).
             A seat with no cards has got away before the position.
         waste: bit set of the waste pile's cards.
         leader: the seat to lead the next trick.
@@ -53,7 +53,7 @@ class Position:
             ``forced_lead`` is that card), or a player who took the drawer's hand (R-P-TAKE;
             the obligation lapsed: ``forced_lead`` is not that card; it may be another card
             the leader drew later). A
-            :class:`~getaway.deal.Deal` built from the position starts with that history
+            :class:`~getaway.core.deal.Deal` built from the position starts with that history
             (a ``waste`` event with the card and no seat, then the holder's ``draw``), so each
             seat's view shows what it would know: the holder the card, the others a hidden
             draw and the card still among the cards they saw go into the waste pile.

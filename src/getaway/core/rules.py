@@ -12,7 +12,7 @@ True
 >>> Rules.profile("punjab", players=2)
 Traceback (most recent call last):
 ...
-getaway.rules.RulesError: players: punjab is for 3 to 8 players, not 2
+getaway.core.rules.RulesError: players: punjab is for 3 to 8 players, not 2
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class RulesError(TextError):
 
     Attributes:
         option: the option's name (or both names joined by ``+``).
-        message: what is wrong with it (usually a translatable :class:`~getaway.messages.Text`).
+        message: what is wrong with it (usually a translatable :class:`~getaway.core.messages.Text`).
     """
 
     def __init__(self, option: str, message: str) -> None:

@@ -5,7 +5,7 @@ translate. Instead, the message of each of its errors is a :class:`Text`: an Eng
 (what ``str(exc)`` shows, unchanged for tests and library users) that also keeps its
 template, marked with :func:`N_` so that ``pybabel extract`` puts it in the catalogs, and the
 values of its fields. A satellite shows it in another language by looking the template up
-and formatting it with the same values (``getaway.i18n.localize``, docs/cli.md, "Languages").
+and formatting it with the same values (``getaway.text.i18n.localize``, docs/cli.md, "Languages").
 Field values that are :class:`Text` themselves (or exceptions) are translated too; anything
 else (card names, option names, the user's input) is shown as it is.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["N_", "Text", "TextError", "at", "error_text"]
+__all__ = ["N_", "Reason", "Text", "TextError", "at", "error_text"]
 
 
 def N_(message: str) -> str:
@@ -90,3 +90,28 @@ class TextError(ValueError):
     def params(self) -> dict[str, Any]:
         """The values of the template's fields."""
         return self.text.args
+
+
+class Reason(str):
+    """An English sentence (a ``str``) that remembers its ``N_``-marked template and arguments,
+    so that it can be shown in another language later (``getaway.text.i18n.localize``); the bots' hint
+    reasons. Arguments named ``suit`` are suit numbers (``spades`` …); a :class:`Reason`
+    argument is localized too; anything else is shown as it is.
+
+    >>> r = Reason(N_("Lead {card}: everyone should follow, and it empties your {suit}."), card="Q♥", suit=1)
+    >>> r
+    'Lead Q♥: everyone should follow, and it empties your hearts.'
+    """
+
+    template: str
+    args: dict[str, object]
+
+    def __new__(cls, template: str, **args: object) -> Reason:
+        english = {k: _SUITS[v] if k == "suit" else v for k, v in args.items()}  # type: ignore[index,call-overload]
+        self = super().__new__(cls, template.format(**english) if args else template)
+        self.template = template
+        self.args = args
+        return self
+
+
+_SUITS = ("spades", "hearts", "diamonds", "clubs")

@@ -1,6 +1,6 @@
 """Actions, events, errors and outcomes of a deal: the small value types around the state machine.
 
-An **action** is what a player decides: play a card (the :class:`~getaway.cards.Card`
+An **action** is what a player decides: play a card (the :class:`~getaway.core.cards.Card`
 itself is the action) or a :class:`Call` (``take``, ``pass``, ``pickup``). Every
 action is an ``int`` 0–55, so AI environments get a fixed discrete action space
 for free (:data:`NUM_ACTIONS`).
@@ -114,7 +114,7 @@ class EventKind:
     VOID: Final = "void"  #: seat could not follow and plays no card (R-C-TRICK, V-NOPICKUP)
     PICKUP: Final = "pickup"  #: seat picked up cards (the trick) into their hand
     #: cards went to the waste pile; seat is the trick's winner (or the Joker's leader), ``None``
-    #: for the card of a position's blind draw (R-P-DRAW, :attr:`~getaway.position.Position.blind_draw`)
+    #: for the card of a position's blind draw (R-P-DRAW, :attr:`~getaway.core.position.Position.blind_draw`)
     WASTE: Final = "waste"
     CAPTURE: Final = "capture"  #: seat captured the tens in cards (V-DEHLA)
     DRAW: Final = "draw"  #: seat drew cards[0] blind from the waste (R-P-DRAW); hidden from others
@@ -165,7 +165,7 @@ class IllegalActionError(TextError):
     """An action that is not legal now; the state is unchanged (a ``ValueError``).
 
     The message is ``"<reason>: <message>"``; ``message`` is usually a
-    :class:`~getaway.messages.Text` (translatable).
+    :class:`~getaway.core.messages.Text` (translatable).
 
     Attributes:
         reason: machine-readable cause, one of :attr:`REASONS`.

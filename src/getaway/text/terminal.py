@@ -22,13 +22,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .bots import LEVELS, Bot, make_bot
-from .cards import SUIT_SYMBOLS, Card, InvalidCardError
-from .events import PASS, PICKUP, TAKE, Action, Call, IllegalActionError
+from ..bots import LEVELS, Bot, make_bot
+from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
+from ..core.events import PASS, PICKUP, TAKE, Action, Call, IllegalActionError
+from ..core.match import Match
+from ..core.view import PlayerView
 from .i18n import _, card_name, localize, ngettext, pgettext, suit_plural
-from .match import Match
 from .narrate import Narrator
-from .view import PlayerView
 
 __all__ = ["TerminalGame", "HINT_LEVELS", "best_hint", "explain", "standings_table", "seat_names"]
 
@@ -43,8 +43,8 @@ def seat_names(n: int) -> list[str]:
 
 def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
     """What the best available bot would do for ``view`` and why: ``(action, reason, level)``;
-    ``reason`` is the bot's own (an :class:`~getaway.i18n.Reason`, translated by
-    :func:`~getaway.i18n.localize` when shown) or ``""``.
+    ``reason`` is the bot's own (an :class:`~getaway.text.i18n.Reason`, translated by
+    :func:`~getaway.text.i18n.localize` when shown) or ``""``.
 
     Uses the bot's ``hint(view, legal, rng) -> (action, reason)`` when it has one, else its
     ``act`` with no reason; a bot that fails hands over to the next level (a hint must never

@@ -1,7 +1,7 @@
 """Which deal state machine runs: ``deal.py`` or the module mypyc compiled from it (setup.py).
 
 Imported first by ``getaway/__init__.py``, for its effect: when the compiled module is stale
-it imports ``deal.py`` itself as ``getaway.deal``. Standard library only, like the whole core.
+it imports ``deal.py`` itself as ``getaway.core.deal``. Standard library only, like the whole core.
 """
 
 from __future__ import annotations

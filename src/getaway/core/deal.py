@@ -1,11 +1,11 @@
 """The deal state machine: one hand of play, from the deal to the loser (RULES.md §1–§5).
 
 A :class:`Deal` is created from (rules, dealer, seed) or from an explicit
-:class:`~getaway.position.Position`. It says whose decision it is
+:class:`~getaway.core.position.Position`. It says whose decision it is
 (:attr:`Deal.to_act`) and of which kind (:attr:`Deal.decision`), lists the legal
 actions of any seat (:meth:`Deal.legal_actions`) and applies one
-(:meth:`Deal.apply`), returning the :class:`~getaway.events.Event` s it caused.
-An illegal action raises :class:`~getaway.events.IllegalActionError` and changes
+(:meth:`Deal.apply`), returning the :class:`~getaway.core.events.Event` s it caused.
+An illegal action raises :class:`~getaway.core.events.IllegalActionError` and changes
 nothing; under ``enforcement="penalize"`` the irregularities of R-P-PENALTY are
 carried out instead.
 
@@ -90,7 +90,7 @@ CheckedInt: TypeAlias = Annotated[Any, "int, checked at run time"]
 
 
 def _card_list(mask: int) -> list[Card]:
-    """The cards of bit set ``mask`` in :func:`getaway.cards.cards_of` order (bit order: suit
+    """The cards of bit set ``mask`` in :func:`getaway.core.cards.cards_of` order (bit order: suit
     order, low to high, the Joker last), compiled with this module: the engine lists the cards
     of every trick (events) and the legal cards of every action. A call into the interpreted
     ``cards`` module cost a third of the compiled engine's time, and its table of every suit
@@ -105,7 +105,7 @@ def _card_list(mask: int) -> list[Card]:
 
 
 def _cards_of(mask: int) -> tuple[Card, ...]:
-    """:func:`getaway.cards.cards_of`, compiled with this module (see :func:`_card_list`)."""
+    """:func:`getaway.core.cards.cards_of`, compiled with this module (see :func:`_card_list`)."""
     return tuple(_card_list(mask))
 
 
@@ -192,7 +192,7 @@ def deal_hands(rules: Rules, dealer: int, rng: random.Random, joker_to: int | No
 
 
 class Deal:
-    """One deal (one hand of play) under a :class:`~getaway.rules.Rules`.
+    """One deal (one hand of play) under a :class:`~getaway.core.rules.Rules`.
 
     Args:
         rules: profile and options; ``rules.players`` seats, numbered clockwise from 0.
@@ -429,7 +429,7 @@ class Deal:
 
     @property
     def outcome(self) -> Outcome | None:
-        """The :class:`~getaway.events.Outcome` once the deal is over, else ``None``."""
+        """The :class:`~getaway.core.events.Outcome` once the deal is over, else ``None``."""
         if self._termination is None:
             return None
         n = self.players
@@ -466,7 +466,7 @@ class Deal:
 
     def legal_mask(self, seat: CheckedInt | None = None) -> bytearray:
         """The legal actions of ``seat`` (default: :attr:`to_act`) as flags by action id: a
-        new ``bytearray`` of :data:`~getaway.events.NUM_ACTIONS` (56) bytes, 1 where the action
+        new ``bytearray`` of :data:`~getaway.core.events.NUM_ACTIONS` (56) bytes, 1 where the action
         is legal, else 0. The same set as :meth:`legal_actions` (it is read from it), built
         here so that the AI environments can wrap it as their action mask without a Python
         loop per step (docs/envs.md). Raises ``ValueError`` for a bad seat, as
@@ -530,7 +530,7 @@ class Deal:
         """Apply ``action`` by ``seat`` (default: :attr:`to_act`) and return the events it caused.
 
         Args:
-            action: a :class:`~getaway.cards.Card`, a :class:`~getaway.events.Call`, an
+            action: a :class:`~getaway.core.cards.Card`, a :class:`~getaway.core.events.Call`, an
                 action id, or a name (``"10h"``, ``"take"``).
             seat: the acting seat; needed for interjected takes and (penalize) plays out of turn.
 
@@ -1107,7 +1107,7 @@ class Deal:
         return (_DealCopy, (), self.__getstate__())
 
     def view(self, seat: CheckedInt | None):  # noqa: ANN201 - PlayerView (import cycle)
-        """What ``seat`` may know (``None``: a spectator); see :func:`getaway.view.player_view`."""
+        """What ``seat`` may know (``None``: a spectator); see :func:`getaway.core.view.player_view`."""
         from .view import player_view
 
         return player_view(self, seat)

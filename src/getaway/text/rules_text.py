@@ -8,8 +8,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from ..core.rules import Rules
 from .i18n import N_, _
-from .rules import Rules
 
 __all__ = ["rules_sections", "variant_sections", "print_rules"]
 

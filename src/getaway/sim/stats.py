@@ -1,7 +1,7 @@
 """Statistics of many bot deals (``getaway simulate``): loss rates with Wilson intervals,
 deal lengths, pick-ups, takes; files (.jsonl, .csv) and plots.
 
-Satellite of the core; reads :class:`~getaway.simulation.DealResult` s only.
+Satellite of the core; reads :class:`~getaway.sim.simulation.DealResult` s only.
 
 >>> lo, hi = wilson(25, 100)
 >>> round(lo, 3), round(hi, 3)

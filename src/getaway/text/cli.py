@@ -1,7 +1,7 @@
 """The ``getaway`` command line: ``play``, ``simulate``, ``replay``, ``rules`` and ``demo``.
 
 Built on Click; the screen is drawn with Rich (docs/cli.md says why). Every message goes
-through the gettext catalogs of :mod:`getaway.i18n` (``--lang`` or the locale).
+through the gettext catalogs of :mod:`getaway.text.i18n` (``--lang`` or the locale).
 Errors in input are one clear line on standard error and exit code 2 (bad options,
 malformed records) or 1 (a record whose replay fails).
 """
@@ -23,13 +23,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from . import Deal, Rules, RulesError
-from .bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
-from .deal import replay as replay_actions
+from .. import Deal, Rules, RulesError
+from ..bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
+from ..core.deal import replay as replay_actions
+from ..core.match import Match, MatchError
+from ..core.record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
 from .i18n import LANGUAGES, N_, _, click_gettext, localize, pgettext, use
-from .match import Match, MatchError
 from .narrate import Narrator, describe
-from .record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
 from .rules_text import print_rules
 
 __all__ = ["main", "cli"]
@@ -274,7 +274,7 @@ class _Group(click.Group):
 
 
 def _backend_options(func: Any) -> Any:
-    """``--backend local|ray`` and ``--ray-address`` (simulate, tournament; getaway.simulation.run_jobs)."""
+    """``--backend local|ray`` and ``--ray-address`` (simulate, tournament; getaway.sim.simulation.run_jobs)."""
     func = click.option(
         "--ray-address", default=None, help=N_("Address of an existing Ray cluster (default: a local one).")
     )(func)
@@ -596,8 +596,8 @@ def simulate(
     lang: str | None,
 ) -> None:
     """Play many seeded deals among bots on all cores and summarize who loses."""
-    from .simstats import plot, summarize, write_results
-    from .simulation import Job, default_workers, run_jobs
+    from ..sim.simulation import Job, default_workers, run_jobs
+    from ..sim.stats import plot, summarize, write_results
 
     use(lang)
     rules = _rules_from(profile, players, options)
@@ -815,7 +815,7 @@ def rules(profile: str, options: tuple[str, ...], lang: str | None) -> None:
     print_rules(_console(), profile, game)
 
 
-# The column names of the tournament table (getaway.tournament.TournamentResult.table).
+# The column names of the tournament table (getaway.sim.tournament.TournamentResult.table).
 _TABLE_WORDS = (N_("bot"), N_("seats"), N_("deals"), N_("loss"), N_("95% CI"), N_("place"), N_("dec/s"))
 _TABLE_WORDS += (N_("med ms"), N_("p99 ms"))
 
@@ -862,8 +862,8 @@ def tournament(
     quiet: bool,
     lang: str | None,
 ) -> None:
-    """Duplicate deals among bots (docs/bots.md): the command line of :mod:`getaway.tournament`."""
-    from .tournament import run_tournament
+    """Duplicate deals among bots (docs/bots.md): the command line of :mod:`getaway.sim.tournament`."""
+    from ..sim.tournament import run_tournament
 
     use(lang)
     _check_output(json_path, "--json")
@@ -953,8 +953,8 @@ def serve(
     """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL."""
     import uvicorn
 
-    from .web.app import create_app
-    from .web.store import database_url
+    from ..web.app import create_app
+    from ..web.store import database_url
 
     use(lang)
     url = database_url(database)
@@ -1000,7 +1000,7 @@ def _check_database(url: str) -> None:
     """
     from sqlalchemy.exc import SQLAlchemyError
 
-    from .web.store import Store
+    from ..web.store import Store
 
     try:
         Store(url).close()

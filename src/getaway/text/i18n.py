@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-from .cards import Card
-from .messages import Text
+from ..core.cards import Card
+from ..core.messages import Reason, Text
 
 __all__ = [
     "LANGUAGES",
@@ -190,38 +190,9 @@ def N_(message: str) -> str:
     return message
 
 
-class Reason(str):
-    """An English sentence (a ``str``) that remembers its ``N_``-marked template and arguments,
-    so that it can be shown in another language later (:func:`localize`); the bots' hint
-    reasons. Arguments named ``suit`` are suit numbers (``spades`` …); a :class:`Reason`
-    argument is localized too; anything else is shown as it is.
-
-    >>> r = Reason(N_("Lead {card}: everyone should follow, and it empties your {suit}."), card="Q♥", suit=1)
-    >>> r
-    'Lead Q♥: everyone should follow, and it empties your hearts.'
-    >>> _ = use("fr"); localize(r)
-    "Entamez Q♥ : tout le monde devrait fournir, et vous n'aurez plus de cœur."
-    >>> _ = use("en"); localize(r)
-    'Lead Q♥: everyone should follow, and it empties your hearts.'
-    """
-
-    template: str
-    args: dict[str, object]
-
-    def __new__(cls, template: str, **args: object) -> Reason:
-        english = {k: _SUITS[v] if k == "suit" else v for k, v in args.items()}  # type: ignore[index]
-        self = super().__new__(cls, template.format(**english) if args else template)
-        self.template = template
-        self.args = args
-        return self
-
-
-_SUITS: Final = ("spades", "hearts", "diamonds", "clubs")
-
-
 def localize(text: str | BaseException) -> str:
     """``text`` in the current language when it is a :class:`Reason`, a core message
-    (:class:`getaway.messages.Text`) or an exception whose message is one (the core's
+    (:class:`getaway.core.messages.Text`) or an exception whose message is one (the core's
     ``RulesError``, ``RecordError`` …: its template is looked up, its fields filled with the same
     values, fields that are messages translated in turn); else ``str(text)`` unchanged.
 
@@ -234,6 +205,11 @@ def localize(text: str | BaseException) -> str:
     'players: punjab se juega con 3 a 8 jugadores, no 2'
     >>> _ = use("en"); localize(error)
     'players: punjab is for 3 to 8 players, not 2'
+    >>> r = Reason(N_("Lead {card}: everyone should follow, and it empties your {suit}."), card="Q♥", suit=1)
+    >>> _ = use("fr"); localize(r)
+    "Entamez Q♥ : tout le monde devrait fournir, et vous n'aurez plus de cœur."
+    >>> _ = use("en"); localize(r)
+    'Lead Q♥: everyone should follow, and it empties your hearts.'
     """
     if isinstance(text, BaseException):
         arg = text.args[0] if len(text.args) == 1 else None

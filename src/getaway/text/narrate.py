@@ -1,12 +1,12 @@
 """Sentences for events, in the language in use (the narration of play, demo and replay).
 
-Satellite of the core: turns :class:`~getaway.events.Event` s, as one viewer sees them,
+Satellite of the core: turns :class:`~getaway.core.events.Event` s, as one viewer sees them,
 into short sentences such as ``"C has no hearts: 3♣, tochoo! B picks up 3 cards and leads."``.
 :func:`describe` says one event; :class:`Narrator` follows a stream of events and joins
 the ones that belong together (a tochoo and its pick-up; a pick-up and the next lead).
 
->>> from getaway.events import Event
->>> from getaway.cards import Card
+>>> from getaway.core.events import Event
+>>> from getaway.core.cards import Card
 >>> n = Narrator(["A", "B", "C", "D"])
 >>> n.feed([Event("play", 0, (Card.parse("8h"),)), Event("play", 1, (Card.parse("qh"),)),
 ...         Event("tochoo", 2, (Card.parse("3c"),)),
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .events import Event, EventKind
+from ..core.events import Event, EventKind
 from .i18n import _, ngettext, suit_plural
 
 __all__ = ["describe", "Narrator", "irregularity_name", "termination_name"]

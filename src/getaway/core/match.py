@@ -39,7 +39,7 @@ FORMAT: Final = "getaway-match/1"
 
 class MatchError(TextError):
     """A match operation that is not possible now, or a corrupt saved match (a ``ValueError``
-    whose message is a translatable :class:`~getaway.messages.Text`)."""
+    whose message is a translatable :class:`~getaway.core.messages.Text`)."""
 
 
 @dataclass(frozen=True)
