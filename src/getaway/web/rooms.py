@@ -97,7 +97,8 @@ class RoomError(ValueError):
 
     def message(self, lang: str, version: int | None) -> dict[str, Any]:
         """The socket's ``error`` message (docs/web.md): code, translated text, the room's version."""
-        return {"type": "error", "code": self.code, "message": self.text(lang), "version": version}
+        text = self.text(lang)[:400].encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate quoted
+        return {"type": "error", "code": self.code, "message": text, "version": version}
 
 
 def hash_token(token: str) -> str:
