@@ -123,7 +123,7 @@ def ensure_postgres() -> str | None:
         return None
 
     def psql(sql: str, db: str = "postgres") -> str:
-        command = ["su", "postgres", "-c", f"psql -d {db} -tAc \"{sql}\""]
+        command = ["su", "postgres", "-c", f'psql -d {db} -tAc "{sql}"']
         return subprocess.run(command, capture_output=True, text=True, cwd="/").stdout.strip()
 
     if psql("SELECT 1 FROM pg_roles WHERE rolname='getaway'") != "1":
