@@ -23,6 +23,7 @@ import logging
 import random
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -56,6 +57,8 @@ log = logging.getLogger("getaway.web")
 
 #: Longest display name (characters).
 MAX_NAME: Final = 24
+#: The mark of a bot wherever a seat's name is shown (narration, the page); no human name may hold it.
+BOT_MARK: Final = "\N{ROBOT FACE}"
 #: Room statuses (``room.status``).
 STATUSES: Final = ("lobby", "playing", "between_deals", "finished", "closed")
 #: Most deals a web match may have.
@@ -138,7 +141,19 @@ def check_name(name: Any) -> str:
         raise RoomError("bad_message", N_("the name is empty or has characters that cannot be shown"))
     if len(name) > MAX_NAME:
         raise RoomError("name_too_long", N_("names have at most {n} characters"), n=MAX_NAME)
+    if BOT_MARK in name:
+        raise RoomError("bad_message", N_("the name may not hold {mark}: it marks the bots"), mark=BOT_MARK)
     return name
+
+
+def name_key(name: str) -> str:
+    """What two names must not share in one room: the name in Unicode NFKC form, case-folded,
+    without any white space (so "Ben", "ben", " B EN" and "Ｂｅｎ" are one name).
+
+    >>> name_key("  B En ") == name_key("ben") == name_key("Ｂｅｎ")
+    True
+    """
+    return "".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
@@ -218,6 +233,9 @@ class Room:
         self.status = "lobby"
         self.version = 0
         self._standings: tuple[tuple[int, bool], list[dict[str, Any]]] | None = None
+        #: replaying a stored log: commands accepted then are not checked again against policies
+        #: added since (unique names), only against the rules
+        self.replaying = False
 
     # ------------------------------------------------------------------ reading
 
@@ -334,8 +352,16 @@ class Room:
         return record_of(deal, self.names())
 
     def names(self) -> list[str]:
-        """The seat names (bots named ``Bot 2`` … by seat)."""
+        """The seat names (bots named ``Bot 2`` … by seat): records' and standings' names."""
         return [s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)]
+
+    def shown_names(self) -> list[str]:
+        """The seat names as narration shows them, in the current language: a bot seat is
+        :data:`BOT_MARK` and "Bot n", which no human name can be (:func:`check_name`)."""
+        return [
+            f"{BOT_MARK} {i18n._('Bot {n}').format(n=i + 1)}" if s.kind == "bot" else s.name or f"Bot {i + 1}"
+            for i, s in enumerate(self.seats)
+        ]
 
     def check_version(self, version: Any) -> None:
         """Refuse an action made on another version than the room's.
@@ -372,6 +398,8 @@ class Room:
         if self.status != "lobby":
             raise RoomError("already_started", N_("the match has started"), 409)
         name = check_name(p.get("name"))
+        if not self.replaying and any(s.kind == "human" and name_key(s.name) == name_key(name) for s in self.seats):
+            raise RoomError("name_taken", N_("someone in this room is already called {name}"), 409, name=name)
         seat = p.get("seat")
         if seat is None:
             seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
@@ -477,10 +505,12 @@ class Room:
             RoomError: a log entry that no longer applies (a corrupt log).
         """
         room = cls(stored.code, stored.config, stored.seed, stored.host_hash, stored.created)
+        room.replaying = True
         for entry in stored.log:
             if entry.version != room.version + 1:
                 raise RoomError("corrupt_log", N_("room log: version {v} out of order"), 500, v=entry.version)
             room.apply(entry.kind, entry.payload, entry.time)
+        room.replaying = False
         return room
 
 
@@ -992,11 +1022,11 @@ class RoomService:
         }
 
     def _narrate(self, room: Room, conn: Connection, view: PlayerView, start: int) -> list[str]:
-        if conn.narrator is None:
-            conn.narrator = Narrator(room.names(), room.rules.special_first_trick)
         new = view.history[start:]
         conn.seen = len(view.history)
         with i18n.language(conn.lang):
+            if conn.narrator is None:
+                conn.narrator = Narrator(room.shown_names(), room.rules.special_first_trick)
             return conn.narrator.feed(new)
 
     def _broadcast(self, handle: RoomHandle, skip: Connection | None = None) -> None:
