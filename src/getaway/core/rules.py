@@ -453,7 +453,7 @@ class Rules:
         profiles = {
             name: {
                 "players": {"min": _PLAYER_RANGE[name][0], "max": _PLAYER_RANGE[name][1]},
-                "defaults": cls.profile(name).to_dict(),
+                "defaults": cls._named(name).to_dict(),
             }
             for name in PROFILES
         }
