@@ -33,7 +33,7 @@ from ..text import i18n
 from ..text.i18n import N_
 from . import protocol
 from .edge import MAX_BODY, BodyTooLarge, EdgeMiddleware, Limits, client_lang, error_json
-from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, OptionValue, Text, parse_client, refusal
+from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, parse_client, refusal
 from .rooms import Connection, RoomError, RoomHandle, RoomService, check_config
 from .store import Store
 
@@ -41,7 +41,7 @@ __all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE", "client_lang"]
 
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
 _SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
-_OPTIONS: Final = TypeAdapter(dict[Text, OptionValue])
+_OPTIONS: Final = TypeAdapter(protocol.RoomOptions)
 #: The answers a route may refuse with, for the OpenAPI document.
 _REFUSALS: Final[dict[int | str, dict[str, Any]]] = {
     status: {"model": protocol.ErrorAnswer} for status in (400, 403, 404, 409, 410, 413, 415, 429)
@@ -270,7 +270,7 @@ def create_app(
                 raise RoomError("bad_message", N_("profile: expected punjab or classic"))
             if options and game is None:  # the options of a room being set up (JSON object)
                 try:
-                    chosen = _OPTIONS.validate_json(options)
+                    chosen = _OPTIONS.validate_json(options).model_dump(exclude_unset=True)
                 except ValidationError as exc:
                     raise refusal(exc, body=True, field="options") from None
                 game = check_config({"profile": profile, "options": chosen})[1]

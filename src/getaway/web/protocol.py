@@ -29,10 +29,12 @@ from pydantic import (
     StrictInt,
     TypeAdapter,
     ValidationError,
+    create_model,
 )
 from pydantic_core import PydanticCustomError
 
 from ..bots import LEVELS
+from ..core.rules import Rules
 from ..text import i18n
 from ..text.i18n import N_
 from .rooms import MAX_DEALS, RoomError, check_name
@@ -113,24 +115,60 @@ class _Model(BaseModel):
 
 # ---------------------------------------------------------------------- HTTP bodies and answers
 
-#: An option's value in a room's ``options`` (checked against the rules' option schema).
-OptionValue = StrictBool | StrictInt | Text | None
+#: The core's option schema (``Rules.schema()``, docs/engine.md): the room options' models are
+#: made from it, so that the web has no second copy of the options, their types or ranges.
+SCHEMA: Final = Rules.schema()
+#: Options a room sets at its top level rather than in ``options``.
+_TOP: Final = ("profile", "players", "deals")
+
+
+def _option_type(spec: dict[str, Any]) -> Any:
+    """The pydantic type of one option of :data:`SCHEMA` (a choice, a bounded int, a bool)."""
+    if spec["type"] == "bool":
+        return StrictBool
+    if spec["type"] == "int":
+        bounded = Annotated[StrictInt, Field(ge=spec["min"], le=spec["max"])]
+        return bounded | None if spec.get("nullable") else bounded
+    choices = [c for c in spec["choices"] if c is not None]
+    kind: Any = Literal[tuple(choices)]
+    return kind | None if None in spec["choices"] else kind
+
+
+def _options_model() -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        name: (_option_type(spec), Field(None, description=spec.get("hint") or spec["label"]))
+        for name, spec in SCHEMA["options"].items()
+        if name not in _TOP
+    }
+    model = create_model("RoomOptions", __base__=_Model, **fields)
+    model.__doc__ = "A room's options (``Rules.schema()``): each one unset keeps the profile's default."
+    return model
+
+
+#: A room's ``options``: every option of the core's schema but the top-level ones, each optional.
+RoomOptions: Final = _options_model()
+_PLAYERS: Final = SCHEMA["options"]["players"]
+_DEALS: Final = SCHEMA["options"]["deals"]
 
 
 class CreateRoom(_Model):
     """``POST /api/rooms``: the room's configuration, and the creator's name (without a name nobody
-    sits: a bot-only or hosted room). Every field optional."""
+    sits: a bot-only or hosted room). Every field optional. Options, their types and ranges come
+    from the core's schema; the players' range of a profile and the options that exclude each other
+    are the core's checks (a refusal naming the option)."""
 
-    profile: Literal["punjab", "classic"] = "punjab"
-    players: StrictInt = 4
-    deals: Annotated[StrictInt, Field(ge=1, le=MAX_DEALS)] = 1
-    options: dict[Text, OptionValue] = Field(default_factory=dict)
+    profile: Literal[tuple(SCHEMA["options"]["profile"]["choices"])] = "punjab"  # type: ignore[valid-type]
+    players: Annotated[StrictInt, Field(ge=_PLAYERS["min"], le=_PLAYERS["max"])] = 4
+    deals: Annotated[StrictInt, Field(ge=_DEALS["min"], le=min(_DEALS["max"], MAX_DEALS))] = 1
+    options: RoomOptions = Field(default_factory=RoomOptions)  # type: ignore[valid-type]
     bot_level: Level = "medium"
     name: Name | None = None
 
     def config(self) -> dict[str, Any]:
-        """The room configuration (:func:`getaway.web.rooms.check_config`'s input)."""
-        return self.model_dump(exclude={"name"})
+        """The room configuration (:func:`getaway.web.rooms.check_config`'s input): the options given."""
+        config = self.model_dump(exclude={"name", "options"})
+        config["options"] = self.options.model_dump(exclude_unset=True)
+        return config
 
 
 class JoinRoom(_Model):
@@ -429,4 +467,14 @@ def refusal(error: ValidationError | list[Any], *, body: bool = False, field: st
         return RoomError("bad_message", N_("missing field: {fields}"), fields=_field(loc, whole))
     if kind == "extra_forbidden":
         return RoomError("bad_message", N_("unknown field: {fields}"), fields=_field(loc, whole))
-    return RoomError("bad_message", N_("bad value for: {fields}"), fields=_field(loc, whole))
+    fields = _field(loc, whole)
+    if kind in ("greater_than_equal", "less_than_equal") and isinstance(first.get("input"), int):
+        limit = ctx.get("ge", ctx.get("le"))
+        if kind == "greater_than_equal":
+            return RoomError("bad_message", N_("{fields}: at least {limit}"), fields=fields, limit=limit)
+        return RoomError("bad_message", N_("{fields}: at most {limit}"), fields=fields, limit=limit)
+    if kind == "literal_error" and "expected" in ctx:
+        return RoomError(
+            "bad_message", N_("{fields}: expected {known}"), fields=fields, known=printable(ctx["expected"])
+        )
+    return RoomError("bad_message", N_("bad value for: {fields}"), fields=fields)

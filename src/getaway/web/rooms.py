@@ -183,8 +183,12 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
         raise RoomError("bad_message", N_("profile: expected punjab or classic"))
     try:
         rules = Rules.profile(profile, players=players, deals=deals, **options)
-    except (RulesError, TypeError) as exc:
-        raise RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)) from None
+    except RulesError as exc:  # the core's refusal names the option (translated through ``cause``)
+        error = RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)[:200])
+        error.cause = exc
+        raise error from None
+    except TypeError as exc:
+        raise RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)[:200]) from None
     config = {"profile": profile, "players": players, "deals": deals, "options": dict(options), "bot_level": level}
     return config, rules
 
