@@ -949,7 +949,7 @@ def tournament(
 @click.option(
     "--forwarded-allow-ips",
     default="",
-    metavar="ADDRESSES",
+    metavar="A,B,…",
     help=N_(
         "Proxies whose X-Forwarded-For names the client: comma-separated addresses or networks, * for any "
         "(default: none, the client is the connection's peer)."
@@ -958,7 +958,7 @@ def tournament(
 @click.option(
     "--allowed-origin",
     multiple=True,
-    metavar="ORIGIN",
+    metavar="URL",
     help=N_("Another origin (scheme://host:port) whose pages may use this server; the server's own always may."),
 )
 @click.option(
@@ -1000,7 +1000,7 @@ def tournament(
     "--rate-limit-storage",
     default="memory://",
     show_default=True,
-    metavar="URI",
+    metavar="URL",
     help=N_("Where the rate limits count (a storage URI of the limits library)."),
 )
 @_lang_option
