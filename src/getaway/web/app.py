@@ -419,8 +419,6 @@ async def _reply_error(
 
 
 def _start_sender(websocket: WebSocket, conn: Connection) -> Any:
-    import asyncio
-
     async def run() -> None:
         try:
             while True:
