@@ -132,7 +132,7 @@ def test_the_reported_inputs_get_a_4xx_naming_the_field_and_the_socket_stays_ope
         r = client.post(f"/api/rooms/{code}/join", content='{"name": "Ben", "seat": "\\ud800"}',
                         headers={"content-type": "application/json"})  # fmt: skip
         assert r.status_code == 400 and "seat" in r.json()["error"]["message"], r.text
-        client.post(f"/api/rooms/{code}/start", headers={"Authorization": f"Bearer {room['host_token']}"})
+        # (in the lobby: no bot moves the room on meanwhile; the message is refused before it is read)
         with client.websocket_connect(f"/ws/{code}") as ws:
             asha = Player(ws)
             version = asha.hello(token=room["token"])["version"]
@@ -225,7 +225,7 @@ def test_fuzz_every_socket_message_type():
     with _lenient_client() as client:
         room = create_room(client, players=3)
         code = room["code"]
-        client.post(f"/api/rooms/{code}/start", headers={"Authorization": f"Bearer {room['host_token']}"})
+        # a lobby: nothing moves the room on by itself, so any change would be the messages'
         with client.websocket_connect(f"/ws/{code}") as ws:
             spec = Player(ws)
             spec.hello(spectate=True)
