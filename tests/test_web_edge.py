@@ -545,3 +545,25 @@ def test_a_body_is_refused_with_413_before_it_ends(server):
                 break
         assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
         assert b'"code":"bad_message"' in answer.replace(b" ", b"")
+
+
+def test_serve_documents_its_bounds_with_their_defaults():
+    from click.testing import CliRunner
+
+    from getaway.text.cli import cli
+
+    text = " ".join(CliRunner().invoke(cli, ["serve", "--help"], terminal_width=200).output.split())
+    for flag, default in [
+        ("--forwarded-allow-ips", None),
+        ("--allowed-origin", None),
+        ("--rooms-per-minute", "30.0"),
+        ("--message-rate", "20.0"),
+        ("--message-burst", "40"),
+        ("--sockets-per-address", "20"),
+        ("--hello-timeout", "5.0"),
+        ("--rate-limit-storage", "memory://"),
+    ]:
+        assert flag in text, flag
+        if default is not None:
+            after = text.split(flag, 1)[1][:400]
+            assert re.search(rf"\[default: {re.escape(default)}[;\]]", after), (flag, after)
