@@ -315,6 +315,8 @@ def test_names_are_unique_in_a_room_and_bots_are_marked():
         ]  # fmt: skip
         shown = client.app.state.service.rooms[code].room.shown_names()
         assert shown == ["Asha", "Bot 3", "\N{ROBOT FACE} Bot 3", "\N{ROBOT FACE} Bot 4"]
+        history = client.get(f"/api/rooms/{code}/history").json()  # and the names of records and standings
+        assert history["names"] == shown
         with client.websocket_connect(f"/ws/{code}") as ws:
             asha = Player(ws)
             asha.hello(token=room["token"])

@@ -356,8 +356,11 @@ class Room:
         return record_of(deal, self.names())
 
     def names(self) -> list[str]:
-        """The seat names (bots named ``Bot 2`` … by seat): records' and standings' names."""
-        return [s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)]
+        """The seat names of records, standings and the history: a bot seat is :data:`BOT_MARK`
+        and ``Bot n`` (by seat), which no human name can be (:func:`check_name`)."""
+        return [
+            f"{BOT_MARK} Bot {i + 1}" if s.kind == "bot" else s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)
+        ]
 
     def shown_names(self) -> list[str]:
         """The seat names as narration shows them, in the current language: a bot seat is
