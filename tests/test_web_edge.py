@@ -410,6 +410,8 @@ def test_openapi_and_socket_schema_come_from_the_models_and_match_what_is_sent()
     with make_client() as client:
         openapi = client.get("/api/openapi.json").json()
         assert {"/api/rooms", "/api/rooms/{code}/join", "/api/rooms/{code}/start"} <= set(openapi["paths"])
+        assert all("422" not in op["responses"] for ops in openapi["paths"].values() for op in ops.values())
+        assert "ErrorAnswer" in json.dumps(openapi["paths"]["/api/rooms"]["post"]["responses"]["400"])
         schemas = openapi["components"]["schemas"]
         assert {"CreateRoom", "JoinRoom", "Created", "RoomState", "ErrorAnswer", "RoomOptions"} <= set(schemas)
         ante = schemas["RoomOptions"]["properties"]["ante"]

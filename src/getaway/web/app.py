@@ -153,6 +153,17 @@ def create_app(
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
+    generated = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        # A body that does not fit its model is answered 400 (validation_error below), not FastAPI's 422.
+        schema = generated()
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                operation.get("responses", {}).pop("422", None)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(EdgeMiddleware, max_body=max_body, allowed_origins=allowed_origins)
     if forwarded_allow_ips:
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
