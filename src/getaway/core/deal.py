@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Final, TypeAlias, cast
 
 from . import events as _events
@@ -53,7 +53,7 @@ from .messages import N_, Text, at
 from .position import Position
 from .rules import _PLAYER_RANGE, Rules
 
-__all__ = ["Deal", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay"]
+__all__ = ["Deal", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay", "trick_winner"]
 
 #: :attr:`Deal.decision` values.
 PLAY: Final = "play"
@@ -119,6 +119,55 @@ _TOCHOO_EVENTS: Final = tuple(tuple(Event(EventKind.TOCHOO, s, (card,)) for card
 _LEAD_EVENTS: Final = tuple(Event(EventKind.LEAD, s) for s in _SEATS)
 _VOID_EVENTS: Final = tuple(Event(EventKind.VOID, s) for s in _SEATS)
 _PASS_EVENTS: Final = tuple(Event(EventKind.PASS, s) for s in _SEATS)
+
+
+def trick_winner(trick: Sequence[tuple[int, Card]], rules: Rules, first_trick_done: bool) -> tuple[int, Card]:
+    """The play currently winning ``trick``: the highest spade if spades were played as trumps
+    (V-TRUMP; not on punjab's first trick, R-P-FIRST), else the highest card of the led suit;
+    the Joker never wins (V-JOKER). The one definition the engine and the bots use.
+
+    Args:
+        trick: the plays so far, ``(seat, card)`` in order (``Deal.trick``, ``PlayerView.trick``).
+        rules: the deal's rules; ``first_trick_done``: whether the first trick is over.
+
+    Returns:
+        ``(seat, card)`` of the winning play.
+
+    Raises:
+        ValueError: an empty trick (nobody is winning it yet).
+
+    >>> from getaway import Rules, parse_cards
+    >>> a, b, c = parse_cards("9h Kh 2s")
+    >>> trick_winner([(0, a), (1, b), (2, c)], Rules.profile("classic", trump="spades"), True)
+    (2, Card('2♠'))
+    >>> trick_winner([(0, a), (1, b), (2, c)], Rules.profile("classic"), True)
+    (1, Card('K♥'))
+    """
+    if not trick:
+        raise ValueError("trick_winner: the trick is empty")
+    trumps = rules.trump is not None and not (rules.special_first_trick and not first_trick_done)
+    return _winning_play(list(trick), trumps)
+
+
+def _winning_play(trick: list[tuple[int, Card]], trumps: bool) -> tuple[int, Card]:
+    # A list, not any Sequence: compiled, its items and their fields are read without boxing.
+    first = trick[0]
+    led = first[1] // 13  # never the Joker: a led Joker goes to the waste (V-JOKER)
+    best, best_key = first, -1
+    for play in trick:
+        c: int = play[1]
+        if c == JOKER_INDEX:
+            continue
+        suit = c // 13
+        if trumps and suit == SPADES:
+            key = 100 + c
+        elif suit == led:
+            key = c
+        else:
+            continue
+        if key > best_key:
+            best, best_key = play, key
+    return best
 
 
 def _shuffle(rng: random.Random, pack: list[int]) -> None:
@@ -852,26 +901,8 @@ class Deal:
     # -- resolving a trick: the two ways it ends --
 
     def _winner(self) -> int:
-        """The seat currently winning the trick: highest spade if trumps were played (V-TRUMP),
-        else highest card of the led suit. The Joker never wins."""
-        trick = self._trick
-        led = self._led_suit
-        trumps = self._trump and not self._special
-        best_seat, best_key = trick[0][0], -1
-        for s, card in trick:
-            c: int = card
-            if c == JOKER_INDEX:
-                continue
-            suit = c // 13
-            if trumps and suit == SPADES:
-                key = 100 + c
-            elif suit == led:
-                key = c
-            else:
-                continue
-            if key > best_key:
-                best_seat, best_key = s, key
-        return best_seat
+        """The seat currently winning the trick (:func:`trick_winner`, the one definition)."""
+        return _winning_play(self._trick, self._trump and not self._special)[0]
 
     def _pick_up(self, picker: int, *, tochoo_by: int | None = None) -> None:
         """``picker`` takes every card of the trick into their hand and leads next
