@@ -446,3 +446,29 @@ def test_cards_have_names_and_the_narration_is_live(new_page, server):
              (b) => !(b.getAttribute('aria-label') || b.textContent).trim()).map((b) => b.outerHTML)"""
     )
     assert not unnamed
+
+
+@pytest.mark.timeout(150)
+def test_an_unplayable_card_says_the_engines_reason(new_page):
+    """Clicking a card that may not be played shows the reason the server sent with the legal
+    actions (the engine's own, Deal.why_illegal), and the card's tooltip says the same."""
+    page = new_page()
+    create_room(page, "Fay", players=4, alone=True, takes="off")
+    rng = random.Random(2)
+    for _ in range(13):
+        page.wait_for_function('() => document.querySelector(\'[data-testid="hand-card"][data-legal="true"]\')')
+        s = state(page)
+        unplayable = [c for c in s["hand"] if c not in s["legal"]]
+        if unplayable:
+            break
+        act(page, rng)
+    else:
+        raise AssertionError("never held a card that could not be played")
+    tip = card(page, unplayable[0]).get_attribute("title")
+    assert tip and ("must" in tip or "is to play" in tip), tip
+    page.mouse.move(1, 1)
+    card(page, unplayable[0]).click(position={"x": 8, "y": 12}, force=True)  # aria-disabled, yet clickable
+    notice = page.get_by_test_id("error")
+    notice.wait_for(state="visible")
+    assert notice.inner_text() == tip
+    assert state(page)["version"] == s["version"]  # nothing was sent

@@ -144,7 +144,7 @@ def trick_winner(trick: Sequence[tuple[int, Card]], rules: Rules, first_trick_do
     (1, Card('K♥'))
     """
     if not trick:
-        raise ValueError("trick_winner: the trick is empty")
+        raise ValueError(at("trick", Text(N_("empty: nobody is winning it yet"))))
     trumps = rules.trump is not None and not (rules.special_first_trick and not first_trick_done)
     return _winning_play(list(trick), trumps)
 
@@ -525,6 +525,40 @@ class Deal:
             flags[action] = 1
         return flags
 
+    def why_illegal(self, action: Action | str | int, seat: CheckedInt | None = None) -> IllegalActionError | None:
+        """Why ``action`` by ``seat`` (default: :attr:`to_act`) is not legal now, or ``None`` if
+        it is: the :class:`~getaway.core.events.IllegalActionError` that :meth:`apply` raises
+        under strict enforcement (``reason``: the machine code, its message a translatable
+        :class:`~getaway.core.messages.Text`). Changes nothing. For a card of the seat's own
+        hand it reads only that hand and public facts (the trick, whose turn, the take poll,
+        the first trick, a forced lead's seat), so it may be shown to that seat (the terminal,
+        the web page: docs/web.md).
+
+        >>> from getaway import Rules
+        >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=7)
+        >>> card = deal.hand(deal.to_act)[-1]
+        >>> deal.why_illegal(card).reason
+        'must_lead_ace_of_spades'
+        >>> deal.why_illegal(deal.legal_actions()[0]) is None
+        True
+
+        Raises:
+            InvalidActionError: ``action`` names no action.
+        """
+        if type(action) is not _CARD and type(action) is not _CALL:
+            action = parse_action(action)
+        if self._termination is None and (seat is None or (type(seat) is int and 0 <= seat < self.players)):
+            actor: int = self._turn if seat is None else seat
+            if action in self._legal(actor):
+                return None
+            if type(action) is _CARD and not self._out >> actor & 1:
+                return self._refusal(actor, action)  # type: ignore[arg-type]
+        try:  # the other refusals all come before apply changes anything
+            self.clone().apply(action, seat)
+        except IllegalActionError as exc:
+            return exc
+        return None
+
     def _legal(self, seat: int) -> list[Action]:
         if self._termination is not None:
             return []
@@ -760,29 +794,33 @@ class Deal:
 
     def _play_irregular(self, seat: int, card: Card) -> None:
         """A play that is not plainly legal: refuse it, or (penalize) carry out R-P-PENALTY."""
-        hand = self._hands[seat]
-        if not hand >> card & 1:
-            message = Text(N_("seat {seat} does not hold {card}"), seat=seat, card=str(card))
-            raise IllegalActionError("card_not_in_hand", message, seat=seat, action=card)
-        penalize = self._penalize
-        if self._phase != PLAY:  # no play at all during the poll: a replay's unrecorded passes stay exact
-            raise IllegalActionError("not_your_turn", self._poll_first(seat), seat=seat, action=card)
-        if self._after_tochoo is not None and penalize and self._after_tochoo[2] >> seat & 1 and not self._trick:
-            self._penalty_after_tochoo(seat, card)
-            return
-        if seat != self._turn:
-            if penalize and self._trick:
-                self._penalty(seat, card, "out_of_turn")
+        # No play at all during the poll, penalized or not: a replay's unrecorded passes stay exact.
+        if self._penalize and self._hands[seat] >> card & 1 and self._phase == PLAY:
+            if self._after_tochoo is not None and self._after_tochoo[2] >> seat & 1 and not self._trick:
+                self._penalty_after_tochoo(seat, card)
                 return
-            message = Text(N_("seat {turn} is to play, not seat {seat}"), turn=self._turn, seat=seat)
-            raise IllegalActionError("not_your_turn", message, seat=seat, action=card)
-        if not self._playable(seat) >> card & 1:
-            reason, message = self._why_not_playable(seat, card)
-            if penalize and reason == "must_follow_suit":
+            if seat != self._turn:
+                if self._trick:
+                    self._penalty(seat, card, "out_of_turn")
+                    return
+            elif self._why_not_playable(seat, card)[0] == "must_follow_suit":
                 self._penalty(seat, card, "revoke")
                 return
-            raise IllegalActionError(reason, message, seat=seat, action=card)
-        raise AssertionError("unreachable: a legal play took the irregular path")  # pragma: no cover
+        raise self._refusal(seat, card)
+
+    def _refusal(self, seat: int, card: Card) -> IllegalActionError:
+        """Why ``seat`` may not play ``card`` now (a card that is not legal for it): the one
+        definition :meth:`apply` raises and :meth:`why_illegal` reports."""
+        if not self._hands[seat] >> card & 1:
+            message = Text(N_("seat {seat} does not hold {card}"), seat=seat, card=str(card))
+            return IllegalActionError("card_not_in_hand", message, seat=seat, action=card)
+        if self._phase != PLAY:
+            return IllegalActionError("not_your_turn", self._poll_first(seat), seat=seat, action=card)
+        if seat != self._turn:
+            message = Text(N_("seat {turn} is to play, not seat {seat}"), turn=self._turn, seat=seat)
+            return IllegalActionError("not_your_turn", message, seat=seat, action=card)
+        reason, message = self._why_not_playable(seat, card)
+        return IllegalActionError(reason, message, seat=seat, action=card)
 
     def _why_not_playable(self, seat: int, card: Card) -> tuple[str, Text]:
         if not self._trick:
