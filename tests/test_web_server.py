@@ -219,3 +219,17 @@ def test_each_unplayable_card_comes_with_the_engines_reason_for_that_seat_only()
     assert re.fullmatch(r"seat [2-4] is to play, not seat 1", seen["not_your_turn"]), seen
     assert re.fullmatch(r"seat 1 holds [♠♥♦♣] and must follow suit, not play \S+", seen["must_follow_suit"]), seen
     assert all(m.get("illegal", []) == [] for m in spec.seen)
+
+
+def test_the_lobby_reads_the_cores_option_schema():
+    """GET /api/rules/schema is Rules.schema() (the lobby builds its controls from it), and the
+    page's texts include each of its labels, so that they are translated."""
+    from getaway import Rules
+    from getaway.web.strings import UI_STRINGS
+
+    with make_client() as client:
+        r = client.get("/api/rules/schema")
+        assert r.status_code == 200 and r.json() == Rules.schema()
+        assert client.get("/api/rules/en").status_code == 200  # the rules text is still there
+    for spec in Rules.schema()["options"].values():
+        assert {spec["label"], *spec.get("choice_labels", [])} <= set(UI_STRINGS), spec["label"]

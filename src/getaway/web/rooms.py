@@ -61,7 +61,7 @@ STATUSES: Final = ("lobby", "playing", "between_deals", "finished", "closed")
 #: Most deals a web match may have.
 MAX_DEALS: Final = 50
 _CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
-_OPTION_NAMES: Final = frozenset(Rules.profile().to_dict()) - {"profile", "players", "deals"}
+_OPTION_NAMES: Final = frozenset(n for n, spec in Rules.schema()["options"].items() if spec["group"] != "setup")
 
 
 class RoomError(ValueError):
