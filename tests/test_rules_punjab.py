@@ -277,6 +277,9 @@ def test_edge_everyones_last_card_in_one_completed_trick_K_player_loses() -> Non
     assert outcome.places == (2, 4, 2, 1)
     assert kinds(events)[-1] == EventKind.OVER
     assert sum(1 for p in outcome.places if p == 4) == 1  # exactly one loser
+    # docs/rules.md, "Everyone's last card in one trick": the K♥ player still draws (R-P-DRAW)
+    assert [(e.seat, e.cards) for e in events if e.kind == EventKind.DRAW] == [(1, (Card.parse("9c"),))]
+    assert _hand(deal, 1) == card_set("9c")
 
 
 def test_edge_two_left_a_other_follows_higher_leader_gets_away_other_loses() -> None:
@@ -299,8 +302,9 @@ def test_edge_two_left_b_other_follows_lower_leader_draws_from_previous_waste_an
 
 def test_edge_two_left_c_other_follows_lower_with_last_card_gets_away_leader_loses() -> None:
     deal = make_deal(["Kh", "5h", ""], waste="9c")
-    play_all(deal, "Kh 5h")
-    assert deal.outcome.loser == 0  # the leader must lead again (draw or not), so loses
+    events = play_all(deal, "Kh 5h")
+    assert deal.outcome.loser == 0  # the leader must lead again, so loses
+    assert [(e.seat, e.cards) for e in events if e.kind == EventKind.DRAW] == [(0, (Card.parse("9c"),))]  # R-P-DRAW
     assert deal.outcome.out_order == ((2,), (1,))
     assert deal.outcome.termination == Termination.LAST_HOLDER
 
