@@ -267,6 +267,11 @@ def create_app(
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
+    @app.get("/api/rules/schema", response_model=dict[str, Any])
+    async def rules_schema() -> Response:
+        """The core's one option schema (``Rules.schema()``, docs/engine.md): the lobby's controls."""
+        return JSONResponse(Rules.schema(), headers={"Cache-Control": "max-age=3600"})
+
     @app.get("/api/rules/{lang}", response_model=protocol.RulesSummary, responses=_REFUSALS)
     async def rules(
         request: Request, lang: str, profile: str = "punjab", options: str | None = None, code: str | None = None

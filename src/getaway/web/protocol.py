@@ -326,13 +326,16 @@ _CLIENT: Final = TypeAdapter(ClientMessage)
 
 class Welcome(BaseModel):
     """The answer to ``hello`` (and ``sync``: the same, after ``lang`` or a reconnect): the whole
-    state this socket may see; ``view`` is ``PlayerView.to_dict()`` of its seat (docs/engine.md)."""
+    state this socket may see; ``view`` is ``PlayerView.to_dict()`` of its seat (docs/engine.md);
+    ``illegal``: why each card of this seat's hand may not be played now (``{"card", "reason",
+    "text"}``, this seat's only)."""
 
     type: Literal["welcome", "sync"]
     seat: int | None
     host: bool
     room: RoomState
     view: dict[str, Any] | None
+    illegal: list[dict[str, Any]]
     version: int
     log: list[str]
 
@@ -347,6 +350,7 @@ class Update(BaseModel):
     view: dict[str, Any] | None
     events: list[dict[str, Any]]
     history_length: int
+    illegal: list[dict[str, Any]]
     log: list[str]
 
 
