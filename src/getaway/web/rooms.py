@@ -811,7 +811,7 @@ class RoomService:
         handle = self.rooms.get(code)
         if handle is not None:
             return handle.room
-        if len(code) > 16:
+        if len(code) > 16 or not (code.isascii() and code.isalnum()):  # no query for what no code can be
             raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
         stored = await self._in_db(self.store.load_room, code)
         if stored is None:
