@@ -967,7 +967,7 @@ def serve(
         )
     )
     click.echo(_("Database: {url}").format(url=_shown_url(url)))
-    app = create_app(url, bot_delay=bot_delay, grace=grace, idle=idle)
+    app = create_app(url, bot_delay=bot_delay, grace=grace, idle=idle, default_lang=lang)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

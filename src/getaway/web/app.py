@@ -128,6 +128,7 @@ def create_app(
     rate: float = 20.0,
     burst: float = 40.0,
     rooms_per_minute: float = 30.0,
+    default_lang: str | None = None,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
 
@@ -139,6 +140,8 @@ def create_app(
         rate, burst: each socket's token bucket (messages per second, burst size).
         rooms_per_minute: rooms created and seats joined per client address and minute (bursts
             up to twice as many), so that nobody can fill the database over HTTP.
+        default_lang: the page's language when the user has not picked one on the page (``serve
+            --lang``); ``None``: the browser's.
 
     The database is opened and unfinished rooms are rebuilt when the app starts (lifespan).
     """
@@ -250,6 +253,12 @@ def create_app(
             return JSONResponse(page_strings(_lang_of(lang)))
         except RoomError as exc:
             return _error(exc, client_lang(request))
+
+    @app.get("/api/lang")
+    async def page_language() -> Response:
+        # The page's language: the one picked on the page, else this one (serve --lang), else the browser's.
+        known = default_lang in i18n.LANGUAGES
+        return JSONResponse({"default": default_lang if known else None, "languages": list(i18n.LANGUAGES)})
 
     @app.get("/api/rules/{lang}")
     async def rules(

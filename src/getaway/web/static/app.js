@@ -19,10 +19,11 @@
 //   finished/closed from the room) and data-version (the last version applied).
 
 import { h, fill, $ } from "./dom.js";
-import { t, loadLang, initialLang, currentLang, LANGUAGES } from "./i18n.js";
+import { t, loadLang, initialLang, pickLang, currentLang, LANGUAGES } from "./i18n.js";
 import { api, tokenKey, hostKey, RoomSocket } from "./net.js";
 import { renderLobby } from "./lobby.js";
 import { TableView, seatName } from "./table.js";
+import { soundButton } from "./motion.js";
 
 const S = {
   code: null, token: null, hostToken: null, socket: null, conn: "idle",
@@ -65,6 +66,7 @@ function renderHeader() {
     S.code ? h("span", { class: "room-code", "data-testid": "room-code", title: t("Room {code}", { code: S.code }) },
       h("span", { class: "sr-only" }, t("Room {code}", { code: S.code })), h("span", { "aria-hidden": "true" }, S.code)) : null,
     h("span", { class: "spacer" }),
+    S.code ? soundButton() : null,
     h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
       "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
     lang);
@@ -73,6 +75,7 @@ function renderHeader() {
 }
 
 async function switchLang(code) {
+  pickLang(code);
   await loadLang(code);
   S.socket && S.socket.send({ type: "lang", lang: code });
   renderHeader();
@@ -446,5 +449,5 @@ document.addEventListener("keydown", (e) => {
 });
 setInterval(() => tableView && tableView.tick(), 1000);
 
-await loadLang(initialLang());
+await loadLang(await initialLang());
 route();
