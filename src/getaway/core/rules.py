@@ -273,7 +273,7 @@ class Rules:
         for option, choices in OPTION_CHOICES.items():
             value = getattr(self, option)
             if value not in choices:
-                allowed = ", ".join("null" if c is None else repr(c) for c in choices)
+                allowed = ", ".join("none" if c is None else repr(c) for c in choices)  # as -o trump=none says
                 raise RulesError(option, Text(N_("{value!r} is not one of {allowed}"), value=value, allowed=allowed))
         for option in ("players", "deals", "ante"):
             value = getattr(self, option)
