@@ -217,7 +217,15 @@ def shot(page: Page, name: str, **options) -> Path:
 
 
 def create_room(
-    page: Page, name: str, *, players: int, alone: bool, takes: str = "", profile: str = "punjab", variants: tuple = ()
+    page: Page,
+    name: str,
+    *,
+    players: int,
+    alone: bool,
+    takes: str = "",
+    profile: str = "punjab",
+    variants: tuple = (),
+    deals: int = 1,
 ) -> str:
     """Fill the lobby form (``variants``: boxes to tick, e.g. ``("nopickup",)``) and create a room;
     returns the room code."""
@@ -226,7 +234,7 @@ def create_room(
     page.get_by_test_id("name-input").fill(name)
     page.get_by_test_id("profile").select_option(profile)
     page.get_by_test_id("players").select_option(str(players))
-    page.get_by_test_id("deals").fill("1")
+    page.get_by_test_id("deals").fill(str(deals))
     page.get_by_test_id("bot-level").select_option("easy")
     if takes or variants:
         page.locator("details.variants > summary").click()

@@ -160,4 +160,9 @@ UI_STRINGS: tuple[str, ...] = (
     N_("no loser"),
     N_("Record of deal {k}"),
     N_("away: a bot plays in {s} s"),
+    # the table's motion and cues, the phone layout (issue 15)
+    N_("Sound when it is your turn"),
+    N_("Sound on: click to mute"),
+    N_("Sound off: click to turn it on"),
+    N_("Back to the table"),
 )
