@@ -473,3 +473,37 @@ def test_screenshots_for_the_docs(new_page):
                 page.wait_for_timeout(30)
         page.get_by_test_id("match-over").wait_for()
         shot(page, f"result-{size}.png")
+
+
+# --------------------------------------------------------------------------- the hint
+
+
+@pytest.mark.timeout(120)
+def test_hint_button_shows_the_experts_move(new_page):
+    page = new_page()
+    create_room(page, "Ola", players=4, alone=True, takes="off")
+    page.wait_for_function('() => document.querySelector(\'[data-testid="hand-card"][data-legal="true"]\')')
+    page.get_by_test_id("hint").click()
+    text = page.get_by_test_id("hint-text")
+    text.wait_for()
+    hinted = page.locator('[data-testid="hand-card"].hinted')
+    assert hinted.count() == 1 and hinted.get_attribute("data-legal") == "true"
+    assert "play" in text.inner_text()
+    # the hint is for that decision only: it goes once we have played
+    card = hinted.get_attribute("data-card")
+    hinted.click(position={"x": 8, "y": 12})
+    page.wait_for_function('c => !document.querySelector(`[data-testid="hand-card"][data-card="${c}"]`)', arg=card)
+    assert page.locator('[data-testid="hand-card"].hinted').count() == 0
+    # a host who switched hints off: no hint button
+    other = new_page()
+    other.goto("/")
+    wait_status(other, "lobby")
+    other.get_by_test_id("hints").uncheck()
+    other.get_by_test_id("name-input").fill("Pia")
+    other.get_by_test_id("play-alone").click()
+    wait_status(other, "playing")
+    other.wait_for_function(
+        """() => document.querySelector('[data-testid="hand-card"][data-legal="true"]')
+                 || document.querySelector('[data-testid="pass"]')"""
+    )  # our decision
+    assert other.get_by_test_id("hint").count() == 0

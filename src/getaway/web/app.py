@@ -31,7 +31,7 @@ __all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE"]
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
 #: Longest client message accepted (characters); longer ones are refused unread.
 MAX_MESSAGE: Final = 4096
-_CLIENT_TYPES: Final = frozenset({"hello", "act", "start", "next", "lang", "ping"})
+_CLIENT_TYPES: Final = frozenset({"hello", "act", "start", "next", "lang", "ping", "hint"})
 _SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
 
 

@@ -165,4 +165,7 @@ UI_STRINGS: tuple[str, ...] = (
     N_("Sound on: click to mute"),
     N_("Sound off: click to turn it on"),
     N_("Back to the table"),
+    # the hint (web/hints.py)
+    N_("Hint"),
+    N_("Hints allowed"),
 )

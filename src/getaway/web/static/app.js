@@ -11,7 +11,7 @@
 //           absent-<i> countdown), trick (items trick-card with data-card, data-seat, data-mark
 //           "tochoo"/"ruff"/"void"), trick-caption (who picked up / waste), waste, me, hand,
 //           hand-card (data-card="10♥", data-legal="true"|"false"; a button: click or Enter plays),
-//           take, pass, pickup, next-deal (host, between deals), outcome, loser, match-over, new-game,
+//           take, pass, pickup, hint (the expert's move: hint-text), next-deal (host, between deals), outcome, loser, match-over, new-game,
 //           log (narration lines, role=log), standings (rows standing-<seat>), deals (record-<i>
 //           download links), lang (language select), rules-button, rules-panel, error (the last
 //           error/notice), connection (shown while reconnecting), reconnect (retry button).
@@ -299,6 +299,9 @@ function onMessage(msg) {
       S.pending = false;
       applyState(msg.room, msg.view);
       break;
+    case "hint":
+      tableView && tableView.showHint(msg);
+      break;
     case "absent":
       S.absent[msg.seat] = msg.deadline;
       render();
@@ -374,6 +377,7 @@ function renderRoom() {
     tableView = new TableView(main, {
       act: sendAct,
       next: () => send({ type: "next" }),
+      hint: () => send({ type: "hint" }),
       notice: showError,
     });
   }

@@ -51,6 +51,8 @@ export function renderLobby(root, { go, showError }) {
   const deals = h("input", { id: "deals", "data-testid": "deals", type: "number", min: 1, max: 99, value: saved.deals || 1, inputmode: "numeric" });
   const level = h("select", { id: "level", "data-testid": "bot-level" }, BOT_LEVELS.map((l) => h("option", { value: l }, t(l))));
   level.value = saved.bot_level || "medium";
+  // The hint (the expert's move on your own decision): the host may switch it off for the room.
+  const hints = h("input", { type: "checkbox", id: "hints", "data-testid": "hints", checked: saved.hints !== false });
 
   const checks = {};
   const variantBoxes = VARIANTS.map(([key, label, hint]) => {
@@ -81,7 +83,7 @@ export function renderLobby(root, { go, showError }) {
     for (const [key, sel] of Object.entries(selects)) if (sel.value) options[key] = sel.value;
     if (Number(ante.value) > 0) options.ante = Number(ante.value);
     const body = { profile: profile.value, players: Number(players.value), deals: Math.max(1, Number(deals.value) || 1),
-      options, bot_level: level.value };
+      options, bot_level: level.value, hints: hints.checked };
     localStorage.setItem("getaway.lobby", JSON.stringify(body));
     const n = name.value.trim();
     if (n) localStorage.setItem("getaway.name", n);
@@ -121,6 +123,7 @@ export function renderLobby(root, { go, showError }) {
     field(t("Your name"), name),
     field(t("Profile"), profile),
     h("div", { class: "row" }, field(t("Players"), players), field(t("Deals in the match"), deals), field(t("Bot level"), level)),
+    h("div", { class: "check" }, hints, h("label", { for: "hints" }, t("Hints allowed"))),
     h("details", { class: "variants" },
       h("summary", {}, t("Variants and options")),
       h("fieldset", {}, h("legend", {}, t("Variants")), variantBoxes),

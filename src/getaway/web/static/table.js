@@ -65,10 +65,11 @@ export class TableView {
       this.seats, h("div", { class: "center" }, this.trick), this.caption, this.pile, this.outcome);
     this.me = h("p", { class: "me", "data-testid": "me" });
     this.buttons = h("div", { class: "actions", "data-testid": "actions" });
+    this.hintLine = h("p", { class: "hint-text", id: "hint-text", "data-testid": "hint-text", "aria-live": "polite", hidden: true });
     this.hand = h("div", { class: "hand", role: "group", "data-testid": "hand", "aria-labelledby": "hand-title" });
     this.hand.addEventListener("keydown", (e) => this.onHandKey(e));
     this.handTitle = h("h2", { id: "hand-title", class: "sr-only" });
-    this.handWrap = h("section", { class: "hand-wrap" }, this.handTitle, this.me, this.buttons, this.hand);
+    this.handWrap = h("section", { class: "hand-wrap" }, this.handTitle, this.me, this.buttons, this.hintLine, this.hand);
     // The narration: a live region (role=log) holding a list of lines (a role=log list would no
     // longer be a list for its items).
     this.logList = h("ol", { class: "log-lines" });
@@ -103,6 +104,13 @@ export class TableView {
 
   destroy() { this.resize.disconnect(); this.narrow.removeEventListener("change", this.onNarrow); clearTimeout(this.sweepTimer); }
 
+  /** Show a hint the server sent (`{action, text, version}`) if it is for the position shown. */
+  showHint(msg) {
+    if (!this.S || msg.version !== this.S.version) return;
+    this.hint = msg;
+    this.renderHand(this.S);
+  }
+
   /** Open (or close) the narration and standings over the table (phones). */
   toggleSide(open = !this.el.classList.contains("side-open")) {
     this.el.classList.toggle("side-open", open);
@@ -113,6 +121,7 @@ export class TableView {
   update(S) {
     this.S = S;
     this.turnStarted = false;
+    if (this.hint && this.hint.version !== S.version) this.hint = null; // a hint holds for the decision it was asked for
     const { room, view } = S;
     const n = view ? view.players : room.seats.length;
     this.n = n;
@@ -391,6 +400,12 @@ export class TableView {
     }
     if (legal.has("pass")) btns.push(h("button", { "data-testid": "pass", onclick: () => this.actions.act("pass") }, t("Pass")));
     if (legal.has("pickup")) btns.push(h("button", { "data-testid": "pickup", onclick: () => this.actions.act("pickup") }, t("Pick up")));
+    // The hint (web/hints.py): on your own decision, unless the host switched hints off.
+    const mine = view && !view.outcome && view.to_act === S.seat && S.seat !== null && S.seat !== undefined;
+    if (mine && !(room.config && room.config.hints === false)) {
+      btns.push(h("button", { type: "button", class: "ghost hint-button", "data-testid": "hint", "aria-describedby": "hint-text",
+        onclick: () => this.actions.hint() }, t("Hint")));
+    }
     for (const b of btns) if (S.pending) b.disabled = true;
     // Keep keyboard focus on the same button across updates.
     const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
@@ -427,10 +442,13 @@ export class TableView {
       el.setAttribute("aria-disabled", ok && !S.pending ? "false" : "true");
       el.setAttribute("aria-label", cardName(card) + (view.must_lead === card ? ` (${t("drawn blind")})` : ""));
       el.classList.toggle("legal", ok);
+      el.classList.toggle("hinted", !!this.hint && this.hint.action === card);
       el.classList.toggle("my-turn", choosing);
       return el;
     });
     this.hand.replaceChildren(...els);
+    this.hintLine.hidden = !this.hint;
+    fill(this.hintLine, this.hint ? [h("strong", {}, t("Hint")), " · ", cardText(this.hint.text)] : null);
     this.hand.setAttribute("aria-label", t("Your hand") + " · " + t("Cards: {n}", { n: hand.length }));
     if (!hand.includes(this.focusCard)) {
       const firstLegal = hand.find((c) => legal.has(c));
