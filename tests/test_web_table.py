@@ -241,7 +241,7 @@ def test_phone_with_26_cards_fits_and_shows_the_last_action(new_page):
     g = check_phone_table(page, code)
     assert len(g["cards"]) >= 26
     assert any(c["legal"] for c in g["cards"])
-    shot(page, "table-phone.png")
+    shot(page, "table-phone-26.png")
     rng = random.Random(7)
     for _ in range(4):
         if not play_moves(page, rng, 1, tap=True):

@@ -46,7 +46,7 @@ export function cardSpeech(text) {
 }
 
 export class TableView {
-  /** `actions`: {act(action), next(), start()} */
+  /** `actions`: {act(action), next(), hint(), notice(text)} */
   constructor(root, actions) {
     this.actions = actions;
     this.seen = new Set();        // trick items already shown (no second animation)
