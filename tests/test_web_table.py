@@ -146,6 +146,11 @@ def test_cards_have_faces_and_backs(new_page):
     page = new_page(PHONE, **PHONE_OPTIONS)
     create_room(page, "Ida", players=4, alone=True, takes="off")
     page.get_by_test_id("hand-card").first.wait_for()
+    # the deck file (about 1 MB) has loaded: every card's drawing has a size
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="hand-card"] svg.art use')]
+                 .every((u) => u.getBoundingClientRect().width > 0)"""
+    )
     faces = page.evaluate(
         """() => [...document.querySelectorAll('[data-testid="hand-card"]')].map((e) => {
              const use = e.querySelector('svg.art use');
