@@ -260,6 +260,11 @@ def create_app(
         known = default_lang in i18n.LANGUAGES
         return JSONResponse({"default": default_lang if known else None, "languages": list(i18n.LANGUAGES)})
 
+    @app.get("/api/rules/schema")
+    async def rules_schema() -> Response:
+        # The core's one option schema (docs/engine.md, "The option schema"): the lobby's controls.
+        return JSONResponse(Rules.schema(), headers={"Cache-Control": "max-age=3600"})
+
     @app.get("/api/rules/{lang}")
     async def rules(
         request: Request, lang: str, profile: str = "punjab", options: str | None = None, code: str | None = None

@@ -268,6 +268,7 @@ function onMessage(msg) {
       }
       pushLog(msg.log);
       S.settled = true;  // a page load or a reconnect: the cards on the table are shown in place, not flown in
+      S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       S.settled = false;
       break;
@@ -297,6 +298,7 @@ function onMessage(msg) {
       }
       pushLog(msg.log);
       S.pending = false;
+      S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       break;
     case "hint":
