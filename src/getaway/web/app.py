@@ -109,6 +109,7 @@ def create_app(
     forwarded_allow_ips: str | None = None,
     allowed_origins: Iterable[str] = (),
     rate_limit_storage: str = "memory://",
+    default_lang: str | None = None,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
 
@@ -128,6 +129,8 @@ def create_app(
             the client is the peer.
         allowed_origins: origins other than the server's own allowed to post and open sockets.
         rate_limit_storage: the ``limits`` storage (``memory://``).
+        default_lang: the page's language when the user has not picked one on the page (``serve
+            --lang``); ``None``: the browser's.
 
     The database is opened (and migrated to the newest schema) and unfinished rooms are rebuilt
     when the app starts (lifespan).
@@ -266,6 +269,12 @@ def create_app(
             return page_strings(_lang_of(lang))
         except RoomError as exc:
             return _error(exc, client_lang(request))
+
+    @app.get("/api/lang")
+    async def page_language() -> Response:
+        # The page's language: the one picked on the page, else this one (serve --lang), else the browser's.
+        known = default_lang in i18n.LANGUAGES
+        return JSONResponse({"default": default_lang if known else None, "languages": list(i18n.LANGUAGES)})
 
     @app.get("/api/rules/schema", response_model=dict[str, Any])
     async def rules_schema() -> Response:

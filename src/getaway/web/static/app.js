@@ -11,7 +11,7 @@
 //           absent-<i> countdown), trick (items trick-card with data-card, data-seat, data-mark
 //           "tochoo"/"ruff"/"void"), trick-caption (who picked up / waste), waste, me, hand,
 //           hand-card (data-card="10♥", data-legal="true"|"false"; a button: click or Enter plays),
-//           take, pass, pickup, next-deal (host, between deals), outcome, loser, match-over, new-game,
+//           take, pass, pickup, hint (the expert's move: hint-text), next-deal (host, between deals), outcome, loser, match-over, new-game,
 //           log (narration lines, role=log), standings (rows standing-<seat>), deals (record-<i>
 //           download links), lang (language select), rules-button, rules-panel, error (the last
 //           error/notice), connection (shown while reconnecting), reconnect (retry button).
@@ -19,10 +19,11 @@
 //   finished/closed from the room) and data-version (the last version applied).
 
 import { h, fill, $ } from "./dom.js";
-import { t, loadLang, initialLang, currentLang, LANGUAGES } from "./i18n.js";
+import { t, loadLang, initialLang, pickLang, currentLang, LANGUAGES } from "./i18n.js";
 import { api, tokenKey, hostKey, RoomSocket } from "./net.js";
 import { renderLobby } from "./lobby.js";
 import { TableView, seatName } from "./table.js";
+import { soundButton } from "./motion.js";
 
 const S = {
   code: null, token: null, hostToken: null, socket: null, conn: "idle",
@@ -65,6 +66,7 @@ function renderHeader() {
     S.code ? h("span", { class: "room-code", "data-testid": "room-code", title: t("Room {code}", { code: S.code }) },
       h("span", { class: "sr-only" }, t("Room {code}", { code: S.code })), h("span", { "aria-hidden": "true" }, S.code)) : null,
     h("span", { class: "spacer" }),
+    S.code ? soundButton() : null,
     h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
       "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
     lang);
@@ -73,6 +75,7 @@ function renderHeader() {
 }
 
 async function switchLang(code) {
+  pickLang(code);
   await loadLang(code);
   S.socket && S.socket.send({ type: "lang", lang: code });
   renderHeader();
@@ -298,6 +301,9 @@ function onMessage(msg) {
       S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       break;
+    case "hint":
+      tableView && tableView.showHint(msg);
+      break;
     case "absent":
       S.absent[msg.seat] = msg.deadline;
       render();
@@ -373,6 +379,7 @@ function renderRoom() {
     tableView = new TableView(main, {
       act: sendAct,
       next: () => send({ type: "next" }),
+      hint: () => send({ type: "hint" }),
       notice: showError,
     });
   }
@@ -448,5 +455,5 @@ document.addEventListener("keydown", (e) => {
 });
 setInterval(() => tableView && tableView.tick(), 1000);
 
-await loadLang(initialLang());
+await loadLang(await initialLang());
 route();
