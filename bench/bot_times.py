@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 
-from getaway import Deal, Rules
+from getaway import Deal, Rules, player_view
 from getaway.bots import make_bot
 
 
@@ -34,7 +34,7 @@ def main() -> None:
         rng = random.Random(seed)
         while not deal.is_over:
             seat = deal.to_act
-            view = deal.view(seat)
+            view = player_view(deal, seat)
             start = time.perf_counter()
             action = bots[seat].act(view, view.legal_actions, rng)
             if seat == timed and len(view.legal_actions) > 1:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from conftest import SOAK, make_deal
-from getaway import Deal, Position, Rules
+from getaway import Deal, Position, Rules, player_view
 from getaway.bots.expert import rebuild
 from getaway.bots.tracking import Tracker, World
 from getaway.core.cards import FULL_PACK, SUIT_MASKS, Card
@@ -36,7 +36,7 @@ def _random_rules(rng: random.Random) -> Rules:
 
 
 def _check_view(deal: Deal, seat: int, rng: random.Random, samples: int = 1) -> None:
-    view = deal.view(seat)
+    view = player_view(deal, seat)
     t = Tracker(view)
     n = deal.players
     true = [deal.hand_mask(s) for s in range(n)]
@@ -105,13 +105,13 @@ def test_sampled_worlds_agree_with_the_public_history():
 def _check_rebuild(deal: Deal, seat: int, rng: random.Random) -> None:
     if deal.to_act != seat:
         seat = deal.to_act
-    view = deal.view(seat)
+    view = player_view(deal, seat)
     t = Tracker(view)
     true = World(tuple(deal.hand_mask(s) for s in range(deal.players)), _waste(deal), deal.forced_lead)
     again = rebuild(view, t, true, 1)
     assert again.legal_actions(seat) == deal.legal_actions(seat)
     assert again.trick == deal.trick and again.forced_lead == deal.forced_lead
-    assert again.view(seat).legal_actions == view.legal_actions
+    assert player_view(again, seat).legal_actions == view.legal_actions
     sampled = rebuild(view, t, t.sample(rng), 2)
     assert sampled.legal_actions(seat) == deal.legal_actions(seat)
     assert sampled.decision == deal.decision and sampled.to_act == deal.to_act
@@ -132,7 +132,7 @@ def test_tochoo_proves_a_void_and_the_picker_holds_the_trick():
     deal = make_deal(["8h 2s", "qh 5d", "3c 4c", "9h 6s"], waste="as")
     for card in ("8h", "qh", "3c"):
         deal.play(card)
-    t = Tracker(deal.view(3))
+    t = Tracker(player_view(deal, 3))
     assert t.voids[2] >> 1 & 1  # C proved void in hearts
     assert t.is_void(2, 1)
     assert t.known[1] == sum(1 << Card.parse(c) for c in ("8h", "qh", "3c"))
@@ -143,7 +143,7 @@ def test_off_suit_card_on_punjabs_first_trick_proves_no_spades():
     deal = make_deal(["as 2h", "3h 4h", "5s 6h"], first_trick_done=False)
     deal.play("as")
     deal.play("3h")
-    t = Tracker(deal.view(2))
+    t = Tracker(player_view(deal, 2))
     assert t.is_void(1, 0) and t.voids[1] & 1
 
 
@@ -151,7 +151,7 @@ def test_ace_of_spades_holder_is_known_before_the_first_lead():
     deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=3)
     leader = deal.to_act
     other = (leader + 1) % 4
-    t = Tracker(deal.view(other))
+    t = Tracker(player_view(deal, other))
     assert t.known[leader] >> Card.parse("as") & 1
 
 
@@ -162,16 +162,16 @@ def test_cards_seen_in_a_take_are_known_to_the_taken_player():
     taken = (taker + 1) % 3
     cards = deal.hand_mask(taken)
     deal.apply(TAKE, taker)
-    t = Tracker(deal.view(taken))
+    t = Tracker(player_view(deal, taken))
     assert t.known[taker] & cards == cards
     third = (taker + 2) % 3
-    assert Tracker(deal.view(third)).known[taker] & cards != cards  # the others did not see them
+    assert Tracker(player_view(deal, third)).known[taker] & cards != cards  # the others did not see them
 
 
 def test_spectator_view_is_refused():
     deal = Deal(Rules.profile("punjab", takes="off"), seed=1)
     with pytest.raises(ValueError, match="spectator"):
-        Tracker(deal.view(None))
+        Tracker(player_view(deal, None))
 
 
 # ---------------------------------------------------------------- the heuristic model (bots/model.py)
@@ -202,13 +202,13 @@ def test_the_rollout_model_plays_exactly_as_the_heuristic(profile):
         for _ in range(10 + 3 * i):
             if deal.is_over:
                 break
-            view = deal.view(deal.to_act)
+            view = player_view(deal, deal.to_act)
             deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
         if deal.is_over:
             continue
-        facts = PublicFacts(Tracker(deal.view(deal.to_act)), deal, len(deal.events))
+        facts = PublicFacts(Tracker(player_view(deal, deal.to_act)), deal, len(deal.events))
         while not deal.is_over:
-            view = deal.view(deal.to_act)
+            view = player_view(deal, deal.to_act)
             real = bot.act(view, view.legal_actions, random.Random(0))
             assert heuristic_action(bot, deal, facts) == real
             checked += len(view.legal_actions) > 1
@@ -225,7 +225,7 @@ def test_rebuild_with_the_model_keeps_only_worlds_where_the_opponents_play_fits(
     deal = _full_pack_deal(["9h 3c 4d", "kh 5c 6d", "3h 7c 8d", "10h 8c 9d"])
     deal.play("9h")
     deal.play("kh")
-    view = deal.view(2)
+    view = player_view(deal, 2)
     t = Tracker(view)
     true = World(tuple(deal.hand_mask(s) for s in range(4)), _waste(deal), None)
     rebuild(view, t, true, 1, HeuristicBot())  # the real deal fits
@@ -249,7 +249,7 @@ def _play_out(deal: Deal) -> Deal:
 
     bot = HeuristicBot()
     while not deal.is_over:
-        view = deal.view(deal.to_act)
+        view = player_view(deal, deal.to_act)
         deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
     return deal
 
@@ -262,7 +262,7 @@ def test_expert_finds_the_endgame_win_the_heuristic_misses():
     from getaway.bots import ExpertBot, HeuristicBot
 
     deal = _full_pack_deal(["2d 5d 6d 7d", "2h 4d jc", "", ""])
-    view = deal.view(0)
+    view = player_view(deal, 0)
     heuristic = HeuristicBot().act(view, view.legal_actions, random.Random(0))
     expert = ExpertBot(iterations=20).act(view, view.legal_actions, random.Random(0))
     assert str(heuristic) == "7♦" and str(expert) == "2♦"
@@ -287,7 +287,7 @@ def test_worlds_wound_back_through_finished_tricks():
         rng = random.Random(i)
         while not deal.is_over:
             seat = deal.to_act
-            view = deal.view(seat)
+            view = player_view(deal, seat)
             plan = plan_checks(view, 3) if len(view.legal_actions) > 1 else None
             if plan is not None:
                 t = Tracker(view)

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from getaway import Card, Rules
+from getaway import Card, Rules, player_view
 from getaway.core.match import Match
 from getaway.text.cli import cli
 from getaway.text.terminal import TerminalGame
@@ -108,7 +108,7 @@ def _played(game: TerminalGame, console: Console, stop_after: int, path: str) ->
     steps = iter([f"save {path}", "quit", "no"])
 
     def ask(prompt: str) -> str:
-        view = game.match.deal.view(0)
+        view = player_view(game.match.deal, 0)
         if count[0] >= stop_after:
             return next(steps)
         count[0] += 1

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from getaway import TAKE, Card, Deal, Position, Rules
+from getaway import TAKE, Card, Deal, Position, Rules, player_view
 from getaway.core.cards import SUIT_MASKS
 from getaway.envs.encoding import Tracker, encode, layout, observation_size
 
@@ -32,7 +32,7 @@ def test_incremental_tracking_equals_a_fresh_derivation() -> None:
             trackers = [Tracker(rules.players) for _ in range(rules.players)]
             while not deal.is_over:
                 seat = deal.to_act
-                view = deal.view(seat)
+                view = player_view(deal, seat)
                 obs = encode(view, trackers[seat])
                 assert np.array_equal(obs, encode(view))
                 assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
@@ -62,7 +62,7 @@ def test_known_cards_and_proven_voids_are_always_true(options: dict) -> None:
         trackers = [Tracker(n) for _ in range(n)]
         while not deal.is_over:
             for viewer in range(n):
-                tracker = trackers[viewer].update(deal.view(viewer))
+                tracker = trackers[viewer].update(player_view(deal, viewer))
                 for s in range(n):
                     hand = deal.hand_mask(s)
                     assert tracker.known[s] & ~hand == 0, (seed, viewer, s, "known card not in hand")
@@ -82,7 +82,7 @@ def test_worked_example_known_cards_and_voids() -> None:
     deal = Deal(Rules.profile("punjab", players=4, takes="off"), position=position)
     for card in ("8h", "Qh", "3c"):
         deal.apply(card)
-    obs = encode(deal.view(3))  # D's view
+    obs = encode(player_view(deal, 3))  # D's view
     known = _slice(obs, 4, "known")  # rows: D's left (A), B, C
     assert {int(c) for c in np.flatnonzero(known[1])} == {Card.parse(c) for c in ("8h", "Qh", "3c")}
     voids = _slice(obs, 4, "voids")  # rows: D, A, B, C
@@ -139,7 +139,7 @@ def test_no_leak_when_only_hidden_cards_change(profile: str) -> None:
                 break
             if a.hand_sizes != b.hand_sizes:
                 break
-            assert np.array_equal(encode(a.view(viewer)), encode(b.view(viewer)))
+            assert np.array_equal(encode(player_view(a, viewer)), encode(player_view(b, viewer)))
             checked += 1
     assert checked > 50
 
@@ -169,9 +169,9 @@ def test_R_P_DRAW_a_blind_draw_from_a_position_is_tracked_as_in_the_real_deal(ta
     for seat in range(3):
         if deal.has_got_away(seat):
             continue
-        fresh, tracked = Tracker(3).update(deal.view(seat)), Tracker(3).update(real.view(seat))
+        fresh, tracked = Tracker(3).update(player_view(deal, seat)), Tracker(3).update(player_view(real, seat))
         if seat == holder:  # its own draw (-1); a taker's tracker says it holds it: no one else does
             assert fresh.pending == -1 and tracked.pending in (-1, holder)
         else:
             assert fresh.pending == tracked.pending == holder
-        assert np.array_equal(encode(deal.view(seat)), encode(real.view(seat)))
+        assert np.array_equal(encode(player_view(deal, seat)), encode(player_view(real, seat)))

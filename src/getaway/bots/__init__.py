@@ -29,6 +29,7 @@ class Bot(Protocol):
         ...
 
 
+from ..core.view import player_view  # noqa: E402
 from .expert import ExpertBot  # noqa: E402
 from .heuristic import HeuristicBot  # noqa: E402
 from .random import RandomBot  # noqa: E402  (the protocol above is what it implements)
@@ -113,7 +114,7 @@ def play_deal(
     while not deal.is_over:
         seat = deal.to_act
         assert seat is not None
-        view = deal.view(seat)
+        view = player_view(deal, seat)
         action = bots[seat].act(view, view.legal_actions, rng)
         events = deal.apply(action, seat)
         if on_events is not None:

@@ -30,7 +30,7 @@ the time as well (then play depends on the machine's speed).
 >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=5)
 >>> while len(deal.legal_actions()) == 1:
 ...     _ = deal.apply(deal.legal_actions()[0])
->>> view = deal.view(deal.to_act)
+>>> view = player_view(deal, deal.to_act)
 >>> ExpertBot(iterations=40).act(view, view.legal_actions, random.Random(1)) in view.legal_actions
 True
 """

@@ -18,7 +18,7 @@ scores each legal action with a few rules of thumb:
 >>> import random
 >>> from getaway import Deal, Rules
 >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=5)
->>> view = deal.view(deal.to_act)
+>>> view = player_view(deal, deal.to_act)
 >>> str(HeuristicBot().act(view, view.legal_actions, random.Random(0)))
 'A♠'
 """

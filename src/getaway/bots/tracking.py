@@ -16,7 +16,7 @@ hand sizes, known cards and voids, every card in exactly one place.
 
 >>> from getaway import Deal, Rules
 >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=3)
->>> tracker = Tracker(deal.view(1))
+>>> tracker = Tracker(player_view(deal, 1))
 >>> world = tracker.sample(random.Random(0))
 >>> [h.bit_count() for h in world.hands] == list(deal.hand_sizes)
 True

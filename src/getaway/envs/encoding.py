@@ -38,7 +38,7 @@ draws blind a card that is (or, unseen, may be) of that suit (R-P-DRAW).
 
 >>> from getaway import Deal, Rules
 >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=7)
->>> obs = encode(deal.view(1))
+>>> obs = encode(player_view(deal, 1))
 >>> obs.shape == (observation_size(4),), obs.dtype
 (True, dtype('float32'))
 """

@@ -35,6 +35,7 @@ import numpy as np
 from ..bots import make_bot
 from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS
+from ..core.view import player_view
 from .encoding import Tracker, encode, observation_size
 from .pettingzoo import action_of, as_whole_number, deal_rewards, legal_mask_array, rules_from_options
 
@@ -127,14 +128,14 @@ class GetawayEnv(gymnasium.Env):
         while not deal.is_over and deal.to_act != self.seat:
             seat = deal.to_act
             assert seat is not None
-            view = deal.view(seat)
+            view = player_view(deal, seat)
             legal = view.legal_actions
             action = legal[0] if len(legal) == 1 else self._bot_of(seat).act(view, legal, self._rng)
             deal.apply(action, seat)
 
     def _observation(self) -> np.ndarray:
         assert self.deal is not None
-        return encode(self.deal.view(self.seat), self._tracker)
+        return encode(player_view(self.deal, self.seat), self._tracker)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         deal = self.deal
@@ -178,7 +179,7 @@ class GetawayEnv(gymnasium.Env):
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.deal is None:
             return None
-        view = self.deal.view(self.seat)
+        view = player_view(self.deal, self.seat)
         hand = " ".join(str(c) for c in view.hand or ())
         trick = " ".join(f"{s}:{c}" for s, c in view.trick)
         return f"seat {self.seat} hand: {hand}\ntrick: {trick}\nsizes: {list(view.hand_sizes)}"

@@ -57,6 +57,7 @@ from ..core.deal import Deal, deal_hands
 from ..core.events import NUM_ACTIONS, PASS, action_from_id
 from ..core.position import Position
 from ..core.rules import Rules
+from ..core.view import player_view
 from .encoding import Tracker, encode, layout, observation_size
 from .pettingzoo import deal_rewards, rules_from_options
 
@@ -403,7 +404,7 @@ class GetawayState(pyspiel.State):
                     out[c] = 1.0
             return out
         deal = core.before if core.pending is not None else core.deal
-        return encode(deal.view(player), core.trackers[player])  # type: ignore[union-attr]
+        return encode(player_view(deal, player), core.trackers[player])  # type: ignore[union-attr]
 
     def __str__(self) -> str:
         deal = self.core.deal
@@ -479,7 +480,7 @@ def resample(
         rng = random.Random(int(rng.randint(0, 2**31 - 1)))
     game = state._game_ref
     n = deal.players
-    view = deal.view(player)
+    view = player_view(deal, player)
     tracker = core.trackers[player].update(view)
     target_key = encode(view, tracker.copy())
     for _attempt in range(50):
@@ -497,7 +498,7 @@ def resample(
             t.seen = seen
         new_core.trackers = trackers
         if new_deal.to_act == player and np.array_equal(
-            encode(new_deal.view(player), trackers[player].copy()), target_key
+            encode(player_view(new_deal, player), trackers[player].copy()), target_key
         ):
             return new_state
     raise RuntimeError("resample: no consistent world found (a tracking bug)")

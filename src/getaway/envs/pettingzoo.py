@@ -39,6 +39,7 @@ from pettingzoo.utils import wrappers
 from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS, Action, EventKind, action_from_id
 from ..core.rules import Rules
+from ..core.view import player_view
 from .encoding import Tracker, encode, observation_size
 
 __all__ = ["env", "raw_env", "rules_from_options", "deal_rewards", "action_of", "legal_mask_array", "as_whole_number"]
@@ -231,7 +232,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         if deal is None:
             raise RuntimeError("observe() before reset(): call reset() first")
         seat = self._seat[agent]
-        view = deal.view(seat)
+        view = player_view(deal, seat)
         if agent == self.agent_selection and not deal.is_over:
             mask = legal_mask_array(deal)
         else:

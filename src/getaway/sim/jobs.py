@@ -14,6 +14,7 @@ from ..core.deal import Deal
 from ..core.events import EventKind
 from ..core.record import record_of
 from ..core.rules import Rules
+from ..core.view import player_view
 
 __all__ = ["Job", "DealResult", "play_job", "play_chunk", "check_counts"]
 
@@ -87,7 +88,7 @@ def play_job(job: Job) -> DealResult:
     while not deal.is_over:
         seat = deal.to_act
         assert seat is not None
-        view = deal.view(seat)
+        view = player_view(deal, seat)
         legal = view.legal_actions
         if len(legal) == 1:
             action = legal[0]  # no choice: not a decision, not timed
