@@ -44,7 +44,7 @@ saw it (:attr:`Knowledge.waste`) still counts it until it is led.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from .cards import ACE_OF_SPADES, FULL_PACK, JOKER_INDEX, SUIT_MASKS
 from .events import Event, EventKind
@@ -143,20 +143,22 @@ def _sizes_before(sizes: Sequence[int], events: Sequence[Event]) -> list[int]:
     last_pickup: tuple[int, int] | None = None
     for e in events:
         kind = e.kind
+        seat: Any = e.seat  # set for every kind read here
         if kind in (_PLAY, _IRREGULARITY):
-            out[e.seat] += 1
+            out[seat] += 1
             if kind == _IRREGULARITY and e.reason == "after_tochoo" and last_pickup is not None:
                 out[last_pickup[0]] += last_pickup[1]  # the picked-up trick left the picker's hand
             last_pickup = None
         elif kind == _PICKUP:
-            out[e.seat] -= len(e.cards)
-            last_pickup = (e.seat, len(e.cards))
+            out[seat] -= len(e.cards)
+            last_pickup = (seat, len(e.cards))
         elif kind == _DRAW:
-            out[e.seat] -= 1
+            out[seat] -= 1
         elif kind == _TAKE:
             k = len(e.cards) or e.hidden
-            out[e.seat] -= k
-            out[e.other] += k
+            other: Any = e.other
+            out[seat] -= k
+            out[other] += k
             last_pickup = None
         elif kind == _WASTE:
             last_pickup = None
@@ -332,7 +334,7 @@ class Knowledge:
             e = redact(event, me)
             history.append(e)
             kind = e.kind
-            s = e.seat
+            s: Any = e.seat  # set for every kind read here
             if kind in (_PLAY, _IRREGULARITY):
                 bit = 1 << e.cards[0]
                 sizes[s] -= 1
@@ -384,8 +386,7 @@ class Knowledge:
                 else:
                     self.hidden.append([s, self.waste & ~_JOKER_BIT, True])
             elif kind == _TAKE:
-                taken = e.other
-                assert taken is not None
+                taken: Any = e.other
                 self._last_pickup = None
                 k = len(e.cards) or e.hidden
                 if e.cards:  # seen by taker and taken: every card of the taken hand is known
