@@ -262,9 +262,9 @@ def test_R_P_DRAW_resampling_keeps_a_pending_blind_draw(params: dict, wanted: tu
         state = game.new_initial_state()
         for player in _decisions(state, rng):
             view = player_view(state.deal, player)
-            holder = state.core.trackers[player].update(view).pending
-            case = "drawer" if view.must_lead is not None else "other" if holder not in (-1, player) else None
-            if case == "other" and not state.core.trackers[player].pending_forced:
+            hidden = view.knowledge.hidden
+            case = "drawer" if view.must_lead is not None else "other" if hidden else None
+            if case == "other" and not hidden[0][2]:
                 case = "taker"
             if case is not None:
                 world = resample(state, player, rng)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import SOAK
-from test_properties import CONFIGS, PROTOCOLS, VARIANT_SETS, VARIANT_OPTIONS, RandomPlayers, Trial, play_move
 
+from conftest import SOAK
 from getaway import Deal, Knowledge, Rules, player_view
 from getaway.core.cards import SUIT_MASKS
+from test_properties import CONFIGS, PROTOCOLS, VARIANT_OPTIONS, VARIANT_SETS, RandomPlayers, Trial, play_move
 
 _FULL = (1 << 53) - 1
 
@@ -71,7 +71,10 @@ def check_true(k: Knowledge, deal: Deal, where: str) -> None:
 
 
 def _same(a: Knowledge, b: Knowledge) -> bool:
-    return (a.known, a.voids, a.sizes, a.hidden, a.waste, a.trick) == (b.known, b.voids, b.sizes, b.hidden, b.waste, b.trick)
+    def facts(k: Knowledge) -> tuple:
+        return k.known, k.voids, k.sizes, k.hidden, k.waste, k.trick
+
+    return facts(a) == facts(b)
 
 
 def run_truth(trial: Trial) -> int:

@@ -7,14 +7,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 
+from _old_readers import EncTracker, PublicFacts
+from _old_readers import Tracker as BotTracker
+from getaway import Knowledge, player_view
+from getaway.core.cards import SUIT_MASKS
 from test_knowledge import _trial
 from test_properties import RandomPlayers, play_move
-
-from getaway import Knowledge, player_view
-from getaway.bots.model import PublicFacts
-from getaway.bots.tracking import Tracker as BotTracker
-from getaway.core.cards import SUIT_MASKS
-from getaway.envs.encoding import Tracker as EncTracker
 
 DEALS = int(os.environ.get("GETAWAY_READERS_DEALS", "40"))
 

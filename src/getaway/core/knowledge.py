@@ -25,8 +25,9 @@ void player picks up cards of the led suit: those are known, its unknown cards s
 none of them), and it ends only when unknown cards reach the hand: a take (the taker's
 unknown cards are then its own and the taken hand's: the void lasts only for suits both
 were void in, or that the taken hand had no unknown card of), a blind draw (a card of any
-suit: the drawer's voids end, the card itself is tracked apart), getting away (the hand is
-empty). Whether a hand holds no card of a suit at all is :meth:`Knowledge.is_void`.
+suit: the drawer's voids end, the card itself is tracked apart). (A seat that gets away
+keeps what was known: its hand is empty, or, when R-LOOP ends the deal, as it was.)
+Whether a hand holds no card of a suit at all is :meth:`Knowledge.is_void`.
 
 **Blind draws.** A card someone else drew blind is one of the cards that were in the waste
 pile (the Joker excepted) at the draw: :attr:`Knowledge.hidden` lists ``(holder,
@@ -37,7 +38,7 @@ saw it (:attr:`Knowledge.waste`) still counts it until it is led.
 >>> from getaway import Deal, Rules
 >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=3)
 >>> k = Knowledge.of(deal, 1)
->>> k.known[1] == deal.hand_mask(1), k.sizes == deal.hand_sizes
+>>> k.known[1] == deal.hand_mask(1), k.sizes == list(deal.hand_sizes)
 (True, True)
 """
 
@@ -63,7 +64,6 @@ _PICKUP = EventKind.PICKUP
 _WASTE = EventKind.WASTE
 _DRAW = EventKind.DRAW
 _TAKE = EventKind.TAKE
-_OUT = EventKind.OUT
 _IRREGULARITY = EventKind.IRREGULARITY
 
 
@@ -225,6 +225,7 @@ class Knowledge:
         "_last_pickup",
         "_derived",
         "_frozen",
+        "_start",
     )
 
     def __init__(
@@ -269,6 +270,7 @@ class Knowledge:
         self._last_pickup: tuple[int, int] | None = None
         self._derived: dict | None = None
         self._frozen = -1
+        self._start = (waste, first_trick_done, stripped)
         self._ace()
 
     # ------------------------------------------------------------------ building
@@ -299,6 +301,61 @@ class Knowledge:
         )
         k.follow(deal)
         return k
+
+    @classmethod
+    def from_history(
+        cls,
+        rules: Rules,
+        seat: int | None,
+        history: Sequence[Event],
+        sizes: Sequence[int],
+        *,
+        hand: int = 0,
+        waste: int = 0,
+        stripped: int = 0,
+        first_trick_done: bool = False,
+        leader: int | None = None,
+    ) -> Knowledge:
+        """The knowledge after ``history`` (events from the deal's start, as ``seat`` or anyone
+        saw them), given the hand ``sizes`` after it and, before it, ``seat``'s ``hand``, the
+        ``waste``, the ``stripped`` cards and ``first_trick_done``; ``leader``: who is due to
+        lead after it (R-ACE before the first trick). Nothing of the deal is read.
+
+        Raises:
+            ValueError: as the constructor.
+        """
+        k = cls(
+            rules, seat, _sizes_before(sizes, history), hand=hand, waste=waste, stripped=stripped,
+            first_trick_done=first_trick_done,
+        )
+        k.observe(history)
+        if leader is not None:
+            k.leader = leader
+            k._ace()
+        return k
+
+    def public(self) -> Knowledge:
+        """What anyone (the public, ``seat=None``) knows, replayed from this knowledge's history:
+        without the cards only :attr:`seat` saw (its draws, its takes). O(history)."""
+        waste, first, stripped = self._start
+        k = Knowledge.from_history(
+            self.rules, None, self.history, self.sizes, waste=waste, stripped=stripped,
+            first_trick_done=first, leader=self.leader,
+        )
+        k.read = self.read
+        return k
+
+    def rebase(self, deal: Deal) -> Knowledge:
+        """Follow ``deal`` from now on, taking its events so far as already known (a deal
+        rebuilt in the same state, e.g. :func:`getaway.core.worlds.deal_of`); returns ``self``.
+
+        Raises:
+            ValueError: a view's snapshot.
+        """
+        if self._frozen >= 0:
+            raise ValueError("knowledge: a view's knowledge is a snapshot; copy() it to follow the deal")
+        self.read = deal.event_count
+        return self.follow(deal)
 
     def follow(self, deal: Deal) -> Knowledge:
         """Read the events of ``deal`` since the last call (the deal this was built for); returns ``self``.
@@ -408,9 +465,6 @@ class Knowledge:
                 voids[taken] = 0
                 sizes[s] += k
                 sizes[taken] = 0
-            elif kind == _OUT:
-                known[s] = 0
-                voids[s] = 0
             elif kind == EventKind.LEAD:
                 self.leader = s
         if me is not None:
@@ -485,6 +539,7 @@ class Knowledge:
         other._led = self._led
         other._last_pickup = self._last_pickup
         other._derived = self._derived
+        other._start = self._start
         return other
 
     def seen_by(self, seat: int, hand: int) -> Knowledge:
@@ -503,12 +558,13 @@ class Knowledge:
         other.voids = voids
         other.sizes = list(self.sizes)
         other.hidden = [list(h) for h in self.hidden if h[0] != seat]
-        other.waste = self.waste
+        other.waste = self.waste & ~hand  # its own blind-drawn card left the waste
         other.played = self.played
         other.trick = self.trick
         other.leader = self.leader
         other.first_trick_done = self.first_trick_done
         other._history = []
+        other._start = self._start
         other.read = self.read
         other.universe = self.universe
         other._open = self._open
