@@ -24,7 +24,7 @@ def test_layout_covers_the_vector(players: int) -> None:
     assert end == observation_size(players)
 
 
-def test_incremental_tracking_equals_a_fresh_derivation() -> None:
+def test_incremental_knowledge_equals_a_fresh_derivation() -> None:
     rng = random.Random(0)
     for rules in (Rules.profile("punjab", players=4), Rules.profile("classic", players=3, trump="spades")):
         for seed in range(15):

@@ -13,9 +13,10 @@ import random
 
 import pytest
 
-from conftest import SOAK
+from conftest import SOAK, make_deal
 from getaway import Deal, Knowledge, Rules, player_view
-from getaway.core.cards import SUIT_MASKS
+from getaway.core.cards import SUIT_MASKS, Card
+from getaway.core.events import TAKE
 from test_properties import CONFIGS, PROTOCOLS, VARIANT_OPTIONS, VARIANT_SETS, RandomPlayers, Trial, play_move
 
 _FULL = (1 << 53) - 1
@@ -144,3 +145,67 @@ def test_a_view_holds_a_snapshot() -> None:
         player_view(d, 2, k)
     copy = view.knowledge.copy().follow(d)
     assert _same(copy, k)
+
+
+def test_tochoo_proves_a_void_and_the_picker_holds_the_trick():
+    # Punjab: A leads 8♥, B plays Q♥, C has no heart: tochoo 3♣; B picks up (the seeds' example).
+    deal = make_deal(["8h 2s", "qh 5d", "3c 4c", "9h 6s"], waste="as")
+    for card in ("8h", "qh", "3c"):
+        deal.play(card)
+    t = player_view(deal, 3).knowledge
+    assert t.voids[2] >> 1 & 1  # C proved void in hearts
+    assert t.is_void(2, 1)
+    assert t.known[1] == sum(1 << Card.parse(c) for c in ("8h", "qh", "3c"))
+    assert not t.is_void(1, 1)
+
+
+def test_off_suit_card_on_punjabs_first_trick_proves_no_spades():
+    deal = make_deal(["as 2h", "3h 4h", "5s 6h"], first_trick_done=False)
+    deal.play("as")
+    deal.play("3h")
+    t = player_view(deal, 2).knowledge
+    assert t.is_void(1, 0) and t.voids[1] & 1
+
+
+def test_ace_of_spades_holder_is_known_before_the_first_lead():
+    deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=3)
+    leader = deal.to_act
+    other = (leader + 1) % 4
+    t = player_view(deal, other).knowledge
+    assert t.known[leader] >> Card.parse("as") & 1
+
+
+def test_cards_seen_in_a_take_are_known_to_the_taken_player():
+    rules = Rules.profile("punjab", players=3)
+    deal = Deal(rules, dealer=0, seed=11)
+    taker = deal.to_act
+    taken = (taker + 1) % 3
+    cards = deal.hand_mask(taken)
+    deal.apply(TAKE, taker)
+    t = player_view(deal, taken).knowledge
+    assert t.known[taker] & cards == cards
+    third = (taker + 2) % 3
+    assert player_view(deal, third).knowledge.known[taker] & cards != cards  # the others did not see them
+
+
+def test_classic_void_player_picks_up_the_led_suit_and_stays_void_in_its_unknown_cards():
+    # Classic: the void player picks up the trick (cards of the led suit, now known); its
+    # unknown cards still hold none of the suit, and once the picked-up hearts are played
+    # the whole hand is void in hearts again.
+    deal = make_deal(["8h 2s 3s", "4c 5c", "9h 6s"], profile="classic", waste="as")
+    deal.play("8h")  # seat 1 has no heart: it picks up the 8♥
+    k = player_view(deal, 2).knowledge
+    assert k.voids[1] >> 1 & 1 and k.known[1] >> Card.parse("8h") & 1
+    assert not k.is_void(1, 1)
+    deal.play("8h")  # seat 1 leads the 8♥ back
+    assert player_view(deal, 2).knowledge.is_void(1, 1)
+
+
+def test_a_blind_draw_ends_the_drawers_voids():
+    # R-P-DRAW: seat 1 wins with its last card and draws blind from the waste (spades, hearts).
+    deal = make_deal(["2h 3d", "ah", "5h 6c"], waste="9s 9c")
+    for card in ("2h", "ah", "5h"):
+        deal.play(card)
+    k = player_view(deal, 0).knowledge
+    assert [h[0] for h in k.hidden] == [1] and k.voids[1] == 0
+    assert not k.is_void(1, 0) and not k.is_void(1, 3) and k.is_void(1, 1)

@@ -76,12 +76,35 @@ def rebuild(
         return deal_of(view, world, seed)
     if public is None:
         public = view.knowledge.public()
+    at_trick = _at_trick_start(view, public)
+    started = False
 
     def check(deal: Deal, seat: int, card: Action) -> bool:
-        # the public knowledge of the view's moment, read against the replayed deal
-        return heuristic_action(model, deal, public.rebase(deal)) == card
+        nonlocal started
+        if not started:  # the rebuilt deal's events so far are its position and the poll
+            at_trick.rebase(deal)
+            started = True
+        return heuristic_action(model, deal, at_trick) == card
 
     return deal_of(view, world, seed, check=check)
+
+
+def _at_trick_start(view: PlayerView, public: Knowledge) -> Knowledge:
+    """The public knowledge when the current trick began (before its first card)."""
+    hist = view.history
+    start = len(hist)
+    if view.trick:
+        lead = view.trick[0]
+        plays = (i for i in range(len(hist) - 1, -1, -1) if hist[i].kind == "play")
+        start = next(i for i in plays if (hist[i].seat, hist[i].cards[0]) == lead)
+    sizes = list(view.hand_sizes)
+    for s, _ in view.trick:
+        sizes[s] += 1
+    waste, first, stripped = public.start
+    return Knowledge.from_history(
+        view.rules, None, hist[:start], sizes, waste=waste, stripped=stripped, first_trick_done=first,
+        leader=view.leader,
+    )
 
 
 #: Event kinds a finished trick may hold for :func:`plan_checks` to undo it.

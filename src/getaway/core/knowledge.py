@@ -334,6 +334,11 @@ class Knowledge:
             k._ace()
         return k
 
+    @property
+    def start(self) -> tuple[int, bool, int]:
+        """``(waste, first_trick_done, stripped)`` before the first event (what the constructor was given)."""
+        return self._start
+
     def public(self) -> Knowledge:
         """What anyone (the public, ``seat=None``) knows, replayed from this knowledge's history:
         without the cards only :attr:`seat` saw (its draws, its takes). O(history)."""
