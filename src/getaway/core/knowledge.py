@@ -65,6 +65,11 @@ _WASTE = EventKind.WASTE
 _DRAW = EventKind.DRAW
 _TAKE = EventKind.TAKE
 _IRREGULARITY = EventKind.IRREGULARITY
+_LEAD = EventKind.LEAD
+#: Event kinds that change no fact here but the leader (a tochoo or ruff is its play's).
+_INERT = frozenset(
+    {EventKind.LEAD, EventKind.PASS, EventKind.TOCHOO, EventKind.RUFF, EventKind.CAPTURE, EventKind.OVER}
+)
 
 
 class EventLog(Sequence[Event]):
@@ -393,10 +398,14 @@ class Knowledge:
         known, voids, sizes, history = self.known, self.voids, self.sizes, self._history
         self._derived = None
         for event in events:
-            e = redact(event, me)
+            kind = event.kind
+            e = redact(event, me) if kind in (_DRAW, _TAKE) else event
             history.append(e)
-            kind = e.kind
             s: Any = e.seat  # set for every kind read here
+            if kind in _INERT:  # nothing to learn (the trick's outcome comes in its own events)
+                if kind == _LEAD:
+                    self.leader = s
+                continue
             if kind in (_PLAY, _IRREGULARITY):
                 bit = 1 << e.cards[0]
                 sizes[s] -= 1
@@ -470,8 +479,6 @@ class Knowledge:
                 voids[taken] = 0
                 sizes[s] += k
                 sizes[taken] = 0
-            elif kind == EventKind.LEAD:
-                self.leader = s
         if me is not None:
             voids[me] = 0
         self._ace()
@@ -615,19 +622,44 @@ class Knowledge:
 
     def is_void(self, seat: int, suit: int) -> bool:
         """Whether ``seat`` certainly holds no card of ``suit`` (0–3) now."""
-        mask = SUIT_MASKS[suit]
-        if self.known[seat] & mask:
-            return False
-        if seat == self.seat:
-            return True
-        for h in self.hidden:
-            if h[0] == seat and h[1] & mask:
-                return False
-        hidden = self._hidden_count(seat)
+        return bool(self.void_suits()[seat] >> suit & 1)
+
+    def void_suits(self) -> list[int]:
+        """Per seat, the bit set of the suits (bit ``suit``) it certainly holds no card of now:
+        no known card of the suit, and no unknown card (a blind-drawn card apart), or a
+        proven void, or no card of the suit left where it could be; and no hidden blind-drawn
+        card that may be of the suit. (Read-only; computed once per state.)"""
         d = self._derive()
-        if d["unknown"][seat] - hidden <= 0:
-            return True
-        return bool(self.voids[seat] >> suit & 1) or not d["pool"] & mask
+        out = d.get("void_suits")
+        if out is None:
+            pool = d["pool"]
+            unknown = d["unknown"]
+            absent = 0  # suits with no card in the pool
+            for suit in range(4):
+                if not pool & SUIT_MASKS[suit]:
+                    absent |= 1 << suit
+            out = []
+            for s in range(self.players):
+                known = self.known[s]
+                have = 0
+                for suit in range(4):
+                    if known & SUIT_MASKS[suit]:
+                        have |= 1 << suit
+                if s == self.seat:
+                    out.append(15 & ~have)
+                    continue
+                rest = unknown[s]
+                maybe = 0
+                for h in self.hidden:
+                    if h[0] == s:
+                        rest -= 1
+                        for suit in range(4):
+                            if h[1] & SUIT_MASKS[suit]:
+                                maybe |= 1 << suit
+                none = 15 if rest <= 0 else (self.voids[s] | absent) & 15
+                out.append(none & ~have & ~maybe)
+            d["void_suits"] = out
+        return out
 
     def outstanding(self, suit: int) -> int:
         """Bit set of the cards of ``suit`` that other players than :attr:`seat` hold or may hold."""

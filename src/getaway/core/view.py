@@ -37,7 +37,8 @@ class PlayerView:
         rules: the rules in force.
         players: number of seats.
         dealer: the dealer's seat.
-        hand: the viewer's cards (suit order, low to high); ``None`` for a spectator.
+        hand: the viewer's cards (suit order, low to high); ``None`` for a spectator
+            (a property, from ``hand_mask``).
         hand_mask: the same as a bit set (0 for a spectator).
         hand_sizes: cards per seat.
         got_away: per seat, whether it has got away.
@@ -50,12 +51,14 @@ class PlayerView:
         first_trick_done: whether the first trick is over.
         waste_size: cards in the waste pile.
         waste_seen: cards the viewer saw go into the waste and has not seen come out
+            (a property, from ``waste_seen_mask``, the same as a bit set)
             (after someone else's blind draw this still holds the drawn card until it is led).
         must_lead: the card the viewer drew and must lead (R-P-DRAW), else ``None``.
         tricks_played: tricks resolved so far.
         pickups: per seat, how many times it picked up.
         takes: ``(taker, taken)`` pairs so far.
-        captured_tens: per seat, tens captured (V-DEHLA), public.
+        captured_tens: per seat, tens captured (V-DEHLA), public (a property, from
+            ``captured_tens_masks``, the same as bit sets).
         stripped: cards removed before the deal (R-UNEVEN strip), public.
         history: every event so far, with hidden cards removed (``hidden`` counts them).
         outcome: the outcome once the deal is over (public), else ``None``.
@@ -67,7 +70,6 @@ class PlayerView:
     rules: Rules
     players: int
     dealer: int
-    hand: tuple[Card, ...] | None
     hand_mask: int
     hand_sizes: tuple[int, ...]
     got_away: tuple[bool, ...]
@@ -79,16 +81,31 @@ class PlayerView:
     trick: tuple[tuple[int, Card], ...]
     first_trick_done: bool
     waste_size: int
-    waste_seen: tuple[Card, ...]
+    waste_seen_mask: int
     must_lead: Card | None
     tricks_played: int
     pickups: tuple[int, ...]
     takes: tuple[tuple[int, int], ...]
-    captured_tens: tuple[tuple[Card, ...], ...]
+    captured_tens_masks: tuple[int, ...]
     stripped: tuple[Card, ...]
     history: EventLog
     outcome: Outcome | None
     knowledge: Knowledge = field(compare=False, repr=False)
+
+    @property
+    def hand(self) -> tuple[Card, ...] | None:
+        """The viewer's cards (suit order, low to high); ``None`` for a spectator."""
+        return None if self.seat is None else cards_of(self.hand_mask)
+
+    @property
+    def waste_seen(self) -> tuple[Card, ...]:
+        """Cards the viewer saw go into the waste and has not seen come out."""
+        return cards_of(self.waste_seen_mask)
+
+    @property
+    def captured_tens(self) -> tuple[tuple[Card, ...], ...]:
+        """Per seat, the tens it captured (V-DEHLA)."""
+        return tuple(cards_of(t) if t else () for t in self.captured_tens_masks)
 
     @property
     def finished(self) -> bool:
@@ -171,7 +188,6 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
         rules=deal.rules,
         players=n,
         dealer=deal.dealer,
-        hand=None if seat is None else cards_of(hand_mask),
         hand_mask=hand_mask,
         hand_sizes=deal.hand_sizes,
         got_away=_got_away(n, deal.out_mask),
@@ -183,12 +199,12 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
         trick=deal.trick,
         first_trick_done=deal.first_trick_done,
         waste_size=deal.waste_size,
-        waste_seen=cards_of(knowledge.waste),
+        waste_seen_mask=knowledge.waste,
         must_lead=forced if forced is not None and hand_mask >> forced & 1 and seat == leader else None,
         tricks_played=deal.tricks_played,
         pickups=deal.pickups,
         takes=deal.takes,
-        captured_tens=tuple(cards_of(t) if t else () for t in deal.captured_tens),
+        captured_tens_masks=deal.captured_tens,
         stripped=deal.stripped,
         history=knowledge.history,
         outcome=deal.outcome,

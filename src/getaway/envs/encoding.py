@@ -123,15 +123,12 @@ def encode(view: PlayerView) -> np.ndarray:
     small = [0.0] * (8 * n + 6)
     sizes = view.hand_sizes
     got_away = view.got_away
-    is_void = k.is_void
+    void_suits = k.void_suits()
     for i in range(n):
         s = (me + i) % n
-        if sizes[s]:
-            for suit in range(4):
-                if is_void(s, suit):
-                    small[4 * i + suit] = 1.0
-        else:
-            small[4 * i : 4 * i + 4] = _ONES4
+        v = void_suits[s]
+        if v:
+            small[4 * i : 4 * i + 4] = _SUIT_FLAGS[v]
         small[4 * n + i] = sizes[s] / NUM_CARDS
         if got_away[s]:
             small[5 * n + i] = 1.0
@@ -154,7 +151,8 @@ def encode(view: PlayerView) -> np.ndarray:
     return out
 
 
-_ONES4: Final = [1.0] * 4
+#: The four void flags of each bit set of suits.
+_SUIT_FLAGS: Final = [[float(v >> suit & 1) for suit in range(4)] for v in range(16)]
 
 
 def action_mask(view: PlayerView) -> np.ndarray:
