@@ -15,6 +15,8 @@ card a player drew blind (R-P-DRAW) in what that player itself knows of the othe
 
 from __future__ import annotations
 
+import functools
+
 from ..core.cards import cards_of
 from ..core.deal import Deal
 from ..core.events import Action
@@ -38,9 +40,19 @@ class _View:
         "first_trick_done",
         "decision",
         "led_suit",
-        "history",
         "legal_actions",
+        "_public",
     )
+
+    @property
+    def history(self) -> object:
+        """The public history (the heuristic reads it only under V-NOPICKUP)."""
+        return self._public.history
+
+
+@functools.cache
+def _got_away(players: int, out: int) -> tuple[bool, ...]:
+    return tuple(bool(out >> s & 1) for s in range(players))
 
 
 def rollout_view(deal: Deal, seat: int, legal: list[Action], public: Knowledge) -> tuple[_View, Knowledge]:
@@ -52,8 +64,7 @@ def rollout_view(deal: Deal, seat: int, legal: list[Action], public: Knowledge) 
     view.seat = seat
     view.players = n
     view.rules = deal.rules
-    out = deal.out_mask
-    view.got_away = tuple(bool(out >> s & 1) for s in range(n))
+    view.got_away = _got_away(n, deal.out_mask)
     trick = deal.trick
     view.trick = trick
     view.hand_mask = hand
@@ -61,7 +72,7 @@ def rollout_view(deal: Deal, seat: int, legal: list[Action], public: Knowledge) 
     view.first_trick_done = deal.first_trick_done
     view.decision = deal.decision
     view.led_suit = trick[0][1] // 13 if trick else None
-    view.history = public.history
+    view._public = public
     view.legal_actions = legal
     return view, public.seen_by(seat, hand)
 

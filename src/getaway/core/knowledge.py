@@ -622,7 +622,11 @@ class Knowledge:
 
     def is_void(self, seat: int, suit: int) -> bool:
         """Whether ``seat`` certainly holds no card of ``suit`` (0–3) now."""
-        return bool(self.void_suits()[seat] >> suit & 1)
+        d = self._derived
+        vs = None if d is None else d.get("void_suits")
+        if vs is None:
+            vs = self.void_suits()
+        return bool(vs[seat] >> suit & 1)
 
     def void_suits(self) -> list[int]:
         """Per seat, the bit set of the suits (bit ``suit``) it certainly holds no card of now:
@@ -663,7 +667,9 @@ class Knowledge:
 
     def outstanding(self, suit: int) -> int:
         """Bit set of the cards of ``suit`` that other players than :attr:`seat` hold or may hold."""
-        d = self._derive()
+        d = self._derived
+        if d is None:
+            d = self._derive()
         mask = d.get("others")
         if mask is None:
             mask = d["pool"]
@@ -677,11 +683,23 @@ class Knowledge:
 
     def has_probability(self, seat: int, suit: int) -> float:
         """A rough chance that ``seat`` holds at least one card of ``suit`` (exactly 0 or 1 when certain)."""
+        d = self._derived
+        if d is None:
+            d = self._derive()
+        cache = d.get("has")
+        if cache is None:
+            cache = d["has"] = {}
+        key = seat * 4 + suit
+        p = cache.get(key)
+        if p is None:
+            p = cache[key] = self._has_probability(seat, suit, d)
+        return p
+
+    def _has_probability(self, seat: int, suit: int, d: dict) -> float:
         if self.known[seat] & SUIT_MASKS[suit]:
             return 1.0
         if self.is_void(seat, suit):
             return 0.0
-        d = self._derive()
         k = d["unknown"][seat]
         pool = d["pool"]
         total = pool.bit_count() or 1
