@@ -70,7 +70,7 @@ def rebuild(
 
     Raises:
         Inconsistent: with ``model``, someone would have played another card in this world.
-        ValueError: the world cannot be rebuilt into the view's state (a bug).
+        RuntimeError: the world cannot be rebuilt into the view's state (a bug).
     """
     if model is None:
         return deal_of(view, world, seed)

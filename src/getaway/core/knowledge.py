@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .cards import ACE_OF_SPADES, FULL_PACK, JOKER_INDEX, SUIT_MASKS
 from .events import Event, EventKind
+from .messages import N_, Text, at
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["Knowledge", "EventLog", "redact"]
 
 _JOKER_BIT = 1 << JOKER_INDEX
+_SNAPSHOT = N_("a view's knowledge is a snapshot: copy() it to follow the deal")
 _ACE_BIT = 1 << ACE_OF_SPADES
 _PLAY = EventKind.PLAY
 _VOID = EventKind.VOID
@@ -247,9 +249,9 @@ class Knowledge:
     ) -> None:
         n = rules.players
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            raise ValueError(f"seat: no seat {seat!r} among {n} players")
+            raise ValueError(at("seat", Text(N_("no seat {seat!r} among {n} players"), seat=seat, n=n)))
         if len(sizes) != n:
-            raise ValueError(f"sizes: {len(sizes)} hand sizes for {n} players")
+            raise ValueError(at("sizes", Text(N_("{count} hand sizes for {n} players"), count=len(sizes), n=n)))
         self.seat = seat
         self.players = n
         self.rules = rules
@@ -363,7 +365,7 @@ class Knowledge:
             ValueError: a view's snapshot.
         """
         if self._frozen >= 0:
-            raise ValueError("knowledge: a view's knowledge is a snapshot; copy() it to follow the deal")
+            raise ValueError(at("knowledge", Text(_SNAPSHOT)))
         self.read = deal.event_count
         return self.follow(deal)
 
@@ -374,7 +376,7 @@ class Knowledge:
             ValueError: this is a view's snapshot (:meth:`copy` it first).
         """
         if self._frozen >= 0:
-            raise ValueError("knowledge: a view's knowledge is a snapshot; copy() it to follow the deal")
+            raise ValueError(at("knowledge", Text(_SNAPSHOT)))
         self._derived = None
         events = deal.events_since(self.read)
         if events:
@@ -393,7 +395,7 @@ class Knowledge:
             ValueError: this is a view's snapshot (:meth:`copy` it first).
         """
         if self._frozen >= 0:
-            raise ValueError("knowledge: a view's knowledge is a snapshot; copy() it to follow the deal")
+            raise ValueError(at("knowledge", Text(_SNAPSHOT)))
         me = self.seat
         known, voids, sizes, history = self.known, self.voids, self.sizes, self._history
         self._derived = None

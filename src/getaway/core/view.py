@@ -177,7 +177,8 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
     if knowledge is None:
         knowledge = Knowledge.of(deal, seat)
     elif knowledge.seat != seat or knowledge.players != n:
-        raise ValueError(f"knowledge: of seat {knowledge.seat}, not of seat {seat}")
+        message = N_("this knowledge is seat {other}'s, not seat {seat}'s")
+        raise ValueError(at("knowledge", Text(message, other=knowledge.seat, seat=seat)))
     else:
         knowledge.follow(deal)
     hand_mask = 0 if seat is None else deal.hand_mask(seat)

@@ -42,7 +42,7 @@ _GROUPS = (*SUIT_MASKS, _JOKER_BIT)
 _ALL_GROUPS = 0b11111
 
 
-class Inconsistent(ValueError):
+class Inconsistent(RuntimeError):
     """A world in which a modelled player would not have played as they did (:func:`deal_of`'s ``check``)."""
 
 
@@ -215,7 +215,8 @@ def deal_of(
 
     Raises:
         Inconsistent: ``check`` refused a card.
-        ValueError: the world cannot be rebuilt into the view's state (a bug).
+        RuntimeError: the world cannot be rebuilt into the view's state (a bug; a position or
+            an action the engine refuses raises its ``ValueError``).
     """
     hands = list(world.hands)
     for s, c in view.trick:
@@ -240,11 +241,11 @@ def deal_of(
         deal.apply(PASS)
         guard += 1
         if guard > 64:
-            raise ValueError("deal_of: the take poll does not reach the seat asked")
+            raise RuntimeError("deal_of: the take poll does not reach the seat asked")
     for s, c in view.trick:
         while deal.to_act != s:
             if PASS not in deal.legal_actions():
-                raise ValueError(f"deal_of: seat {s} cannot play {c} here")
+                raise RuntimeError(f"deal_of: seat {s} cannot play {c} here")
             deal.apply(PASS)
         if check is not None and s != view.seat and not check(deal, s, c):
             raise Inconsistent(f"deal_of: seat {s} would not have played {c} in this world")
@@ -252,5 +253,5 @@ def deal_of(
     while deal.to_act != view.to_act and PASS in deal.legal_actions():
         deal.apply(PASS)
     if deal.to_act != view.to_act or deal.decision != view.decision:
-        raise ValueError("deal_of: the rebuilt deal is not in the view's state")
+        raise RuntimeError("deal_of: the rebuilt deal is not in the view's state")
     return deal

@@ -495,7 +495,7 @@ def resample(
     for _attempt in range(50):
         try:
             new_deal = deal_of(view, sample(knowledge, rng), rng=_CHANCE)
-        except (SamplingError, ValueError):
+        except (SamplingError, RuntimeError, ValueError):
             continue
         new_state = GetawayState(state.get_game())
         new_core = new_state.core
