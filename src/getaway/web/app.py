@@ -251,6 +251,11 @@ def create_app(
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
+    @app.get("/api/rules/schema")
+    async def rules_schema() -> Response:
+        # The core's one option schema (docs/engine.md, "The option schema"): the lobby's controls.
+        return JSONResponse(Rules.schema(), headers={"Cache-Control": "max-age=3600"})
+
     @app.get("/api/rules/{lang}")
     async def rules(
         request: Request, lang: str, profile: str = "punjab", options: str | None = None, code: str | None = None

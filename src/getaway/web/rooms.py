@@ -63,7 +63,7 @@ STATUSES: Final = ("lobby", "playing", "between_deals", "finished", "closed")
 #: Most deals a web match may have.
 MAX_DEALS: Final = 50
 _CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
-_OPTION_NAMES: Final = frozenset(Rules.profile().to_dict()) - {"profile", "players", "deals"}
+_OPTION_NAMES: Final = frozenset(n for n, spec in Rules.schema()["options"].items() if spec["group"] != "setup")
 
 
 class RoomError(ValueError):
@@ -262,6 +262,17 @@ class Room:
         if knowledge is None:
             knowledge = known[seat] = Knowledge.of(deal, seat)
         return player_view(deal, seat, knowledge)
+
+    def illegal(self, seat: int | None) -> dict[str, IllegalActionError]:
+        """Why each card of ``seat``'s hand that it may not play now is not legal: the engine's
+        reason (:meth:`~getaway.core.deal.Deal.why_illegal`), which reads only that hand and
+        public facts, so that it is sent to that seat alone; ``{}`` for a spectator or when no
+        deal is being played. Keys are card names (``"10♥"``)."""
+        if seat is None or self.status != "playing" or self.match is None or self.match.deal.is_over:
+            return {}
+        deal = self.match.deal
+        reasons = {str(card): deal.why_illegal(card, seat) for card in deal.hand(seat)}
+        return {card: why for card, why in reasons.items() if why is not None}
 
     def to_act(self) -> int | None:
         """The seat whose decision it is, while a deal is being played."""
@@ -998,9 +1009,24 @@ class RoomService:
             "host": conn.host,
             "room": room.public(handle.connected()),
             "view": None if view is None else view.to_dict(),
+            "illegal": self._illegal(room, conn, room.illegal(conn.seat)),
             "version": room.version,
             "log": lines,
         }
+
+    @staticmethod
+    def _illegal(room: Room, conn: Connection, reasons: dict[str, IllegalActionError]) -> list[dict[str, Any]]:
+        """``illegal`` of a message: for each card of the hand that may not be played now,
+        ``{"card", "reason": the engine's code, "text": its message in the connection's
+        language}``, seats counted from 1 as the page shows them."""
+        if not reasons:
+            return []
+        labels = [str(n + 1) for n in range(room.rules.players)]
+        with i18n.language(conn.lang):
+            return [
+                {"card": card, "reason": why.reason, "text": i18n.localize(why.params["message"], labels)}
+                for card, why in reasons.items()
+            ]
 
     def _narrate(self, room: Room, conn: Connection, view: PlayerView, start: int) -> list[str]:
         if conn.narrator is None:
@@ -1017,12 +1043,14 @@ class RoomService:
             return  # nobody to tell (a bot-only room): skip building views
         public = room.public(handle.connected())
         views: dict[int | None, tuple[PlayerView | None, dict[str, Any] | None]] = {}
+        reasons: dict[int | None, dict[str, IllegalActionError]] = {}
         for conn in list(handle.conns):
             if conn is skip or conn.closed:
                 continue
             if conn.seat not in views:
                 view = room.view(conn.seat)
                 views[conn.seat] = (view, None if view is None else view.to_dict(history=False))
+                reasons[conn.seat] = room.illegal(conn.seat)
             view, view_dict = views[conn.seat]
             events: list[dict[str, Any]] = []
             lines: list[str] = []
@@ -1040,6 +1068,7 @@ class RoomService:
                     "version": room.version,
                     "room": public,
                     "view": view_dict,
+                    "illegal": self._illegal(room, conn, reasons[conn.seat]),
                     "events": events,
                     "history_length": 0 if view is None else len(view.history),
                     "log": lines,

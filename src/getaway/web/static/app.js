@@ -265,6 +265,7 @@ function onMessage(msg) {
       }
       pushLog(msg.log);
       S.settled = true;  // a page load or a reconnect: the cards on the table are shown in place, not flown in
+      S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       S.settled = false;
       break;
@@ -294,6 +295,7 @@ function onMessage(msg) {
       }
       pushLog(msg.log);
       S.pending = false;
+      S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       break;
     case "absent":

@@ -3,7 +3,7 @@
 // narration log, the standings and the finished deals' records.
 
 import { h, fill } from "./dom.js";
-import { t, cardName, splitCard, isRed, suitIndex, rankValue, suitPlural } from "./i18n.js";
+import { t, cardName, splitCard, isRed, suitIndex, rankValue } from "./i18n.js";
 import { tableFromHistory } from "./trick.js";
 
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -342,6 +342,8 @@ export class TableView {
       el.setAttribute("aria-label", cardName(card) + (view.must_lead === card ? ` (${t("drawn blind")})` : ""));
       el.classList.toggle("legal", ok);
       el.classList.toggle("my-turn", choosing);
+      if (ok || !this.whyNot(card)) el.removeAttribute("title");
+      else el.title = this.whyNot(card);
       return el;
     });
     this.hand.replaceChildren(...els);
@@ -398,22 +400,17 @@ export class TableView {
     const view = this.S && this.S.view;
     if (!view || this.S.pending) return;
     if (!view.legal_actions.includes(card)) {
-      this.actions.notice(this.whyNot(view, card));
+      const why = this.whyNot(card);
+      if (why) this.actions.notice(why);
       return;
     }
     this.actions.act(card);
   }
 
-  whyNot(view, card) {
-    if (view.outcome || view.to_act !== this.S.seat) return t("It is not your turn.");
-    if (view.decision === "take") return t("Before this trick you may only answer take or pass.");
-    if (view.must_lead) return t("You drew {card} blind: you must lead it.", { card: view.must_lead });
-    if (!view.first_trick_done && !view.trick.length) return t("The first trick must be led with the ace of spades.");
-    if (view.trick.length) {
-      const led = splitCard(view.trick[0].card)[1];
-      if (led && splitCard(card)[1] !== led) return t("You must follow suit: you still hold {suit}.", { suit: suitPlural(led) });
-    }
-    return t("You cannot play that card now.");
+  /** Why `card` may not be played now: the engine's reason, sent by the server for this seat only. */
+  whyNot(card) {
+    const why = (this.S.illegal || []).find((w) => w.card === card);
+    return why ? why.text : "";
   }
 
   /** Place the hand's cards: one row, overlapping as needed; more rows when they would overlap too much. */
