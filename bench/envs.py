@@ -14,7 +14,7 @@ measured in the same run:
   ``int8`` mask array per step, a pick from ``mask.nonzero()``) with no adapter: the ceiling
   of any adapter that hands out numpy masks;
 - ``pettingzoo, masks only``: the raw AEC env, ``last(observe=False)`` and the mask from
-  ``infos[agent]["action_mask"]``: the adapter's own cost (target: ≥ 50 % of the engine);
+  ``infos[agent]["action_mask"]``: the adapter's own cost (target: ≥ 90 % of the line above);
 - ``pettingzoo, observations``: the raw env with ``last()``: a player's view and the shared
   encoding at every step;
 - ``pettingzoo, wrapped``: the same through ``env()`` (PettingZoo's checking wrappers);
@@ -166,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best of each line counts")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument(
+        "--only", metavar="WORDS", help="only the lines whose name contains one of these comma-separated words"
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0:
         parser.error("--rounds: at least 1; --seconds: more than 0")
@@ -191,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         ("gymnasium (vs random bots)", lambda: _optional(bench_gym, options, sec)),
         ("openspiel (with chance)", lambda: _optional(bench_openspiel, options, sec)),
     ]
+    if args.only:
+        words = [w.strip() for w in args.only.split(",") if w.strip()]
+        lines = [line for line in lines if line[0] == "engine" or any(w in line[0] for w in words)]
     # Rounds interleave the lines so that a burst of load on a shared machine hits them all;
     # each line keeps its best round.
     best: dict[str, dict[str, float] | None] = {}
@@ -210,11 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         r["ratio_to_engine"] = r["deals_per_s"] / engine
         results[name] = r
         print(f"{name:28} {r['deals_per_s']:>9,.0f} {r['actions_per_s']:>10,.0f} {r['ratio_to_engine']:>9.0%}")
-    if "pettingzoo, masks only" in results:
-        ratio = results["pettingzoo, masks only"]["ratio_to_engine"]
-        ceiling = results["engine, numpy masks"]["ratio_to_engine"]
-        print(f"\ntarget: the PettingZoo adapter keeps ≥ 50% of the engine's rate: {ratio:.0%}")
-        print(f"(no adapter handing out numpy masks can beat the 'engine, numpy masks' line: {ceiling:.0%})")
+    if "pettingzoo, masks only" in results and "engine, numpy masks" in results:
+        ratio = results["pettingzoo, masks only"]["deals_per_s"] / results["engine, numpy masks"]["deals_per_s"]
+        print(f"\ntarget (issue 12): 'pettingzoo, masks only' ≥ 90% of the 'engine, numpy masks' line: {ratio:.0%}")
+    if "pettingzoo, observations" in results:
+        ratio = results["pettingzoo, observations"]["ratio_to_engine"]
+        print(f"target (issue 12): 'pettingzoo, observations' ≥ 25% of the engine: {ratio:.0%}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"options": options, "compiled": COMPILED, "results": results}, fh, indent=2)
