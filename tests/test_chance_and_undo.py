@@ -244,3 +244,27 @@ def test_a_deal_stopped_at_a_blind_draw_copies_and_pickles() -> None:
         other.apply("10c")
         assert other.forced_lead == Card.parse("10c") and other.to_act == 0 and other.decision == "play"
         assert list(other.waste) == [Card.parse(c) for c in ("2h", "3h", "4h", "9c")]
+
+
+# ---------------------------------------------------------------------------- apply_id
+
+
+def test_apply_id_is_apply_then_legal_mask() -> None:
+    """``apply_id`` (the environments' one engine call a step) gives the same deal as ``apply``
+    and the next seat's ``legal_mask``; bad ids are refused and change nothing."""
+    for trial in _trials(1)[::9]:
+        if trial.rules.enforcement == "penalize" or trial.rules.take_protocol == "interject":
+            continue
+        a, b = trial.new_deal(), trial.new_deal()
+        rng = random.Random(trial.seed)
+        while not a.is_over:
+            for bad in (56, -1, True, 2.0, None):
+                with pytest.raises(ValueError):
+                    a.apply_id(bad)
+            legal = a.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            flags = a.apply_id(int(action))
+            b.apply(action)
+            assert flags == b.legal_mask() and a.snapshot() == b.snapshot()
+            assert a.got_away_mask == sum(1 << s for s in range(a.players) if a.has_got_away(s))
+        assert not any(flags)

@@ -535,6 +535,32 @@ class Deal:
             flags[action] = 1
         return flags
 
+    def apply_id(self, action: CheckedInt) -> bytearray:
+        """Apply the action with id ``action`` (0–55, :func:`~getaway.core.events.action_from_id`)
+        for the seat to act, and return the legal actions of the seat to act next as
+        :meth:`legal_mask` flags (all zero once the deal is over or while a blind draw is
+        pending: a card id then draws that card). One engine call per step of an AI environment
+        (docs/envs.md "Engine hooks"); :meth:`apply` does the same without the flags.
+
+        Raises:
+            InvalidActionError: not an action id (a bool, a float, out of range).
+            IllegalActionError: not legal now; the state is unchanged.
+        """
+        turn = self._turn
+        if type(action) is int and 0 <= action <= JOKER_INDEX and turn >= 0:
+            self._play(turn, _ALL_CARDS[action])  # a card by the player on turn: apply's fast path
+        else:
+            self.apply(_events.action_from_id(action))
+        flags = bytearray(_NUM_ACTIONS)
+        for legal in self._legal(self._turn):
+            flags[legal] = 1
+        return flags
+
+    @property
+    def got_away_mask(self) -> int:
+        """The seats that got away (R-ACTIVE) as a bit set: bit ``s`` for seat ``s``."""
+        return self._out
+
     def _legal(self, seat: int) -> list[Action]:
         if self._termination is not None:
             return []
