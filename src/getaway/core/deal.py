@@ -368,7 +368,7 @@ class Deal:
         pile's cards before the trick, the Joker left out), in card order, uniform; else ``[]``.
         ``apply(card)`` takes one.
 
-        >>> deal = Deal(Rules.profile("punjab", players=3, takes="off"), seed=1, explicit_chance=True)
+        >>> deal = Deal(Rules.profile("punjab", players=3, takes="off"), seed=8, explicit_chance=True)
         >>> while deal.decision != DRAW:
         ...     _ = deal.apply(deal.legal_actions()[0])
         >>> deal.to_act, len(deal.chance_outcomes()) == deal.waste_size
