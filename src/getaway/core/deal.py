@@ -10,7 +10,9 @@ nothing; under ``enforcement="penalize"`` the irregularities of R-P-PENALTY are
 carried out instead.
 
 The state machine is pure: no I/O, no clock; its only chance (the shuffle and
-the blind draws of R-P-DRAW) comes from ``random.Random(seed)``.
+the blind draws of R-P-DRAW) comes from ``random.Random(seed)``, unless the caller takes
+the blind draws itself (``explicit_chance=True``, ``apply(action, draw=card)``).
+:meth:`Deal.push` and :meth:`Deal.pop` try an action and take it back, for search.
 
 All trick logic lives in this module, in one place each: which cards may be
 played (:meth:`Deal._playable`), who is winning a trick (:meth:`Deal._winner`),
