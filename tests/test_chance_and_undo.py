@@ -239,6 +239,8 @@ def test_a_deal_stopped_at_a_blind_draw_copies_and_pickles() -> None:
     with pytest.raises(IllegalActionError) as caught:
         deal.apply("5s")  # not in the waste pile
     assert caught.value.reason == "not_a_draw_candidate" and deal.decision == DRAW
+    assert deal.why_illegal("5s").reason == "not_a_draw_candidate"  # type: ignore[union-attr]
+    assert deal.why_illegal("10c") is None and deal.why_illegal("10c", 0).reason == "draw_pending"  # type: ignore[union-attr]
     for other in (deal.clone(), pickle.loads(pickle.dumps(deal)), deal):
         assert other.decision == DRAW and other.snapshot() == deal.snapshot()
         other.apply("10c")

@@ -338,3 +338,19 @@ def test_the_python_shortcuts_answer_as_pyspiel_does(params: dict) -> None:
             legal = state.legal_actions()
             state.apply_action(legal[rng.randrange(len(legal))])
     assert draws > 0 or params is not PARAMS[0]  # punjab, takes off: blind draws come
+
+
+def test_the_parameters_are_the_core_option_schema() -> None:
+    """OpenSpiel's parameters and defaults are derived from Rules.schema(), not a copy."""
+    from getaway import Rules
+
+    schema = Rules.schema()
+    params = pyspiel.load_game("python_getaway").get_parameters()
+    assert set(params) == set(schema["options"])
+    for profile in ("punjab", "classic"):
+        rules, dealer = openspiel.rules_of_params({"profile": profile})
+        assert rules == Rules.profile(profile) and dealer == 0
+    rules, _ = openspiel.rules_of_params({"uneven": "loaded", "loaded_seat": 2, "trump": "spades"})
+    assert (rules.loaded_seat, rules.trump) == (2, "spades")
+    with pytest.raises(ValueError, match="ante"):
+        openspiel.rules_of_params({"ante": schema["options"]["ante"]["max"] + 1})

@@ -199,3 +199,19 @@ def test_next_deal_refused_while_a_deal_is_on_and_after_the_match():
         m.next_deal()
     with pytest.raises(MatchError, match="names"):
         Match(Rules.profile("punjab"), ["A", "B"], 1)
+
+
+def test_V_JOKER_shared_first_place_the_first_of_them_clockwise_from_the_dealer_gets_it():
+    """Seats 1 and 3 got away together first: with seat 2 dealing, seat 3 comes first clockwise
+    (not seat 1, the lowest seat, nor the last of them); with seat 0 dealing, seat 1."""
+    from getaway import Outcome
+    from getaway.core.match import joker_receiver
+
+    outcome = Outcome("last_holder", 0, ((1, 3), (2,)), (4, 1, 3, 1), 9, (0,) * 4, (0,) * 4)
+    assert joker_receiver(outcome, dealer=2, players=4) == 3
+    assert joker_receiver(outcome, dealer=0, players=4) == 1
+    assert joker_receiver(outcome, dealer=3, players=4) == 1  # the dealer counts last
+    alone = Outcome("last_holder", 0, ((2,), (1, 3)), (4, 2, 1, 2), 9, (0,) * 4, (0,) * 4)
+    assert joker_receiver(alone, dealer=2, players=4) == 2
+    drawn = Outcome("repetition", None, (), (1, 1), 3, (0, 0), (0, 0))
+    assert joker_receiver(drawn, dealer=0, players=2) is None

@@ -254,3 +254,92 @@ def test_turning_takes_on_in_classic_picks_the_poll_protocol() -> None:
     assert rules.take_protocol == "poll"
     deal = make_deal(["2h 3h", "4h 5h"], profile="classic", takes="any")
     assert deal.decision == "take" and deal.to_act == 0
+
+
+# ---------------------------------------------------------------------------------- the option schema
+
+
+def _valid(name: str, value: object) -> dict[str, object]:
+    """Options that make ``name=value`` meaningful (the values it requires, enough seats)."""
+    options: dict[str, object] = dict(Rules.schema()["options"][name]["requires"])
+    if name == "loaded_seat":
+        options["players"] = 8
+    options[name] = value
+    return options
+
+
+def test_the_option_schema_is_json_and_names_every_option() -> None:
+    schema = Rules.schema()
+    assert json.loads(json.dumps(schema)) == schema
+    assert schema["schema"] == "getaway-rules/1"
+    assert list(schema["options"]) != [] and set(schema["options"]) == set(Rules().to_dict())
+    for name, spec in schema["options"].items():
+        assert spec["type"] in ("choice", "int", "bool") and isinstance(spec["label"], str) and spec["label"], name
+        if spec["type"] == "choice":
+            assert len(spec["choice_labels"]) == len(spec["choices"]) >= 2, name
+    Rules.schema()["options"]["ante"]["max"] = -1  # a fresh copy: the rules do not change
+    assert Rules.profile("punjab", ante=3).ante == 3
+
+
+@pytest.mark.parametrize("name", [n for n, s in Rules.schema()["options"].items() if s["type"] == "int"])
+def test_every_number_of_the_schema_has_a_range_that_the_rules_enforce(name: str) -> None:
+    spec = Rules.schema()["options"][name]
+    lo, hi = spec["min"], spec["max"]
+    assert isinstance(lo, int) and isinstance(hi, int) and lo <= hi
+    profile = "classic"  # the widest player range
+    assert getattr(Rules.profile(profile, **_valid(name, lo)), name) == lo
+    assert getattr(Rules.profile(profile, **_valid(name, hi)), name) == hi
+    for bad in (lo - 1, hi + 1, 10**4299, -(10**50)):
+        with pytest.raises(RulesError) as info:
+            Rules.profile(profile, **_valid(name, bad))
+        assert info.value.option == name
+        assert len(str(info.value)) < 120  # a huge number is not echoed back
+
+
+def test_an_ante_of_4299_digits_is_refused_naming_the_option() -> None:
+    with pytest.raises(RulesError) as info:
+        Rules.from_dict({"profile": "punjab", "ante": int("9" * 4299)})
+    assert info.value.option == "ante"
+    assert str(info.value) == "ante: expected a whole number from 0 to 1000, got a number of about 4300 digits"
+
+
+@pytest.mark.parametrize("profile", ["punjab", "classic"])
+def test_the_schema_gives_each_profiles_defaults_and_player_range(profile: str) -> None:
+    entry = Rules.schema()["profiles"][profile]
+    assert Rules.from_dict(entry["defaults"]) == Rules.profile(profile)
+    assert entry["defaults"] == Rules.profile(profile).to_dict()
+    lo, hi = entry["players"]["min"], entry["players"]["max"]
+    assert Rules.profile(profile, players=lo).players == lo and Rules.profile(profile, players=hi).players == hi
+    for bad in (lo - 1, hi + 1):
+        with pytest.raises(RulesError) as info:
+            Rules.profile(profile, players=bad)
+        assert info.value.option == "players"
+
+
+@pytest.mark.parametrize("name", [n for n, s in Rules.schema()["options"].items() if s["type"] != "int"])
+def test_every_listed_choice_is_accepted_and_nothing_else(name: str) -> None:
+    spec = Rules.schema()["options"][name]
+    choices = spec["choices"] if spec["type"] == "choice" else [False, True]
+    for value in choices:
+        options = _valid(name, value)
+        if name == "profile":
+            assert Rules.from_dict(options).profile == value
+            continue
+        assert getattr(Rules.profile("punjab", **options), name) == value
+    for bad in ("bogus", 2, [], None if None not in choices else "none"):
+        with pytest.raises(RulesError) as info:
+            Rules.from_dict({"profile": "punjab", name: bad}) if name != "profile" else Rules.from_dict({name: bad})
+        assert info.value.option == name
+
+
+def test_the_exclusive_pairs_of_the_schema_are_refused_together_and_allowed_apart() -> None:
+    pairs = Rules.schema()["exclusive"]
+    assert pairs != []
+    for pair in pairs:
+        a, b = pair["options"]
+        assert isinstance(pair["reason"], str) and pair["reason"]
+        with pytest.raises(RulesError) as info:
+            Rules.profile("punjab", **pair["options"])
+        assert info.value.option == f"{a}+{b}"
+        assert getattr(Rules.profile("punjab", **{a: pair["options"][a]}), a) == pair["options"][a]
+        assert getattr(Rules.profile("punjab", **{b: pair["options"][b]}), b) == pair["options"][b]

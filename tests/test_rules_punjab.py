@@ -277,6 +277,9 @@ def test_edge_everyones_last_card_in_one_completed_trick_K_player_loses() -> Non
     assert outcome.places == (2, 4, 2, 1)
     assert kinds(events)[-1] == EventKind.OVER
     assert sum(1 for p in outcome.places if p == 4) == 1  # exactly one loser
+    # docs/rules.md, "Everyone's last card in one trick": the K♥ player still draws (R-P-DRAW)
+    assert [(e.seat, e.cards) for e in events if e.kind == EventKind.DRAW] == [(1, (Card.parse("9c"),))]
+    assert _hand(deal, 1) == card_set("9c")
 
 
 def test_edge_two_left_a_other_follows_higher_leader_gets_away_other_loses() -> None:
@@ -299,8 +302,9 @@ def test_edge_two_left_b_other_follows_lower_leader_draws_from_previous_waste_an
 
 def test_edge_two_left_c_other_follows_lower_with_last_card_gets_away_leader_loses() -> None:
     deal = make_deal(["Kh", "5h", ""], waste="9c")
-    play_all(deal, "Kh 5h")
-    assert deal.outcome.loser == 0  # the leader must lead again (draw or not), so loses
+    events = play_all(deal, "Kh 5h")
+    assert deal.outcome.loser == 0  # the leader must lead again, so loses
+    assert [(e.seat, e.cards) for e in events if e.kind == EventKind.DRAW] == [(0, (Card.parse("9c"),))]  # R-P-DRAW
     assert deal.outcome.out_order == ((2,), (1,))
     assert deal.outcome.termination == Termination.LAST_HOLDER
 
@@ -898,3 +902,40 @@ def test_R_P_DRAW_a_blind_draw_given_as_a_plain_number_is_a_card_in_the_history(
     position = Position(hands, 1 << int(Card.parse("2h")), 1, True, nine, (1, int(nine)))
     deal = Deal(Rules.profile("punjab", players=3, takes="off"), position=position)
     assert [str(e.cards[0]) for e in deal.events] == ["9♣", "9♣"]
+
+
+# ---------------------------------------------------------------------------------- R-LOOP under punjab
+
+
+def _punjab_loop() -> Deal:
+    """A punjab position that goes round for ever: three tochoos in a row hand the cards on,
+    seat 1 → seat 2 → seat 0 → seat 1 leading, and the hands come back as they were.
+
+    Seats 0, 1, 2 hold 3♦ 10♥ 4♥ / 7♦ 10♦ / 9♣ 4♣; seat 1 leads 10♦ and seat 2's tochoo 4♣
+    gives seat 1 the start of the loop: 3♦ 10♥ 4♥ / 7♦ 10♦ 4♣ / 9♣, seat 1 to lead."""
+    deal = make_deal(["3d 10h 4h", "7d 10d", "9c 4c"], waste="8d", leader=1)
+    play_all(deal, "10d 4c")
+    return deal
+
+
+_ROUND = "4c 9c 4h  4h 10h 7d  7d 10d 4c"  # seat 1 leads, seat 2 picks up; seat 2 → 0; seat 0 → 1
+
+
+def test_R_LOOP_punjab_a_position_that_comes_round_a_third_time_ends_the_deal() -> None:
+    deal = _punjab_loop()
+    start = [deal.hand(s) for s in range(3)]
+    play_all(deal, _ROUND)
+    assert [deal.hand(s) for s in range(3)] == start and deal.leader == 1 and not deal.is_over  # second time
+    play_all(deal, _ROUND)  # the third time: the deal stops before seat 1 leads
+    assert deal.is_over and deal.outcome.termination == Termination.REPETITION
+
+
+def test_R_LOOP_punjab_tie_the_first_largest_hand_clockwise_from_the_leader_loses() -> None:
+    """Seats 0 and 1 both hold 3 cards when the loop stops, seat 1 to lead: seat 1 (the leader
+    included, first clockwise) loses, not seat 0 (the last tied clockwise, the lowest seat)."""
+    deal = _punjab_loop()
+    play_all(deal, _ROUND + " " + _ROUND)
+    outcome = deal.outcome
+    assert deal.hand_sizes == (3, 3, 1) and deal.leader == 1
+    assert outcome.loser == 1  # R-P-NODRAW: exactly one loser, though two hands are largest
+    assert len(outcome.out_order) == 1 and set(outcome.out_order[0]) == {0, 2}  # together, sharing a place

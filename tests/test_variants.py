@@ -24,9 +24,11 @@ from getaway import (
     Rules,
     RulesError,
     Termination,
+    parse_cards,
     replay,
 )
 from getaway.bots import RandomBot, play_deal
+from getaway.core.deal import trick_winner
 from getaway.core.match import Match
 from getaway.core.record import deal_from_record, dumps, record_of
 
@@ -970,3 +972,60 @@ def test_exactly_two_pairs_are_refused() -> None:
         except RulesError:
             refused.add((a, b))
     assert refused == REFUSED
+
+
+# ---------------------------------------------------------------------------------- the one trick winner
+
+
+def _plays(text: str) -> list[tuple[int, Card]]:
+    return [(seat, card) for seat, card in enumerate(parse_cards(text))]
+
+
+def test_trick_winner_highest_card_of_the_led_suit_others_and_the_joker_never_win() -> None:
+    rules = Rules.profile("punjab", joker=True)
+    assert trick_winner(_plays("9h 2c Kh 3h"), rules, True) == (2, Card.parse("Kh"))
+    assert trick_winner(_plays("9h joker As"), rules, True) == (0, Card.parse("9h"))
+    with pytest.raises(ValueError, match="empty"):
+        trick_winner([], rules, True)
+
+
+@pytest.mark.parametrize("profile", ["punjab", "classic"])
+def test_V_TRUMP_trick_winner_the_highest_spade_beats_the_led_suit(profile: str) -> None:
+    rules = Rules.profile(profile, trump="spades")
+    assert trick_winner(_plays("9h 2s Ah 5s"), rules, True) == (3, Card.parse("5s"))
+    assert trick_winner(_plays("9h 2s Ah 5s"), Rules.profile(profile), True) == (2, Card.parse("Ah"))
+
+
+def test_V_TRUMP_trick_winner_spades_do_not_trump_on_punjabs_first_trick() -> None:
+    rules = Rules.profile("punjab", trump="spades")
+    assert trick_winner(_plays("9h 2s Ah"), rules, False) == (2, Card.parse("Ah"))
+    assert trick_winner(_plays("9h 2s Ah"), Rules.profile("classic", trump="spades"), False) == (1, Card.parse("2s"))
+
+
+@pytest.mark.parametrize("options", [{}, {"trump": "spades"}, {"joker": True}, {"trump": "spades", "joker": True}])
+@pytest.mark.parametrize("profile", ["punjab", "classic"])
+def test_trick_winner_is_who_the_engine_makes_pick_up_or_lead(profile: str, options: dict) -> None:
+    """Every tochoo is picked up by trick_winner's seat (R-P-TRICK), every completed trick's
+    winner leads (R-C-TRICK, V-TRUMP) unless they got away: the bots ask the same function."""
+    checked = 0
+    for seed in range(30):
+        deal = Deal(Rules.profile(profile, players=4, takes="off", **options), dealer=seed % 4, seed=seed)
+        rng = random.Random(seed)
+        while not deal.is_over:
+            action = rng.choice(deal.legal_actions())
+            before, done = deal.trick, deal.first_trick_done
+            events = deal.apply(action)
+            if not before or type(action) is not Card:
+                continue
+            tochoo = any(e.kind == EventKind.TOCHOO for e in events)
+            if tochoo:  # punjab: the trick stops; the one winning it picks it up
+                seat = trick_winner(before, deal.rules, done)[0]
+                assert [e.seat for e in events if e.kind == EventKind.PICKUP][:1] == [seat], (seed, before, events)
+                checked += 1
+            elif any(e.kind == EventKind.WASTE for e in events):  # the trick completed: its winner leads
+                seat = trick_winner((*before, (events[0].seat, action)), deal.rules, done)[0]
+                leads = [e.seat for e in events if e.kind == EventKind.LEAD]
+                if deal.hand_sizes[seat] and leads:  # the winner leads, unless they got away
+                    assert leads[0] == seat, (seed, before, events)
+                    checked += 1
+    assert checked > 100

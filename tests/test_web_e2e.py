@@ -123,6 +123,9 @@ def new_page(browser, server):
         contexts.append(ctx)
         page = ctx.new_page()
         page.on("pageerror", lambda exc: errors.append(f"{exc}"))
+        # the page must pass its Content-Security-Policy (docs/web.md): a blocked script, style or
+        # connection is reported on the console
+        page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
         return page
 
     yield make
@@ -246,7 +249,8 @@ def test_two_friends_and_two_bots_play_a_whole_deal(new_page, server):
     assert link.endswith(f"/r/{code}")
 
     ben = new_page()
-    ben.goto(link)
+    answer = ben.goto(link)
+    assert answer is not None and "script-src 'self'" in answer.headers["content-security-policy"]
     wait_status(ben, "joining")
     ben.get_by_test_id("name-input").fill("Ben")
     ben.get_by_test_id("join").click()
@@ -259,6 +263,9 @@ def test_two_friends_and_two_bots_play_a_whole_deal(new_page, server):
     room = httpx.get(f"{server}/api/rooms/{code}").json()
     assert [s["kind"] for s in room["seats"]] == ["human", "human", "bot", "bot"]
     assert "Ben" in ben.get_by_test_id("me").inner_text()
+    # bots are marked by their seat kind wherever a name is shown (a human name cannot hold the mark)
+    assert "\N{ROBOT FACE}" in asha.get_by_test_id("seat-2").inner_text()
+    assert "\N{ROBOT FACE}" not in asha.get_by_test_id("seat-1").inner_text()
 
     pages = {"Asha": asha, "Ben": ben}
     moves = {"Asha": 0, "Ben": 0}
@@ -446,3 +453,72 @@ def test_cards_have_names_and_the_narration_is_live(new_page, server):
              (b) => !(b.getAttribute('aria-label') || b.textContent).trim()).map((b) => b.outerHTML)"""
     )
     assert not unnamed
+
+
+@pytest.mark.timeout(150)
+def test_an_unplayable_card_says_the_engines_reason(new_page):
+    """Clicking a card that may not be played shows the reason the server sent with the legal
+    actions (the engine's own, Deal.why_illegal), and the card's tooltip says the same."""
+    page = new_page()
+    create_room(page, "Fay", players=4, alone=True, takes="off")
+    rng = random.Random(2)
+    for _ in range(13):
+        page.wait_for_function('() => document.querySelector(\'[data-testid="hand-card"][data-legal="true"]\')')
+        s = state(page)
+        unplayable = [c for c in s["hand"] if c not in s["legal"]]
+        if unplayable:
+            break
+        act(page, rng)
+    else:
+        raise AssertionError("never held a card that could not be played")
+    tip = card(page, unplayable[0]).get_attribute("title")
+    assert tip and ("must" in tip or "is to play" in tip), tip
+    page.mouse.move(1, 1)
+    card(page, unplayable[0]).click(position={"x": 8, "y": 12}, force=True)  # aria-disabled, yet clickable
+    notice = page.get_by_test_id("error")
+    notice.wait_for(state="visible")
+    assert notice.inner_text() == tip
+    assert state(page)["version"] == s["version"]  # nothing was sent
+
+
+@pytest.mark.timeout(120)
+def test_the_lobby_controls_are_built_from_the_option_schema(new_page, server):
+    schema = httpx.get(f"{server}/api/rules/schema", timeout=10).json()
+    page = new_page()
+    page.goto("/")
+    wait_status(page, "lobby")
+    page.get_by_test_id("name-input").fill("Gus")
+    page.locator("details.variants > summary").click()
+    for key, spec in schema["options"].items():
+        if spec["group"] == "setup":
+            continue
+        control = page.get_by_test_id(f"opt-{key}")
+        if spec["group"] == "variant":
+            assert control.get_attribute("type") == "checkbox", key
+        elif spec["type"] == "choice":
+            values = control.locator("option").evaluate_all("os => os.map((o) => o.value)")
+            assert values == ["", *[c for c in spec["choices"] if c is not None]], key
+        elif not spec["nullable"]:
+            assert (control.get_attribute("min"), control.get_attribute("max")) == (str(spec["min"]), str(spec["max"]))
+    for pair in schema["exclusive"]:
+        a, b = pair["options"]
+        page.get_by_test_id(f"opt-{a}").check()
+        assert page.get_by_test_id(f"opt-{b}").is_disabled()
+        page.get_by_test_id(f"opt-{a}").uncheck()
+        assert not page.get_by_test_id(f"opt-{b}").is_disabled()
+    for profile in ("classic", "punjab"):
+        page.get_by_test_id("profile").select_option(profile)
+        seats = page.get_by_test_id("players").locator("option").evaluate_all("os => os.map((o) => Number(o.value))")
+        want = schema["profiles"][profile]["players"]
+        assert (seats[0], seats[-1]) == (want["min"], want["max"])
+    page.get_by_test_id("players").select_option("5")
+    assert page.get_by_test_id("opt-loaded_seat").is_disabled()  # requires uneven=loaded
+    page.get_by_test_id("opt-uneven").select_option("loaded")
+    page.get_by_test_id("opt-loaded_seat").select_option("2")
+    page.get_by_test_id("opt-trump").check()
+    page.get_by_test_id("create-room").click()
+    page.wait_for_url("**/r/*")
+    code = page.url.rsplit("/", 1)[1]
+    config = httpx.get(f"{server}/api/rooms/{code}", timeout=10).json()["config"]
+    assert config["players"] == 5
+    assert config["options"] == {"trump": "spades", "uneven": "loaded", "loaded_seat": 2}

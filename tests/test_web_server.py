@@ -4,6 +4,7 @@ spectators, and the engine's record of a finished deal."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -175,3 +176,60 @@ def test_strings_and_rules():
         assert client.get("/api/strings/xx").status_code == 404
         rules = client.get("/api/rules/es?profile=classic").json()
         assert rules["profile"] == "classic" and len(rules["sections"]) >= 5
+
+
+def test_each_unplayable_card_comes_with_the_engines_reason_for_that_seat_only():
+    """The page shows why a card may not be played from the server's ``illegal`` list: the
+    engine's reason code and its text (Deal.why_illegal), seats counted from 1, in the socket's
+    language; a spectator gets none."""
+    seen: dict[str, str] = {}
+
+    def check(players: list[Player]) -> bool:
+        msg = players[0].last
+        view = msg["view"]
+        if view["outcome"] is None:
+            unplayable = {c for c in view["hand"] if c not in view["legal_actions"]}
+            assert {w["card"] for w in msg["illegal"]} == unplayable, msg["version"]
+        for why in msg["illegal"]:
+            seen.setdefault(why["reason"], why["text"])
+        return False
+
+    with make_client() as client:
+        room = create_room(client)
+        code = room["code"]
+        with client.websocket_connect(f"/ws/{code}") as ws, client.websocket_connect(f"/ws/{code}") as ws_s:
+            asha, spec = Player(ws, "asha"), Player(ws_s, "spectator")
+            asha.hello(token=room["token"])
+            spec.hello(spectate=True)
+            asha.send(type="start")
+            asha.until(lambda m: m["type"] == "update" and m["room"]["status"] != "lobby")
+            english = {w["card"]: w["text"] for w in asha.last["illegal"]}
+            assert english, "some card of a fresh hand is not playable"
+            asha.send(type="lang", lang="fr")
+            msg = asha.until(lambda m: m["type"] == "sync")
+            while not msg["illegal"]:  # she leads after the first trick: any card goes
+                msg = asha.play_one(random.Random(0))
+            french = {w["card"]: w["text"] for w in msg["illegal"]}
+            assert set(french.values()).isdisjoint(english.values()), (french, english)
+            asha.send(type="lang", lang="en")
+            asha.until(lambda m: m["type"] == "sync")
+            play_deal([asha], random.Random(3), stop=check)
+            spec.until(lambda m: m["type"] == "update" and m["view"]["outcome"] is not None)
+    assert {"not_your_turn", "must_follow_suit"} <= set(seen), seen
+    assert re.fullmatch(r"seat [2-4] is to play, not seat 1", seen["not_your_turn"]), seen
+    assert re.fullmatch(r"seat 1 holds [♠♥♦♣] and must follow suit, not play \S+", seen["must_follow_suit"]), seen
+    assert all(m.get("illegal", []) == [] for m in spec.seen)
+
+
+def test_the_lobby_reads_the_cores_option_schema():
+    """GET /api/rules/schema is Rules.schema() (the lobby builds its controls from it), and the
+    page's texts include each of its labels, so that they are translated."""
+    from getaway import Rules
+    from getaway.web.strings import UI_STRINGS
+
+    with make_client() as client:
+        r = client.get("/api/rules/schema")
+        assert r.status_code == 200 and r.json() == Rules.schema()
+        assert client.get("/api/rules/en").status_code == 200  # the rules text is still there
+    for spec in Rules.schema()["options"].values():
+        assert {spec["label"], *spec.get("choice_labels", [])} <= set(UI_STRINGS), spec["label"]

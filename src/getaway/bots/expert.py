@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
-from ..core.deal import Deal
+from ..core.deal import Deal, trick_winner
 from ..core.events import PASS, TAKE, Action, Call
 from ..core.messages import N_, Reason
 from ..core.position import Position
@@ -255,12 +255,8 @@ def rollout_policy(deal: Deal, rng: random.Random, epsilon: float = 0.1) -> Acti
     if hand & SUIT_MASKS[led]:
         if punjab and not deal.first_trick_done:
             return cards[-1]  # highest spade on the first trick (it goes to the waste)
-        best = -1
-        for _, c in trick:
-            if c != JOKER_INDEX and c // 13 == led and c > best:
-                best = c
-        if rules.trump and led != SPADES and any(c != JOKER_INDEX and c // 13 == SPADES for _, c in trick):
-            best = 99  # trumped: nothing of the led suit wins
+        win = trick_winner(trick, rules, deal.first_trick_done)[1]
+        best = win if win // 13 == led else 99  # trumped: nothing of the led suit wins
         if punjab:
             below = [c for c in cards if c < best]
             if below:

@@ -29,6 +29,7 @@ import random
 from collections.abc import Sequence
 
 from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
+from ..core.deal import trick_winner
 from ..core.events import PASS, PICKUP, TAKE, Action
 from ..core.messages import N_, Reason
 from ..core.view import PlayerView
@@ -125,23 +126,8 @@ class HeuristicBot:
         return _rank(card) * 0.5 + 1.2 * below - 0.8 * above + short
 
     def _winning(self, view: PlayerView) -> int:
-        """The card currently winning the trick (highest spade under trumps, else highest led card)."""
-        trick = view.trick
-        led = trick[0][1] // 13
-        trumps = view.rules.trump is not None and view.first_trick_done
-        best, key = trick[0][1], -1
-        for _, c in trick:
-            if c == JOKER_INDEX:
-                continue
-            if trumps and c // 13 == SPADES:
-                k = 100 + c
-            elif c // 13 == led:
-                k = c
-            else:
-                continue
-            if k > key:
-                best, key = c, k
-        return best
+        """The card currently winning the trick (asked of the engine: :func:`~getaway.core.deal.trick_winner`)."""
+        return trick_winner(view.trick, view.rules, view.first_trick_done)[1]
 
     def _pickup_risk(self, view: PlayerView, t: Tracker, card: int, later: list[int], trick_size: int) -> float:
         """Chance that ``card`` is still the highest of its suit when a tochoo stops the trick

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Final, TypeAlias, cast
 
 from . import events as _events
@@ -55,7 +55,7 @@ from .messages import N_, Text, at
 from .position import Position
 from .rules import _PLAYER_RANGE, Rules
 
-__all__ = ["Deal", "DRAW", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay"]
+__all__ = ["Deal", "DRAW", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay", "trick_winner"]
 
 #: :attr:`Deal.decision` values.
 PLAY: Final = "play"
@@ -130,6 +130,55 @@ _TOCHOO_EVENTS: Final = tuple(tuple(Event(EventKind.TOCHOO, s, (card,)) for card
 _LEAD_EVENTS: Final = tuple(Event(EventKind.LEAD, s) for s in _SEATS)
 _VOID_EVENTS: Final = tuple(Event(EventKind.VOID, s) for s in _SEATS)
 _PASS_EVENTS: Final = tuple(Event(EventKind.PASS, s) for s in _SEATS)
+
+
+def trick_winner(trick: Sequence[tuple[int, Card]], rules: Rules, first_trick_done: bool) -> tuple[int, Card]:
+    """The play currently winning ``trick``: the highest spade if spades were played as trumps
+    (V-TRUMP; not on punjab's first trick, R-P-FIRST), else the highest card of the led suit;
+    the Joker never wins (V-JOKER). The one definition the engine and the bots use.
+
+    Args:
+        trick: the plays so far, ``(seat, card)`` in order (``Deal.trick``, ``PlayerView.trick``).
+        rules: the deal's rules; ``first_trick_done``: whether the first trick is over.
+
+    Returns:
+        ``(seat, card)`` of the winning play.
+
+    Raises:
+        ValueError: an empty trick (nobody is winning it yet).
+
+    >>> from getaway import Rules, parse_cards
+    >>> a, b, c = parse_cards("9h Kh 2s")
+    >>> trick_winner([(0, a), (1, b), (2, c)], Rules.profile("classic", trump="spades"), True)
+    (2, Card('2♠'))
+    >>> trick_winner([(0, a), (1, b), (2, c)], Rules.profile("classic"), True)
+    (1, Card('K♥'))
+    """
+    if not trick:
+        raise ValueError(at("trick", Text(N_("empty: nobody is winning it yet"))))
+    trumps = rules.trump is not None and not (rules.special_first_trick and not first_trick_done)
+    return _winning_play(list(trick), trumps)
+
+
+def _winning_play(trick: list[tuple[int, Card]], trumps: bool) -> tuple[int, Card]:
+    # A list, not any Sequence: compiled, its items and their fields are read without boxing.
+    first = trick[0]
+    led = first[1] // 13  # never the Joker: a led Joker goes to the waste (V-JOKER)
+    best, best_key = first, -1
+    for play in trick:
+        c: int = play[1]
+        if c == JOKER_INDEX:
+            continue
+        suit = c // 13
+        if trumps and suit == SPADES:
+            key = 100 + c
+        elif suit == led:
+            key = c
+        else:
+            continue
+        if key > best_key:
+            best, best_key = play, key
+    return best
 
 
 def _shuffle(rng: random.Random, pack: list[int]) -> None:
@@ -563,6 +612,44 @@ class Deal:
         """The seats that got away (R-ACTIVE) as a bit set: bit ``s`` for seat ``s``."""
         return self._out
 
+    def why_illegal(self, action: Action | str | int, seat: CheckedInt | None = None) -> IllegalActionError | None:
+        """Why ``action`` by ``seat`` (default: :attr:`to_act`) is not legal now, or ``None`` if
+        it is: the :class:`~getaway.core.events.IllegalActionError` that :meth:`apply` raises
+        under strict enforcement (``reason``: the machine code, its message a translatable
+        :class:`~getaway.core.messages.Text`). Changes nothing. For a card of the seat's own
+        hand it reads only that hand and public facts (the trick, whose turn, the take poll,
+        the first trick, a forced lead's seat), so it may be shown to that seat (the terminal,
+        the web page: docs/web.md).
+
+        >>> from getaway import Rules
+        >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=7)
+        >>> card = deal.hand(deal.to_act)[-1]
+        >>> deal.why_illegal(card).reason
+        'must_lead_ace_of_spades'
+        >>> deal.why_illegal(deal.legal_actions()[0]) is None
+        True
+
+        Raises:
+            InvalidActionError: ``action`` names no action.
+        """
+        if type(action) is not _CARD and type(action) is not _CALL:
+            action = parse_action(action)
+        if (
+            self._termination is None
+            and self._pending is None
+            and (seat is None or (type(seat) is int and 0 <= seat < self.players))
+        ):
+            actor: int = self._turn if seat is None else seat
+            if action in self._legal(actor):
+                return None
+            if type(action) is _CARD and not self._out >> actor & 1:
+                return self._refusal(actor, action)  # type: ignore[arg-type]
+        try:  # the other refusals all come before apply changes anything
+            self.clone().apply(action, seat)
+        except IllegalActionError as exc:
+            return exc
+        return None
+
     def _legal(self, seat: int) -> list[Action]:
         if self._termination is not None:
             return []
@@ -954,29 +1041,33 @@ class Deal:
 
     def _play_irregular(self, seat: int, card: Card) -> None:
         """A play that is not plainly legal: refuse it, or (penalize) carry out R-P-PENALTY."""
-        hand = self._hands[seat]
-        if not hand >> card & 1:
-            message = Text(N_("seat {seat} does not hold {card}"), seat=seat, card=str(card))
-            raise IllegalActionError("card_not_in_hand", message, seat=seat, action=card)
-        penalize = self._penalize
-        if self._phase != PLAY:  # no play at all during the poll: a replay's unrecorded passes stay exact
-            raise IllegalActionError("not_your_turn", self._poll_first(seat), seat=seat, action=card)
-        if self._after_tochoo is not None and penalize and self._after_tochoo[2] >> seat & 1 and not self._trick:
-            self._penalty_after_tochoo(seat, card)
-            return
-        if seat != self._turn:
-            if penalize and self._trick:
-                self._penalty(seat, card, "out_of_turn")
+        # No play at all during the poll, penalized or not: a replay's unrecorded passes stay exact.
+        if self._penalize and self._hands[seat] >> card & 1 and self._phase == PLAY:
+            if self._after_tochoo is not None and self._after_tochoo[2] >> seat & 1 and not self._trick:
+                self._penalty_after_tochoo(seat, card)
                 return
-            message = Text(N_("seat {turn} is to play, not seat {seat}"), turn=self._turn, seat=seat)
-            raise IllegalActionError("not_your_turn", message, seat=seat, action=card)
-        if not self._playable(seat) >> card & 1:
-            reason, message = self._why_not_playable(seat, card)
-            if penalize and reason == "must_follow_suit":
+            if seat != self._turn:
+                if self._trick:
+                    self._penalty(seat, card, "out_of_turn")
+                    return
+            elif self._why_not_playable(seat, card)[0] == "must_follow_suit":
                 self._penalty(seat, card, "revoke")
                 return
-            raise IllegalActionError(reason, message, seat=seat, action=card)
-        raise AssertionError("unreachable: a legal play took the irregular path")  # pragma: no cover
+        raise self._refusal(seat, card)
+
+    def _refusal(self, seat: int, card: Card) -> IllegalActionError:
+        """Why ``seat`` may not play ``card`` now (a card that is not legal for it): the one
+        definition :meth:`apply` raises and :meth:`why_illegal` reports."""
+        if not self._hands[seat] >> card & 1:
+            message = Text(N_("seat {seat} does not hold {card}"), seat=seat, card=str(card))
+            return IllegalActionError("card_not_in_hand", message, seat=seat, action=card)
+        if self._phase != PLAY:
+            return IllegalActionError("not_your_turn", self._poll_first(seat), seat=seat, action=card)
+        if seat != self._turn:
+            message = Text(N_("seat {turn} is to play, not seat {seat}"), turn=self._turn, seat=seat)
+            return IllegalActionError("not_your_turn", message, seat=seat, action=card)
+        reason, message = self._why_not_playable(seat, card)
+        return IllegalActionError(reason, message, seat=seat, action=card)
 
     def _why_not_playable(self, seat: int, card: Card) -> tuple[str, Text]:
         if not self._trick:
@@ -1096,26 +1187,8 @@ class Deal:
     # -- resolving a trick: the two ways it ends --
 
     def _winner(self) -> int:
-        """The seat currently winning the trick: highest spade if trumps were played (V-TRUMP),
-        else highest card of the led suit. The Joker never wins."""
-        trick = self._trick
-        led = self._led_suit
-        trumps = self._trump and not self._special
-        best_seat, best_key = trick[0][0], -1
-        for s, card in trick:
-            c: int = card
-            if c == JOKER_INDEX:
-                continue
-            suit = c // 13
-            if trumps and suit == SPADES:
-                key = 100 + c
-            elif suit == led:
-                key = c
-            else:
-                continue
-            if key > best_key:
-                best_seat, best_key = s, key
-        return best_seat
+        """The seat currently winning the trick (:func:`trick_winner`, the one definition)."""
+        return _winning_play(self._trick, self._trump and not self._special)[0]
 
     def _pick_up(self, picker: int, *, tochoo_by: int | None = None) -> None:
         """``picker`` takes every card of the trick into their hand and leads next

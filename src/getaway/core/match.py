@@ -27,14 +27,30 @@ from typing import Any, Final
 
 from .cards import Card
 from .deal import Deal, replay
-from .events import Action, IllegalActionError
+from .events import Action, IllegalActionError, Outcome
 from .messages import N_, Text, TextError, at, error_text
 from .record import RecordError, parse_record, record_of
 from .rules import Rules
 
-__all__ = ["Match", "Standing", "MatchError", "choose_dealer", "FORMAT"]
+__all__ = ["Match", "Standing", "MatchError", "choose_dealer", "joker_receiver", "FORMAT"]
 
 FORMAT: Final = "getaway-match/1"
+
+
+def joker_receiver(outcome: Outcome, dealer: int, players: int) -> int | None:
+    """Who gets the Joker on top of the next deal (V-JOKER): the previous deal's first player
+    out; if several shared first place, the first of them clockwise from that deal's dealer
+    (``dealer``); ``None`` if nobody got away.
+
+    >>> from getaway import Outcome
+    >>> out = Outcome("last_holder", 0, ((1, 3), (2,)), (4, 1, 3, 1), 9, (0,) * 4, (0,) * 4)
+    >>> joker_receiver(out, dealer=2, players=4), joker_receiver(out, dealer=0, players=4)
+    (3, 1)
+    """
+    if not outcome.out_order:
+        return None
+    first = set(outcome.out_order[0])
+    return next((dealer + i) % players for i in range(1, players + 1) if (dealer + i) % players in first)
 
 
 class MatchError(TextError):
@@ -155,10 +171,7 @@ class Match:
             dealer = outcome.loser
         else:
             dealer = (previous.dealer + 1) % n
-        joker_to = None
-        if self.rules.joker and outcome.out_order:
-            first = set(outcome.out_order[0])
-            joker_to = next((previous.dealer + i) % n for i in range(1, n + 1) if (previous.dealer + i) % n in first)
+        joker_to = joker_receiver(outcome, previous.dealer, n) if self.rules.joker else None
         return self._start_deal(dealer, joker_to)
 
     def _start_deal(self, dealer: int, joker_to: int | None) -> Deal:

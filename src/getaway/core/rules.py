@@ -23,41 +23,223 @@ from typing import Any, Final, Literal
 
 from .messages import N_, Text, TextError, at
 
-__all__ = ["Rules", "RulesError", "PROFILES", "OPTION_CHOICES"]
+__all__ = ["Rules", "RulesError", "PROFILES", "OPTION_CHOICES", "SCHEMA_VERSION"]
 
 Profile = Literal["punjab", "classic"]
 
 PROFILES: Final = ("punjab", "classic")
 
-#: Allowed values of each option that takes one of a few words.
-OPTION_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
-    "profile": PROFILES,
-    "dealer": ("lot", "cut"),
-    "uneven": ("round_robin", "loaded", "strip"),
-    "takes": ("any", "leader", "off"),
-    "take_protocol": ("poll", "interject", "off"),
-    "enforcement": ("strict", "penalize"),
-    "trump": (None, "spades"),
+#: The ``schema`` tag of :meth:`Rules.schema` (bumped when its shape changes).
+SCHEMA_VERSION: Final = "getaway-rules/1"
+
+
+@dataclass(frozen=True)
+class _Option:
+    """One row of the option table: what :meth:`Rules.schema` exports and ``_validate`` checks.
+
+    ``kind`` is ``"choice"`` (one of ``choices``), ``"int"`` (``low``..``high``, ``None`` too when
+    ``nullable``) or ``"bool"``; ``label``/``hint`` are English msgids (translated by the
+    satellites); ``requires`` are the other options' values a non-null value needs
+    (``requires_why``: the message when they are not, with the other option's ``{value}``).
+    """
+
+    name: str
+    kind: Literal["choice", "int", "bool"]
+    label: str
+    hint: str | None = None
+    rule: str | None = None
+    group: Literal["setup", "option", "variant"] = "option"
+    choices: tuple[Any, ...] = ()
+    choice_labels: tuple[str, ...] = ()
+    low: int = 0
+    high: int = 0
+    nullable: bool = False
+    requires: tuple[tuple[str, Any], ...] = ()
+    requires_why: str = ""
+
+    def export(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.kind, "label": self.label, "hint": self.hint, "rule": self.rule}
+        out["group"] = self.group
+        if self.kind == "choice":
+            out["choices"] = list(self.choices)
+            out["choice_labels"] = list(self.choice_labels)
+        if self.kind == "int":
+            out.update(min=self.low, max=self.high, nullable=self.nullable)
+        out["requires"] = dict(self.requires)
+        return out
+
+
+# Per profile: the seats' range (R-P-PLAYERS, R-C-PLAYERS) and the seeds' structural defaults.
+_PLAYER_RANGE: Final = {"punjab": (3, 8), "classic": (2, 8)}
+_PROFILE_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
+    "punjab": {"dealer": "lot", "takes": "any", "take_protocol": "poll"},
+    "classic": {"dealer": "cut", "takes": "off", "take_protocol": "off"},
 }
 
-_BOOL_OPTIONS: Final = ("nopickup", "kicker", "dehla", "joker", "beggar", "progressive")
+#: Every option, in the order a form shows them (one definition: the schema and the checks).
+_OPTIONS: Final = (
+    _Option(
+        "profile",
+        "choice",
+        N_("Profile"),
+        group="setup",
+        choices=PROFILES,
+        choice_labels=(
+            N_("punjab: the highest card of the led suit picks up"),
+            N_("classic: the player who cannot follow picks up"),
+        ),
+    ),
+    _Option(
+        "players",
+        "int",
+        N_("Players"),
+        rule="R-P-PLAYERS",
+        group="setup",
+        low=min(lo for lo, _ in _PLAYER_RANGE.values()),
+        high=max(hi for _, hi in _PLAYER_RANGE.values()),
+    ),
+    _Option("deals", "int", N_("Deals in the match"), rule="R-P-SCORE", group="setup", low=1, high=1000),
+    _Option(
+        "trump",
+        "choice",
+        N_("Spades trump"),
+        N_("Spades beat every other suit (V-TRUMP)."),
+        "V-TRUMP",
+        "variant",
+        choices=(None, "spades"),
+        choice_labels=(N_("no trump"), N_("Spades trump")),
+    ),
+    _Option(
+        "nopickup",
+        "bool",
+        N_("No pickup"),
+        N_("A player who cannot follow passes; nobody picks up (V-NOPICKUP)."),
+        "V-NOPICKUP",
+        "variant",
+    ),
+    _Option(
+        "kicker",
+        "bool",
+        N_("High-card kicker"),
+        N_("A void player must pick up a kick: the top card still in play (V-KICKER)."),
+        "V-KICKER",
+        "variant",
+    ),
+    _Option(
+        "dehla",
+        "bool",
+        N_("Dehla Pakad (tens)"),
+        N_("Winners of completed tricks capture the tens (V-DEHLA)."),
+        "V-DEHLA",
+        "variant",
+    ),
+    _Option("joker", "bool", N_("Joker reveal"), N_("One Joker joins the pack (V-JOKER)."), "V-JOKER", "variant"),
+    _Option(
+        "beggar",
+        "bool",
+        N_("Beggar-thy-Neighbour"),
+        N_("The loser deals next and penalties grow (V-BEGGAR)."),
+        "V-BEGGAR",
+        "variant",
+    ),
+    _Option(
+        "progressive",
+        "bool",
+        N_("Progressive penalty"),
+        N_("Last place scores 3, second-to-last 1 (V-PROGRESSIVE)."),
+        "V-PROGRESSIVE",
+        "variant",
+    ),
+    _Option(
+        "takes",
+        "choice",
+        N_("Who may take the left hand"),
+        rule="R-P-TAKE",
+        choices=("any", "leader", "off"),
+        choice_labels=(N_("anyone"), N_("only the next leader"), N_("nobody")),
+    ),
+    _Option(
+        "take_protocol",
+        "choice",
+        N_("How takes are offered"),
+        rule="R-P-TAKE",
+        choices=("poll", "interject", "off"),
+        choice_labels=(N_("asked before each trick"), N_("announced at any moment"), N_("never (no takes)")),
+    ),
+    _Option(
+        "uneven",
+        "choice",
+        N_("Spare cards"),
+        rule="R-UNEVEN",
+        choices=("round_robin", "loaded", "strip"),
+        choice_labels=(
+            N_("dealt round (hands differ by one)"),
+            N_("all to the dealer (loaded hand)"),
+            N_("low cards removed"),
+        ),
+    ),
+    _Option(
+        "loaded_seat",
+        "int",
+        N_("Seat of the loaded hand"),
+        N_("empty: the dealer"),
+        "R-UNEVEN",
+        low=0,
+        high=max(hi for _, hi in _PLAYER_RANGE.values()) - 1,
+        nullable=True,
+        requires=(("uneven", "loaded"),),
+        requires_why=N_("only means something with uneven='loaded', not {value!r}"),
+    ),
+    _Option(
+        "enforcement",
+        "choice",
+        N_("Irregular plays"),
+        rule="R-P-PENALTY",
+        choices=("strict", "penalize"),
+        choice_labels=(N_("refused"), N_("penalized")),
+    ),
+    _Option(
+        "dealer",
+        "choice",
+        N_("First dealer"),
+        rule="R-P-DEALER",
+        choices=("lot", "cut"),
+        choice_labels=(N_("by lot"), N_("by cutting")),
+    ),
+    _Option("ante", "int", N_("Ante (chips per deal)"), rule="R-STAKES", low=0, high=1000),
+)
+_OPTION: Final = {o.name: o for o in _OPTIONS}
 
-# Pairs of variants that contradict each other (issue 3; docs/rules.md, "Combining variants").
+#: Allowed values of each option that takes one of a few words (derived from the option table).
+OPTION_CHOICES: Final[dict[str, tuple[Any, ...]]] = {o.name: o.choices for o in _OPTIONS if o.kind == "choice"}
+
+_BOOL_OPTIONS: Final = tuple(o.name for o in _OPTIONS if o.kind == "bool")
+_INT_OPTIONS: Final = tuple(o.name for o in _OPTIONS if o.kind == "int")
+
 _TRUE: Final = frozenset({"true", "yes", "on", "1"})
 _FALSE: Final = frozenset({"false", "no", "off", "0"})
 
+# Option values that cannot go together (issue 3; docs/rules.md, "Combining variants").
 _EXCLUSIVE: Final = (
     ("nopickup", "kicker", N_("a kick makes someone pick up; no-pickup says nobody ever does")),
     ("beggar", "progressive", N_("both set the penalty points of a lost deal, in different ways")),
 )
-
-_PLAYER_RANGE: Final = {"punjab": (3, 8), "classic": (2, 8)}
 
 # Messages said by several checks (docs/cli.md, "Languages": translated by the command line).
 _UNKNOWN_OPTION: Final = N_("unknown option (known: {known})")
 _EXPECTED_BOOL: Final = N_("expected true or false, got {value!r}")
 _EXPECTED_INT: Final = N_("expected a whole number, got {value!r}")
 _NO_SUCH_SEAT: Final = N_("seat {seat} does not exist with {n} players")
+_OUT_OF_RANGE: Final = N_("expected a whole number from {lo} to {hi}, got {value}")
+
+
+def _shown(value: Any) -> Any:
+    """``value`` as an error shows it: long input cut (a number of 4,000 digits is not echoed)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
+        return Text(N_("a number of about {digits} digits"), digits=int(value.bit_length() * 0.30103) + 1)
+    if isinstance(value, str) and len(value) > 40:
+        return value[:40] + "…"
+    return value
 
 
 class RulesError(TextError):
@@ -144,10 +326,8 @@ class Rules:
         Raises:
             RulesError: unknown profile name.
         """
-        if profile == "punjab":
-            return {"profile": "punjab", "dealer": "lot", "takes": "any", "take_protocol": "poll"}
-        if profile == "classic":
-            return {"profile": "classic", "dealer": "cut", "takes": "off", "take_protocol": "off"}
+        if profile in _PROFILE_DEFAULTS:
+            return {"profile": profile, **_PROFILE_DEFAULTS[profile]}
         message = N_("unknown profile {profile!r} (expected one of: {known})")
         raise RulesError("profile", Text(message, profile=profile, known=", ".join(PROFILES)))
 
@@ -229,16 +409,16 @@ class Rules:
             low = text.lower()
             if name in _BOOL_OPTIONS:
                 if low not in _TRUE | _FALSE:
-                    raise RulesError(name, Text(_EXPECTED_BOOL, value=text))
+                    raise RulesError(name, Text(_EXPECTED_BOOL, value=_shown(text)))
                 out[name] = low in _TRUE
-            elif name in ("players", "deals", "ante", "loaded_seat"):
+            elif name in _INT_OPTIONS:
                 if name == "loaded_seat" and low in ("none", "null", "dealer"):
                     out[name] = None
                     continue
                 try:
                     out[name] = int(text)
                 except ValueError:
-                    raise RulesError(name, Text(_EXPECTED_INT, value=text)) from None
+                    raise RulesError(name, Text(_EXPECTED_INT, value=_shown(text))) from None
             elif name == "trump" and low in ("none", "null", "off", "no"):
                 out[name] = None
             else:
@@ -248,6 +428,38 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         """Every option as a plain JSON-ready dict (the ``rules`` of a game record)."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+
+    @classmethod
+    def schema(cls) -> dict[str, Any]:
+        """The option schema: every option, its type and range, the profiles' defaults and
+        player ranges, and the values that cannot go together, as a JSON-ready dict (a fresh
+        copy each call). It is the table :class:`Rules` validates against; the lobby, the
+        server's request checks and OpenSpiel's parameters are read from it (docs/engine.md,
+        "The option schema").
+
+        Shape: ``{"schema": "getaway-rules/1", "options": {name: {"type": "choice"|"int"|"bool",
+        "label": msgid, "hint": msgid|None, "rule": rule id|None, "group": "setup"|"option"|"variant",
+        "requires": {option: value}, "choices": [...], "choice_labels": [msgid, ...]  (choice),
+        "min": int, "max": int, "nullable": bool  (int)}}, "profiles": {name: {"players": {"min",
+        "max"}, "defaults": {option: value}}}, "exclusive": [{"options": {option: value, ...},
+        "reason": msgid}]}``. Options are listed in the order a form shows them.
+
+        >>> s = Rules.schema()
+        >>> s["options"]["ante"]["min"], s["options"]["ante"]["max"], s["profiles"]["classic"]["players"]
+        (0, 1000, {'min': 2, 'max': 8})
+        >>> s["profiles"]["classic"]["defaults"]["takes"], s["exclusive"][0]["options"]
+        ('off', {'nopickup': True, 'kicker': True})
+        """
+        profiles = {
+            name: {
+                "players": {"min": _PLAYER_RANGE[name][0], "max": _PLAYER_RANGE[name][1]},
+                "defaults": cls._named(name).to_dict(),
+            }
+            for name in PROFILES
+        }
+        exclusive = [{"options": {a: True, b: True}, "reason": why} for a, b, why in _EXCLUSIVE]
+        options = {o.name: o.export() for o in _OPTIONS}
+        return {"schema": SCHEMA_VERSION, "options": options, "profiles": profiles, "exclusive": exclusive}
 
     # -- facts derived from the profile ---------------------------------------------------
 
@@ -270,40 +482,42 @@ class Rules:
     # -- validation -------------------------------------------------------------------
 
     def _validate(self) -> None:
-        for option, choices in OPTION_CHOICES.items():
-            value = getattr(self, option)
-            if value not in choices:
-                allowed = ", ".join("null" if c is None else repr(c) for c in choices)
-                raise RulesError(option, Text(N_("{value!r} is not one of {allowed}"), value=value, allowed=allowed))
-        for option in ("players", "deals", "ante"):
-            value = getattr(self, option)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise RulesError(option, Text(_EXPECTED_INT, value=value))
-        lo, hi = _PLAYER_RANGE[self.profile]
-        if not lo <= self.players <= hi:
-            message = N_("{profile} is for {lo} to {hi} players, not {n}")
-            raise RulesError("players", Text(message, profile=self.profile, lo=lo, hi=hi, n=self.players))
-        if self.deals < 1:
-            raise RulesError("deals", Text(N_("a match has at least 1 deal, not {n}"), n=self.deals))
-        if self.ante < 0:
-            raise RulesError("ante", Text(N_("the ante cannot be negative ({n})"), n=self.ante))
-        for option in _BOOL_OPTIONS:
-            if not isinstance(getattr(self, option), bool):
-                raise RulesError(option, Text(_EXPECTED_BOOL, value=getattr(self, option)))
-        if self.loaded_seat is not None:
-            if self.uneven != "loaded":
-                message = N_("only means something with uneven='loaded', not {value!r}")
-                raise RulesError("loaded_seat", Text(message, value=self.uneven))
-            if isinstance(self.loaded_seat, bool) or not isinstance(self.loaded_seat, int):
-                raise RulesError(
-                    "loaded_seat", Text(N_("expected a seat number, got {value!r}"), value=self.loaded_seat)
-                )
-            if not 0 <= self.loaded_seat < self.players:
-                raise RulesError("loaded_seat", Text(_NO_SUCH_SEAT, seat=self.loaded_seat, n=self.players))
+        # One pass over the option table (the same rows Rules.schema() exports), in its order.
+        for option in _OPTIONS:
+            value = getattr(self, option.name)
+            if option.kind == "choice":
+                if value not in option.choices or isinstance(value, bool):
+                    allowed = ", ".join("null" if c is None else repr(c) for c in option.choices)
+                    message = N_("{value!r} is not one of {allowed}")
+                    raise RulesError(option.name, Text(message, value=_shown(value), allowed=allowed))
+            elif option.kind == "bool":
+                if not isinstance(value, bool):
+                    raise RulesError(option.name, Text(_EXPECTED_BOOL, value=_shown(value)))
+            elif value is not None or not option.nullable:
+                self._check_number(option, value)
         for a, b, why in _EXCLUSIVE:
             if getattr(self, a) and getattr(self, b):
                 message = N_("these variants cannot be combined: {why}")
                 raise RulesError(f"{a}+{b}", Text(message, why=Text(why)))
+
+    def _check_number(self, option: _Option, value: Any) -> None:
+        name = option.name
+        for other, needed in option.requires:
+            if getattr(self, other) != needed:
+                raise RulesError(name, Text(option.requires_why, value=getattr(self, other)))
+        if isinstance(value, bool) or not isinstance(value, int):
+            if name == "loaded_seat":
+                raise RulesError(name, Text(N_("expected a seat number, got {value!r}"), value=_shown(value)))
+            raise RulesError(name, Text(_EXPECTED_INT, value=_shown(value)))
+        if name == "players":
+            lo, hi = _PLAYER_RANGE[self.profile]
+            if not lo <= value <= hi:
+                message = N_("{profile} is for {lo} to {hi} players, not {n}")
+                raise RulesError(name, Text(message, profile=self.profile, lo=lo, hi=hi, n=_shown(value)))
+        if name == "loaded_seat" and not 0 <= value < self.players:
+            raise RulesError(name, Text(_NO_SUCH_SEAT, seat=_shown(value), n=self.players))
+        if not option.low <= value <= option.high:
+            raise RulesError(name, Text(_OUT_OF_RANGE, lo=option.low, hi=option.high, value=_shown(value)))
 
 
 class _ProfileAccess:

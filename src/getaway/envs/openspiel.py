@@ -46,7 +46,7 @@ not be given Python games).
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pyspiel
@@ -64,26 +64,34 @@ __all__ = ["GetawayGame", "GetawayState", "resample", "rules_of_params", "SHORT_
 SHORT_NAME = "python_getaway"
 _JOKER_BIT = 1 << JOKER_INDEX
 
+_SCHEMA: Final = Rules.schema()
+
+
+def _parameters() -> dict[str, Any]:
+    """Every parameter and its default, from the core's option schema (:meth:`Rules.schema`).
+
+    OpenSpiel parameters have no ``None``: a choice's ``None`` is ``"none"``, a nullable
+    number's is ``-1``; an option whose default differs between the profiles (``takes``,
+    ``take_protocol``) defaults to ``"profile"`` (the profile's own). ``dealer`` is the first
+    dealer's seat here (the rules' own dealer selection is not used: a game starts at a seat).
+    """
+    punjab = _SCHEMA["profiles"]["punjab"]["defaults"]
+    classic = _SCHEMA["profiles"]["classic"]["defaults"]
+    params: dict[str, Any] = {}
+    for name, spec in _SCHEMA["options"].items():
+        default = punjab[name]
+        if name == "dealer":
+            default = 0
+        elif name != "profile" and default != classic[name]:
+            default = "profile"
+        elif default is None:
+            default = "none" if spec["type"] == "choice" else -1
+        params[name] = default
+    return params
+
+
 #: Every parameter and its default (OpenSpiel parameters have no ``None``).
-_DEFAULTS: dict[str, Any] = {
-    "profile": "punjab",
-    "players": 4,
-    "dealer": 0,
-    "uneven": "round_robin",
-    "loaded_seat": -1,
-    "takes": "profile",
-    "take_protocol": "profile",
-    "enforcement": "strict",
-    "deals": 7,
-    "ante": 0,
-    "trump": "none",
-    "nopickup": False,
-    "kicker": False,
-    "dehla": False,
-    "joker": False,
-    "beggar": False,
-    "progressive": False,
-}
+_DEFAULTS: Final[dict[str, Any]] = _parameters()
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -116,13 +124,19 @@ def rules_of_params(params: dict[str, Any]) -> tuple[Rules, int]:
     """
     p = {**_DEFAULTS, **params}
     options: dict[str, Any] = {k: v for k, v in p.items() if k not in ("profile", "dealer")}
-    for name in ("takes", "take_protocol"):
-        if options[name] == "profile":
-            del options[name]
-    if options["trump"] not in ("none", "", None, "spades"):
-        raise ValueError(f"trump: 'none' or 'spades', not {options['trump']!r}")
-    options["trump"] = None if options["trump"] in ("none", "", None) else options["trump"]
-    options["loaded_seat"] = None if options["loaded_seat"] < 0 else options["loaded_seat"]
+    for name, value in list(options.items()):
+        spec = _SCHEMA["options"].get(name)
+        if spec is None or value == "profile" and _DEFAULTS[name] == "profile":
+            if spec is not None:
+                del options[name]  # the profile's own default
+            continue
+        if spec["type"] == "choice" and None in spec["choices"]:
+            if value not in ("none", "", None, *spec["choices"]):
+                allowed = " or ".join(repr("none" if c is None else c) for c in spec["choices"])
+                raise ValueError(f"{name}: {allowed}, not {value!r}")
+            options[name] = None if value in ("none", "") else value
+        elif spec["type"] == "int" and spec["nullable"] and isinstance(value, int) and value < 0:
+            options[name] = None
     rules = rules_from_options({"profile": p["profile"], **options})  # polled takes, strict rules: as every adapter
     dealer = p["dealer"]
     if not 0 <= dealer < rules.players:

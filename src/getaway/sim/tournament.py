@@ -27,23 +27,9 @@ from typing import Any
 from ..bots import make_bot
 from ..core.rules import Rules
 from .simulation import DealResult, Job, run_jobs
+from .stats import wilson  # the one Wilson interval (re-exported: getaway.sim.tournament.wilson)
 
 __all__ = ["BotStats", "TournamentResult", "run_tournament", "wilson", "make_jobs", "rotations"]
-
-
-def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95 % by default).
-
-    >>> [round(x, 3) for x in wilson(10, 100)]
-    [0.055, 0.174]
-    """
-    if trials <= 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 @dataclass(frozen=True)

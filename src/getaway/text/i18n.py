@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gettext as _gettext
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
@@ -190,11 +190,15 @@ def N_(message: str) -> str:
     return message
 
 
-def localize(text: str | BaseException) -> str:
+def localize(text: str | BaseException, seats: Sequence[str] | None = None) -> str:
     """``text`` in the current language when it is a :class:`Reason`, a core message
     (:class:`getaway.core.messages.Text`) or an exception whose message is one (the core's
     ``RulesError``, ``RecordError`` …: its template is looked up, its fields filled with the same
     values, fields that are messages translated in turn); else ``str(text)`` unchanged.
+
+    ``seats``: how the interface names the seats (``seats[n]`` for seat ``n``): a core
+    message's ``seat`` and ``turn`` fields are shown so (the web page counts from 1, the
+    terminal says A, B, C …) instead of the engine's 0-based number.
 
     >>> from getaway import Rules
     >>> try:
@@ -205,6 +209,8 @@ def localize(text: str | BaseException) -> str:
     'players: punjab se juega con 3 a 8 jugadores, no 2'
     >>> _ = use("en"); localize(error)
     'players: punjab is for 3 to 8 players, not 2'
+    >>> localize(Text(N_("seat {turn} is to play, not seat {seat}"), turn=2, seat=0), seats="ABCD")
+    'seat C is to play, not seat A'
     >>> r = Reason(N_("Lead {card}: everyone should follow, and it empties your {suit}."), card="Q♥", suit=1)
     >>> _ = use("fr"); localize(r)
     "Entamez Q♥ : tout le monde devrait fournir, et vous n'aurez plus de cœur."
@@ -213,9 +219,9 @@ def localize(text: str | BaseException) -> str:
     """
     if isinstance(text, BaseException):
         arg = text.args[0] if len(text.args) == 1 else None
-        return localize(arg) if isinstance(arg, Text) else str(text)
+        return localize(arg, seats) if isinstance(arg, Text) else str(text)
     if isinstance(text, Text):
-        fields = {k: localize(v) if isinstance(v, (str, BaseException)) else v for k, v in text.args.items()}
+        fields = {k: _field(k, v, seats) for k, v in text.args.items()}
         return _(text.template).format(**fields)
     if not isinstance(text, Reason):
         return str(text)
@@ -224,6 +230,14 @@ def localize(text: str | BaseException) -> str:
         for k, v in text.args.items()
     }
     return _(text.template).format(**args)
+
+
+def _field(key: str, value: object, seats: Sequence[str] | None) -> object:
+    if isinstance(value, (str, BaseException)):
+        return localize(value, seats)
+    if seats is not None and key in ("seat", "turn") and type(value) is int and 0 <= value < len(seats):
+        return seats[value]
+    return value
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -24,10 +24,11 @@ from rich.text import Text
 
 from ..bots import LEVELS, Bot, make_bot
 from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
-from ..core.events import PASS, PICKUP, TAKE, Action, Call, IllegalActionError
+from ..core.deal import Deal
+from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
 from ..core.match import Match
 from ..core.view import PlayerView
-from .i18n import _, card_name, localize, ngettext, pgettext, suit_plural
+from .i18n import _, card_name, localize, ngettext, pgettext
 from .narrate import Narrator
 
 __all__ = ["TerminalGame", "HINT_LEVELS", "best_hint", "explain", "standings_table", "seat_names"]
@@ -66,39 +67,14 @@ def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
     return legal[0], "", "random"
 
 
-def explain(view: PlayerView, action: Action) -> str:
-    """Why ``action`` is not legal for the viewer now, in the current language (from the view only)."""
-    hand = view.hand or ()
-    if view.decision == "take":
-        if action in (TAKE, PASS):
-            return _("Takes are not allowed here.")
-        return _("Before this trick you may only answer take or pass.")
-    if isinstance(action, Call):
-        if action is TAKE:
-            return _("You can take a hand only before a trick starts, when the rules allow it.")
-        if action is PICKUP:
-            return _("You can pick up only when you cannot follow suit and could ruff.")
-        return _("You cannot pass now.")
-    if action not in hand:
-        return _("{card} is not in your hand.").format(card=f"{action} ({card_name(action)})")
-    if not view.trick:
-        if view.must_lead is not None:
-            return _("You drew {card} blind: you must lead it.").format(card=str(view.must_lead))
-        if not view.first_trick_done:
-            return _("The first trick must be led with the ace of spades.")
-        return _("You cannot play that card now.")
-    led = view.led_suit
-    if led is not None and any(c.suit == led for c in hand):
-        if not view.first_trick_done and view.rules.profile == "punjab":
-            return _("On the first trick you must play a spade while you have one.")
-        return _("You must follow suit: you still hold {suit}.").format(suit=suit_plural(led))
-    if led is not None:
-        if view.rules.trump and any(c.suit == 0 for c in hand):
-            return _("You have no {suit}: you may ruff with a spade, or type {word}.").format(
-                suit=suit_plural(led), word=command_word("pickup" if not view.rules.nopickup else "pass")
-            )
-        return _("You have no {suit}: you play no card on this trick.").format(suit=suit_plural(led))
-    return _("You cannot play that card now.")
+def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None = None) -> str:
+    """Why ``action`` is not legal for ``seat`` now, in the current language: the engine's own
+    reason (:meth:`~getaway.core.deal.Deal.why_illegal`, read from that seat's hand and the
+    public trick only), its seats called by ``names``; ``""`` if the action is legal."""
+    why = deal.why_illegal(action, seat)
+    if why is None:
+        return ""
+    return localize(why.params["message"], names)
 
 
 def command_word(word: str) -> str:
@@ -393,7 +369,7 @@ class TerminalGame:
             if action is None:
                 continue
             if action not in view.legal_actions:
-                self.console.print(Text(explain(view, action), style="yellow"))
+                self.console.print(Text(explain(deal, self.human, action, self.names), style="yellow"))
                 continue
             try:
                 deal.apply(action, self.human)
@@ -432,7 +408,7 @@ class TerminalGame:
             if action is None:
                 continue
             if action not in view.legal_actions:
-                self.console.print(Text(explain(view, action), style="yellow"))
+                self.console.print(Text(explain(deal, self.human, action, self.names), style="yellow"))
                 continue
             deal.apply(action, self.human)
             return

@@ -23,6 +23,7 @@ import logging
 import random
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -56,12 +57,14 @@ log = logging.getLogger("getaway.web")
 
 #: Longest display name (characters).
 MAX_NAME: Final = 24
+#: The mark of a bot wherever a seat's name is shown (narration, the page); no human name may hold it.
+BOT_MARK: Final = "\N{ROBOT FACE}"
 #: Room statuses (``room.status``).
 STATUSES: Final = ("lobby", "playing", "between_deals", "finished", "closed")
 #: Most deals a web match may have.
 MAX_DEALS: Final = 50
 _CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
-_OPTION_NAMES: Final = frozenset(Rules.profile().to_dict()) - {"profile", "players", "deals"}
+_OPTION_NAMES: Final = frozenset(n for n, spec in Rules.schema()["options"].items() if spec["group"] != "setup")
 
 
 class RoomError(ValueError):
@@ -97,7 +100,8 @@ class RoomError(ValueError):
 
     def message(self, lang: str, version: int | None) -> dict[str, Any]:
         """The socket's ``error`` message (docs/web.md): code, translated text, the room's version."""
-        return {"type": "error", "code": self.code, "message": self.text(lang), "version": version}
+        text = self.text(lang)[:400].encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate quoted
+        return {"type": "error", "code": self.code, "message": text, "version": version}
 
 
 def hash_token(token: str) -> str:
@@ -137,7 +141,19 @@ def check_name(name: Any) -> str:
         raise RoomError("bad_message", N_("the name is empty or has characters that cannot be shown"))
     if len(name) > MAX_NAME:
         raise RoomError("name_too_long", N_("names have at most {n} characters"), n=MAX_NAME)
+    if BOT_MARK in name:
+        raise RoomError("bad_message", N_("the name may not hold {mark}: it marks the bots"), mark=BOT_MARK)
     return name
+
+
+def name_key(name: str) -> str:
+    """What two names must not share in one room: the name in Unicode NFKC form, case-folded,
+    without any white space (so "Ben", "ben", " B EN" and "Ｂｅｎ" are one name).
+
+    >>> name_key("  B En ") == name_key("ben") == name_key("Ｂｅｎ")
+    True
+    """
+    return "".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
@@ -167,8 +183,12 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
         raise RoomError("bad_message", N_("profile: expected punjab or classic"))
     try:
         rules = Rules.profile(profile, players=players, deals=deals, **options)
-    except (RulesError, TypeError) as exc:
-        raise RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)) from None
+    except RulesError as exc:  # the core's refusal names the option (translated through ``cause``)
+        error = RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)[:200])
+        error.cause = exc
+        raise error from None
+    except TypeError as exc:
+        raise RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)[:200]) from None
     config = {"profile": profile, "players": players, "deals": deals, "options": dict(options), "bot_level": level}
     return config, rules
 
@@ -217,6 +237,9 @@ class Room:
         self.status = "lobby"
         self.version = 0
         self._standings: tuple[tuple[int, bool], list[dict[str, Any]]] | None = None
+        #: replaying a stored log: commands accepted then are not checked again against policies
+        #: added since (unique names), only against the rules
+        self.replaying = False
 
     # ------------------------------------------------------------------ reading
 
@@ -250,6 +273,17 @@ class Room:
         if self.match is None:
             return None
         return player_view(self.match.deal, seat)
+
+    def illegal(self, seat: int | None) -> dict[str, IllegalActionError]:
+        """Why each card of ``seat``'s hand that it may not play now is not legal: the engine's
+        reason (:meth:`~getaway.core.deal.Deal.why_illegal`), which reads only that hand and
+        public facts, so that it is sent to that seat alone; ``{}`` for a spectator or when no
+        deal is being played. Keys are card names (``"10♥"``)."""
+        if seat is None or self.status != "playing" or self.match is None or self.match.deal.is_over:
+            return {}
+        deal = self.match.deal
+        reasons = {str(card): deal.why_illegal(card, seat) for card in deal.hand(seat)}
+        return {card: why for card, why in reasons.items() if why is not None}
 
     def to_act(self) -> int | None:
         """The seat whose decision it is, while a deal is being played."""
@@ -333,8 +367,19 @@ class Room:
         return record_of(deal, self.names())
 
     def names(self) -> list[str]:
-        """The seat names (bots named ``Bot 2`` … by seat)."""
-        return [s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)]
+        """The seat names of records, standings and the history: a bot seat is :data:`BOT_MARK`
+        and ``Bot n`` (by seat), which no human name can be (:func:`check_name`)."""
+        return [
+            f"{BOT_MARK} Bot {i + 1}" if s.kind == "bot" else s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)
+        ]
+
+    def shown_names(self) -> list[str]:
+        """The seat names as narration shows them, in the current language: a bot seat is
+        :data:`BOT_MARK` and "Bot n", which no human name can be (:func:`check_name`)."""
+        return [
+            f"{BOT_MARK} {i18n._('Bot {n}').format(n=i + 1)}" if s.kind == "bot" else s.name or f"Bot {i + 1}"
+            for i, s in enumerate(self.seats)
+        ]
 
     def check_version(self, version: Any) -> None:
         """Refuse an action made on another version than the room's.
@@ -371,6 +416,8 @@ class Room:
         if self.status != "lobby":
             raise RoomError("already_started", N_("the match has started"), 409)
         name = check_name(p.get("name"))
+        if not self.replaying and any(s.kind == "human" and name_key(s.name) == name_key(name) for s in self.seats):
+            raise RoomError("name_taken", N_("someone in this room is already called {name}"), 409, name=name)
         seat = p.get("seat")
         if seat is None:
             seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
@@ -476,10 +523,12 @@ class Room:
             RoomError: a log entry that no longer applies (a corrupt log).
         """
         room = cls(stored.code, stored.config, stored.seed, stored.host_hash, stored.created)
+        room.replaying = True
         for entry in stored.log:
             if entry.version != room.version + 1:
                 raise RoomError("corrupt_log", N_("room log: version {v} out of order"), 500, v=entry.version)
             room.apply(entry.kind, entry.payload, entry.time)
+        room.replaying = False
         return room
 
 
@@ -762,7 +811,7 @@ class RoomService:
         handle = self.rooms.get(code)
         if handle is not None:
             return handle.room
-        if len(code) > 16:
+        if len(code) > 16 or not (code.isascii() and code.isalnum()):  # no query for what no code can be
             raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
         stored = await self._in_db(self.store.load_room, code)
         if stored is None:
@@ -986,16 +1035,31 @@ class RoomService:
             "host": conn.host,
             "room": room.public(handle.connected()),
             "view": None if view is None else view.to_dict(),
+            "illegal": self._illegal(room, conn, room.illegal(conn.seat)),
             "version": room.version,
             "log": lines,
         }
 
+    @staticmethod
+    def _illegal(room: Room, conn: Connection, reasons: dict[str, IllegalActionError]) -> list[dict[str, Any]]:
+        """``illegal`` of a message: for each card of the hand that may not be played now,
+        ``{"card", "reason": the engine's code, "text": its message in the connection's
+        language}``, seats counted from 1 as the page shows them."""
+        if not reasons:
+            return []
+        labels = [str(n + 1) for n in range(room.rules.players)]
+        with i18n.language(conn.lang):
+            return [
+                {"card": card, "reason": why.reason, "text": i18n.localize(why.params["message"], labels)}
+                for card, why in reasons.items()
+            ]
+
     def _narrate(self, room: Room, conn: Connection, view: PlayerView, start: int) -> list[str]:
-        if conn.narrator is None:
-            conn.narrator = Narrator(room.names(), room.rules.special_first_trick)
         new = view.history[start:]
         conn.seen = len(view.history)
         with i18n.language(conn.lang):
+            if conn.narrator is None:
+                conn.narrator = Narrator(room.shown_names(), room.rules.special_first_trick)
             return conn.narrator.feed(new)
 
     def _broadcast(self, handle: RoomHandle, skip: Connection | None = None) -> None:
@@ -1005,12 +1069,14 @@ class RoomService:
             return  # nobody to tell (a bot-only room): skip building views
         public = room.public(handle.connected())
         views: dict[int | None, tuple[PlayerView | None, dict[str, Any] | None]] = {}
+        reasons: dict[int | None, dict[str, IllegalActionError]] = {}
         for conn in list(handle.conns):
             if conn is skip or conn.closed:
                 continue
             if conn.seat not in views:
                 view = room.view(conn.seat)
                 views[conn.seat] = (view, None if view is None else view.to_dict(history=False))
+                reasons[conn.seat] = room.illegal(conn.seat)
             view, view_dict = views[conn.seat]
             events: list[dict[str, Any]] = []
             lines: list[str] = []
@@ -1028,6 +1094,7 @@ class RoomService:
                     "version": room.version,
                     "room": public,
                     "view": view_dict,
+                    "illegal": self._illegal(room, conn, reasons[conn.seat]),
                     "events": events,
                     "history_length": 0 if view is None else len(view.history),
                     "log": lines,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -28,6 +29,7 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -44,7 +46,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["Store", "StoredRoom", "LogEntry", "NewEntry", "database_url", "DEFAULT_DATABASE"]
+__all__ = ["Store", "StoredRoom", "LogEntry", "NewEntry", "database_url", "migrate", "DEFAULT_DATABASE", "MIGRATIONS"]
+
+#: The Alembic migrations (``alembic.ini``, ``env.py``, ``versions/``): every change of the tables
+#: below is a new revision there (docs/web.md, "Migrations").
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 #: The database when neither ``--database`` nor ``DATABASE_URL`` says otherwise.
 DEFAULT_DATABASE = "sqlite:///getaway.db"
@@ -62,6 +68,7 @@ rooms = Table(
     Column("host_hash", String(64), nullable=False),  # SHA-256 of the host token
     Column("status", String(16), nullable=False),
     Column("version", Integer, nullable=False, default=0),
+    Index("ix_rooms_status", "status"),
 )
 
 seats = Table(
@@ -155,7 +162,8 @@ class Store:
         url: a SQLAlchemy URL (``sqlite:///getaway.db``, ``sqlite://`` in memory,
             ``postgresql+psycopg://…``); ``None``: :func:`database_url`.
 
-    The tables are created if missing.
+    The database is migrated to the newest schema (:func:`migrate`): a new one gets every table,
+    one made by an older version (even before migrations existed) is upgraded in place.
     """
 
     def __init__(self, url: str | None = None) -> None:
@@ -169,7 +177,7 @@ class Store:
         self.engine: Engine = create_engine(self.url, **kwargs)
         if sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
+        migrate(self.engine)
 
     def close(self) -> None:
         """Release the connections."""
@@ -317,6 +325,27 @@ class Store:
             seat_hashes=hashes,
             log=log,
         )
+
+
+def migrate(engine: Engine) -> str:
+    """Upgrade the database of ``engine`` to the newest revision of :data:`MIGRATIONS`, in one
+    transaction (on PostgreSQL a failed upgrade changes nothing). Returns that revision.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: the database refused a step.
+    """
+    from alembic import command
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -8,9 +8,20 @@ from the catalogs' own entries (``/api/strings`` returns them separately).
 
 from __future__ import annotations
 
+from ..core.rules import Rules
 from ..text.i18n import N_
 
-UI_STRINGS: tuple[str, ...] = (
+
+def schema_texts() -> tuple[str, ...]:
+    """The msgids of the option schema that the lobby shows (:meth:`Rules.schema`: each
+    option's label, hint and choice labels), in schema order, each once."""
+    texts: list[str] = []
+    for spec in Rules.schema()["options"].values():
+        texts += [spec["label"], *([spec["hint"]] if spec["hint"] else []), *spec.get("choice_labels", [])]
+    return tuple(dict.fromkeys(texts))
+
+
+_PAGE: tuple[str, ...] = (
     N_("Language"),
     N_("Getaway"),
     N_("Room {code}"),
@@ -51,54 +62,17 @@ UI_STRINGS: tuple[str, ...] = (
     N_("Waiting for the host to start."),
     N_("Start the match"),
     N_("{rank} of {suit}"),
-    N_("punjab: the highest card of the led suit picks up"),
-    N_("classic: the player who cannot follow picks up"),
     N_("profile default"),
     N_("Join a room"),
     N_("Room code"),
     N_("Go to the room"),
     N_("New game"),
-    N_("Profile"),
-    N_("Players"),
-    N_("Deals in the match"),
     N_("Variants and options"),
     N_("Variants"),
-    N_("Ante (chips per deal)"),
     N_("Play alone against bots"),
     N_("Create a room for friends"),
     N_("Empty seats are played by bots. In a room for friends, share the link and start when everyone is seated."),
     N_("The South Asian shedding card game (Bhabhi): empty your hand, and do not be the last one holding cards."),
-    N_("Spades trump"),
-    N_("Spades beat every other suit (V-TRUMP)."),
-    N_("No pickup"),
-    N_("A player who cannot follow passes; nobody picks up (V-NOPICKUP)."),
-    N_("High-card kicker"),
-    N_("A void player must pick up a kick: the top card still in play (V-KICKER)."),
-    N_("Dehla Pakad (tens)"),
-    N_("Winners of completed tricks capture the tens (V-DEHLA)."),
-    N_("Joker reveal"),
-    N_("One Joker joins the pack (V-JOKER)."),
-    N_("Beggar-thy-Neighbour"),
-    N_("The loser deals next and penalties grow (V-BEGGAR)."),
-    N_("Progressive penalty"),
-    N_("Last place scores 3, second-to-last 1 (V-PROGRESSIVE)."),
-    N_("Who may take the left hand"),
-    N_("anyone"),
-    N_("only the next leader"),
-    N_("nobody"),
-    N_("How takes are offered"),
-    N_("asked before each trick"),
-    N_("announced at any moment"),
-    N_("Spare cards"),
-    N_("dealt round (hands differ by one)"),
-    N_("all to the dealer (loaded hand)"),
-    N_("low cards removed"),
-    N_("Irregular plays"),
-    N_("refused"),
-    N_("penalized"),
-    N_("First dealer"),
-    N_("by lot"),
-    N_("by cutting"),
     N_("easy"),
     N_("medium"),
     N_("hard"),
@@ -138,12 +112,7 @@ UI_STRINGS: tuple[str, ...] = (
     N_("Pick up"),
     N_("Your hand"),
     N_("drawn blind"),
-    N_("It is not your turn."),
-    N_("Before this trick you may only answer take or pass."),
     N_("You drew {card} blind: you must lead it."),
-    N_("The first trick must be led with the ace of spades."),
-    N_("You must follow suit: you still hold {suit}."),
-    N_("You cannot play that card now."),
     N_("The deal is over."),
     N_("Take {name}'s hand, or pass?"),
     N_("Your turn: lead a card."),
@@ -161,3 +130,6 @@ UI_STRINGS: tuple[str, ...] = (
     N_("Record of deal {k}"),
     N_("away: a bot plays in {s} s"),
 )
+
+#: Every msgid the page shows: its own texts, then the option schema's.
+UI_STRINGS: tuple[str, ...] = _PAGE + tuple(m for m in schema_texts() if m not in _PAGE)

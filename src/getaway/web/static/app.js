@@ -216,7 +216,7 @@ function seatList(room) {
   return h("ul", { class: "seat-list", "data-testid": "seat-list", "aria-label": t("Seats") },
     (room.seats || []).map((s) => h("li", { "data-testid": `seat-item-${s.seat}`, class: s.kind },
       h("span", { class: "seat-no" }, t("Seat {n}", { n: s.seat + 1 })), " ",
-      h("strong", {}, s.kind === "empty" ? t("empty (a bot if nobody sits)") : s.name || t("bot")),
+      h("strong", {}, s.kind === "empty" ? t("empty (a bot if nobody sits)") : seatName(room, s.seat)),
       s.kind === "bot" ? ` · ${t("bot")}` : "", s.host ? ` · ${t("host")}` : "",
       s.seat === S.seat ? ` · ${t("you")}` : "",
       s.kind === "human" && s.connected === false ? ` · ${t("away")}` : "")));
@@ -265,6 +265,7 @@ function onMessage(msg) {
       }
       pushLog(msg.log);
       S.settled = true;  // a page load or a reconnect: the cards on the table are shown in place, not flown in
+      S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       S.settled = false;
       break;
@@ -294,6 +295,7 @@ function onMessage(msg) {
       }
       pushLog(msg.log);
       S.pending = false;
+      S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       break;
     case "absent":

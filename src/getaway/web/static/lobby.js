@@ -4,83 +4,129 @@ import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, tokenKey, hostKey } from "./net.js";
 
-const RANGE = { punjab: [3, 8], classic: [2, 8] };
 const BOT_LEVELS = ["easy", "medium", "hard", "expert"];
-// Boolean variants (docs/rules.md §6), as Rules.profile(..., name=True).
-const VARIANTS = [
-  ["trump", "Spades trump", "Spades beat every other suit (V-TRUMP)."],
-  ["nopickup", "No pickup", "A player who cannot follow passes; nobody picks up (V-NOPICKUP)."],
-  ["kicker", "High-card kicker", "A void player must pick up a kick: the top card still in play (V-KICKER)."],
-  ["dehla", "Dehla Pakad (tens)", "Winners of completed tricks capture the tens (V-DEHLA)."],
-  ["joker", "Joker reveal", "One Joker joins the pack (V-JOKER)."],
-  ["beggar", "Beggar-thy-Neighbour", "The loser deals next and penalties grow (V-BEGGAR)."],
-  ["progressive", "Progressive penalty", "Last place scores 3, second-to-last 1 (V-PROGRESSIVE)."],
-];
-const EXCLUSIVE = { nopickup: "kicker", kicker: "nopickup", beggar: "progressive", progressive: "beggar" };
-// Option selects: [option, label, [[value, text], ...]]; "" keeps the profile's default.
-const SELECTS = [
-  ["takes", "Who may take the left hand", [["any", "anyone"], ["leader", "only the next leader"], ["off", "nobody"]]],
-  ["take_protocol", "How takes are offered", [["poll", "asked before each trick"], ["interject", "announced at any moment"]]],
-  ["uneven", "Spare cards", [["round_robin", "dealt round (hands differ by one)"], ["loaded", "all to the dealer (loaded hand)"], ["strip", "low cards removed"]]],
-  ["enforcement", "Irregular plays", [["strict", "refused"], ["penalize", "penalized"]]],
-  ["dealer", "First dealer", [["lot", "by lot"], ["cut", "by cutting"]]],
-];
+
+// The option schema (Rules.schema(), GET /api/rules/schema): every control below is built
+// from it (choices, ranges, profile defaults, player ranges, exclusive pairs); labels are msgids.
+let schemaCache = null;
+async function loadSchema() {
+  if (!schemaCache) schemaCache = await api("GET", "/api/rules/schema");
+  return schemaCache;
+}
+
+// A choice between "nothing" and one value (trump: null or "spades") is a checkbox, as a bool.
+const isSwitch = (spec) => spec.type === "bool" || (spec.type === "choice" && spec.choices.length === 2 && spec.choices[0] === null);
+const switchValue = (spec) => (spec.type === "bool" ? true : spec.choices[1]);
 
 function field(label, control, hint) {
   const id = control.id;
   return h("div", { class: "field" }, h("label", { for: id }, label), control, hint ? h("small", { class: "hint" }, hint) : null);
 }
 
-export function renderLobby(root, { go, showError }) {
+export async function renderLobby(root, { go, showError }) {
+  let schema;
+  try {
+    schema = await loadSchema();
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  const specs = schema.options;
   const saved = JSON.parse(localStorage.getItem("getaway.lobby") || "{}");
+  const savedOptions = saved.options || {};
   const name = h("input", { id: "name", "data-testid": "name-input", maxlength: 24, autocomplete: "nickname",
     value: localStorage.getItem("getaway.name") || "", placeholder: t("Your name") });
   const profile = h("select", { id: "profile", "data-testid": "profile" },
-    h("option", { value: "punjab" }, t("punjab: the highest card of the led suit picks up")),
-    h("option", { value: "classic" }, t("classic: the player who cannot follow picks up")));
-  profile.value = saved.profile || "punjab";
+    specs.profile.choices.map((v, i) => h("option", { value: v }, t(specs.profile.choice_labels[i]))));
+  profile.value = specs.profile.choices.includes(saved.profile) ? saved.profile : schema.profiles.punjab.defaults.profile;
   const players = h("select", { id: "players", "data-testid": "players" });
   const fillPlayers = () => {
-    const [lo, hi] = RANGE[profile.value];
-    const keep = Number(players.value || saved.players || 4);
+    const { min: lo, max: hi } = schema.profiles[profile.value].players;
+    const keep = Number(players.value || saved.players || schema.profiles[profile.value].defaults.players);
     fill(players, ...Array.from({ length: hi - lo + 1 }, (_, i) => h("option", { value: lo + i }, String(lo + i))));
     players.value = String(Math.min(hi, Math.max(lo, keep)));
   };
   fillPlayers();
-  profile.addEventListener("change", fillPlayers);
-  const deals = h("input", { id: "deals", "data-testid": "deals", type: "number", min: 1, max: 99, value: saved.deals || 1, inputmode: "numeric" });
+  const deals = h("input", { id: "deals", "data-testid": "deals", type: "number", min: specs.deals.min, max: specs.deals.max,
+    value: saved.deals || 1, inputmode: "numeric" });
   const level = h("select", { id: "level", "data-testid": "bot-level" }, BOT_LEVELS.map((l) => h("option", { value: l }, t(l))));
   level.value = saved.bot_level || "medium";
 
+  // Variants: check boxes; the other options: a select per choice ("" keeps the profile's
+  // default), a number per whole number (a seat number: a select of the seats, counted from 1).
   const checks = {};
-  const variantBoxes = VARIANTS.map(([key, label, hint]) => {
-    const box = h("input", { type: "checkbox", id: `opt-${key}`, "data-testid": `opt-${key}`, checked: !!(saved.options || {})[key] });
-    checks[key] = box;
-    return h("div", { class: "check" }, box, h("label", { for: box.id }, t(label), h("small", { class: "hint" }, t(hint))));
-  });
-  const syncExclusive = () => {
-    for (const [a, b] of Object.entries(EXCLUSIVE)) checks[b].disabled = checks[a].checked;
+  const controls = {};
+  const variantBoxes = [];
+  const optionFields = [];
+  for (const [key, spec] of Object.entries(specs)) {
+    if (spec.group === "setup") continue;
+    if (spec.group === "variant" && isSwitch(spec)) {
+      const box = h("input", { type: "checkbox", id: `opt-${key}`, "data-testid": `opt-${key}`, checked: savedOptions[key] === switchValue(spec) });
+      checks[key] = box;
+      variantBoxes.push(h("div", { class: "check" }, box,
+        h("label", { for: box.id }, t(spec.label), spec.hint ? h("small", { class: "hint" }, t(spec.hint)) : null)));
+    } else if (spec.type === "choice" || (spec.type === "int" && spec.nullable)) {
+      const values = spec.type === "choice" ? spec.choices.filter((v) => v !== null) : [];
+      const sel = h("select", { id: `opt-${key}`, "data-testid": `opt-${key}` },
+        h("option", { value: "" }, spec.type === "choice" ? t("profile default") : t(spec.hint || "profile default")),
+        values.map((v) => h("option", { value: v }, t(spec.choice_labels[spec.choices.indexOf(v)]))));
+      sel.value = savedOptions[key] === undefined || savedOptions[key] === null ? "" : String(savedOptions[key]);
+      if (spec.type === "int") sel.dataset.want = sel.value; // filled with the seats by sync()
+      controls[key] = sel;
+      optionFields.push(field(t(spec.label), sel));
+    } else if (spec.type === "int") {
+      const input = h("input", { id: `opt-${key}`, "data-testid": `opt-${key}`, type: "number", min: spec.min, max: spec.max,
+        value: savedOptions[key] ?? schema.profiles.punjab.defaults[key], inputmode: "numeric" });
+      controls[key] = input;
+      optionFields.push(field(t(spec.label), input));
+    }
+  }
+  const current = (key) => {
+    if (checks[key]) return checks[key].checked ? switchValue(specs[key]) : schema.profiles[profile.value].defaults[key];
+    const c = controls[key];
+    return c && c.value !== "" ? c.value : schema.profiles[profile.value].defaults[key];
   };
-  for (const box of Object.values(checks)) box.addEventListener("change", syncExclusive);
-  syncExclusive();
-  const selects = {};
-  const selectFields = SELECTS.map(([key, label, choices]) => {
-    const sel = h("select", { id: `opt-${key}`, "data-testid": `opt-${key}` },
-      h("option", { value: "" }, t("profile default")), choices.map(([v, text]) => h("option", { value: v }, t(text))));
-    sel.value = (saved.options || {})[key] || "";
-    selects[key] = sel;
-    return field(t(label), sel);
-  });
-  const ante = h("input", { id: "opt-ante", "data-testid": "opt-ante", type: "number", min: 0, max: 1000, value: (saved.options || {}).ante || 0, inputmode: "numeric" });
+  const sync = () => {
+    // A seat option lists the seats of the chosen number of players.
+    for (const [key, spec] of Object.entries(specs)) {
+      const sel = controls[key];
+      if (!sel || spec.type !== "int" || !spec.nullable) continue;
+      const keep = sel.dataset.want ?? sel.value;
+      delete sel.dataset.want;
+      const n = Math.min(spec.max, Number(players.value) - 1);
+      fill(sel, h("option", { value: "" }, t(spec.hint || "profile default")),
+        ...Array.from({ length: n - spec.min + 1 }, (_, i) => h("option", { value: spec.min + i }, t("Seat {n}", { n: spec.min + i + 1 }))));
+      sel.value = keep !== "" && Number(keep) <= n ? keep : "";
+    }
+    // Values that cannot go together: checking one disables the others of its set.
+    for (const c of [...Object.values(checks), ...Object.values(controls)]) c.disabled = false;
+    for (const { options } of schema.exclusive) {
+      const keys = Object.keys(options);
+      for (const a of keys) if (checks[a] && checks[a].checked) for (const b of keys) if (b !== a && checks[b]) checks[b].disabled = true;
+    }
+    // An option that means something only with others' values is disabled without them.
+    for (const [key, spec] of Object.entries(specs)) {
+      const c = controls[key] || checks[key];
+      if (c) c.disabled = c.disabled || Object.entries(spec.requires).some(([k, v]) => String(current(k)) !== String(v));
+    }
+  };
+  for (const c of [players, ...Object.values(checks), ...Object.values(controls)]) c.addEventListener("change", sync);
+  profile.addEventListener("change", () => { fillPlayers(); sync(); });
+  sync();
 
   const busy = (on) => root.querySelectorAll("button").forEach((b) => { b.disabled = on; });
 
   function settings(withName) {
     const options = {};
-    for (const [key, box] of Object.entries(checks)) if (box.checked && !box.disabled) options[key] = key === "trump" ? "spades" : true;
-    for (const [key, sel] of Object.entries(selects)) if (sel.value) options[key] = sel.value;
-    if (Number(ante.value) > 0) options.ante = Number(ante.value);
-    const body = { profile: profile.value, players: Number(players.value), deals: Math.max(1, Number(deals.value) || 1),
+    for (const [key, box] of Object.entries(checks)) if (box.checked && !box.disabled) options[key] = switchValue(specs[key]);
+    for (const [key, c] of Object.entries(controls)) {
+      if (c.disabled || c.value === "") continue;
+      const spec = specs[key];
+      const value = spec.type === "int" ? Number(c.value) : c.value;
+      if (spec.type === "int" && !spec.nullable && value === schema.profiles[profile.value].defaults[key]) continue;
+      options[key] = value;
+    }
+    const body = { profile: profile.value, players: Number(players.value), deals: Math.max(specs.deals.min, Number(deals.value) || 1),
       options, bot_level: level.value };
     localStorage.setItem("getaway.lobby", JSON.stringify(body));
     const n = name.value.trim();
@@ -119,13 +165,12 @@ export function renderLobby(root, { go, showError }) {
   const createForm = h("form", { class: "card-panel", "aria-labelledby": "create-title", onsubmit: (e) => { e.preventDefault(); create(false); } },
     h("h2", { id: "create-title" }, t("New game")),
     field(t("Your name"), name),
-    field(t("Profile"), profile),
-    h("div", { class: "row" }, field(t("Players"), players), field(t("Deals in the match"), deals), field(t("Bot level"), level)),
+    field(t(specs.profile.label), profile),
+    h("div", { class: "row" }, field(t(specs.players.label), players), field(t(specs.deals.label), deals), field(t("Bot level"), level)),
     h("details", { class: "variants" },
       h("summary", {}, t("Variants and options")),
       h("fieldset", {}, h("legend", {}, t("Variants")), variantBoxes),
-      selectFields,
-      field(t("Ante (chips per deal)"), ante)),
+      optionFields),
     h("div", { class: "buttons" },
       h("button", { type: "button", class: "primary", "data-testid": "play-alone", onclick: () => create(true) }, t("Play alone against bots")),
       h("button", { type: "submit", "data-testid": "create-room" }, t("Create a room for friends"))),

@@ -3,17 +3,21 @@
 // narration log, the standings and the finished deals' records.
 
 import { h, fill } from "./dom.js";
-import { t, cardName, splitCard, isRed, suitIndex, rankValue, suitPlural } from "./i18n.js";
+import { t, cardName, splitCard, isRed, suitIndex, rankValue } from "./i18n.js";
 import { tableFromHistory } from "./trick.js";
 
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 // Hand order: suits alternate in colour (♠ ♥ ♣ ♦), low to high within a suit.
 const HAND_SUIT_ORDER = [0, 1, 3, 2, 4];
 
+// The mark of a bot seat wherever its name is shown (the server refuses it in human names, so
+// a human called "Bot 3" never looks like one); the narration's names carry it too.
+export const BOT_MARK = "\u{1F916}";
+
 export function seatName(room, seat) {
   const s = room && room.seats && room.seats[seat];
+  if (s && s.kind === "bot") return `${BOT_MARK} ${t("Bot {n}", { n: seat + 1 })}`;
   if (s && s.name) return s.name;
-  if (s && s.kind === "bot") return t("Bot {n}", { n: seat + 1 });
   return t("Seat {n}", { n: seat + 1 });
 }
 
@@ -283,7 +287,7 @@ export class TableView {
     ];
     if (room.status === "finished") {
       parts.push(h("p", { class: "match-over", "data-testid": "match-over" }, t("The match is over.")));
-      const winners = (room.standings || []).filter((s) => s.place === 1).map((s) => s.name || seatName(room, s.seat));
+      const winners = (room.standings || []).filter((s) => s.place === 1).map((s) => seatName(room, s.seat));
       if (winners.length) parts.push(h("p", { class: "winner" }, t("Winner of the match: {names}", { names: winners.join(", ") })));
       parts.push(h("a", { href: "/", class: "button", "data-testid": "new-game" }, t("New game")));
     } else if (room.status === "between_deals") {
@@ -342,6 +346,8 @@ export class TableView {
       el.setAttribute("aria-label", cardName(card) + (view.must_lead === card ? ` (${t("drawn blind")})` : ""));
       el.classList.toggle("legal", ok);
       el.classList.toggle("my-turn", choosing);
+      if (ok || !this.whyNot(card)) el.removeAttribute("title");
+      else el.title = this.whyNot(card);
       return el;
     });
     this.hand.replaceChildren(...els);
@@ -398,22 +404,17 @@ export class TableView {
     const view = this.S && this.S.view;
     if (!view || this.S.pending) return;
     if (!view.legal_actions.includes(card)) {
-      this.actions.notice(this.whyNot(view, card));
+      const why = this.whyNot(card);
+      if (why) this.actions.notice(why);
       return;
     }
     this.actions.act(card);
   }
 
-  whyNot(view, card) {
-    if (view.outcome || view.to_act !== this.S.seat) return t("It is not your turn.");
-    if (view.decision === "take") return t("Before this trick you may only answer take or pass.");
-    if (view.must_lead) return t("You drew {card} blind: you must lead it.", { card: view.must_lead });
-    if (!view.first_trick_done && !view.trick.length) return t("The first trick must be led with the ace of spades.");
-    if (view.trick.length) {
-      const led = splitCard(view.trick[0].card)[1];
-      if (led && splitCard(card)[1] !== led) return t("You must follow suit: you still hold {suit}.", { suit: suitPlural(led) });
-    }
-    return t("You cannot play that card now.");
+  /** Why `card` may not be played now: the engine's reason, sent by the server for this seat only. */
+  whyNot(card) {
+    const why = (this.S.illegal || []).find((w) => w.card === card);
+    return why ? why.text : "";
   }
 
   /** Place the hand's cards: one row, overlapping as needed; more rows when they would overlap too much. */
@@ -504,7 +505,7 @@ export class TableView {
           h("th", { scope: "col" }, t("Points")), h("th", { scope: "col" }, t("Losses")),
           dehla ? h("th", { scope: "col" }, t("Tens")) : null, chips ? h("th", { scope: "col" }, t("Chips")) : null)),
         h("tbody", {}, rows.map((r) => h("tr", { class: r.seat === S.seat ? "mine" : "", "data-testid": `standing-${r.seat}` },
-          h("td", {}, r.place ?? ""), h("th", { scope: "row" }, r.name || seatName(room, r.seat)), h("td", {}, r.points ?? ""),
+          h("td", {}, r.place ?? ""), h("th", { scope: "row" }, seatName(room, r.seat)), h("td", {}, r.points ?? ""),
           h("td", {}, r.losses ?? ""), dehla ? h("td", {}, r.tens ?? 0) : null, chips ? h("td", {}, r.chips ?? 0) : null)))));
     }
     const done = (room.deal_index ?? 0) + (view && view.outcome ? 1 : 0);
