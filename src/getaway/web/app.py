@@ -23,7 +23,7 @@ from ..core.cards import Card
 from ..core.rules import Rules
 from ..text import i18n
 from ..text.i18n import N_
-from .rooms import Connection, RateLimiter, RoomError, RoomHandle, RoomService, check_config
+from .rooms import AddressLimiter, Connection, RateLimiter, RoomError, RoomHandle, RoomService, check_config
 from .store import Store
 
 __all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE"]
@@ -128,6 +128,9 @@ def create_app(
     rate: float = 20.0,
     burst: float = 40.0,
     rooms_per_minute: float = 30.0,
+    reads_per_second: float = 20.0,
+    bot_rooms_per_address: int = 2,
+    max_bot_rooms: int = 4,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
 
@@ -139,6 +142,10 @@ def create_app(
         rate, burst: each socket's token bucket (messages per second, burst size).
         rooms_per_minute: rooms created and seats joined per client address and minute (bursts
             up to twice as many), so that nobody can fill the database over HTTP.
+        reads_per_second: room reads (state, history, records, a room's rules) per client
+            address and second (bursts up to three times as many).
+        bot_rooms_per_address, max_bot_rooms: rooms played by bots alone running at once, per
+            client address and in all (:class:`~getaway.web.rooms.RoomService`).
 
     The database is opened and unfinished rooms are rebuilt when the app starts (lifespan).
     """
@@ -146,7 +153,14 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(database_url)
-        service = RoomService(store, bot_delay=bot_delay, grace=grace, idle=idle)
+        service = RoomService(
+            store,
+            bot_delay=bot_delay,
+            grace=grace,
+            idle=idle,
+            bot_rooms_per_address=bot_rooms_per_address,
+            max_bot_rooms=max_bot_rooms,
+        )
         await service.start()
         app.state.service = service
         try:
@@ -171,6 +185,12 @@ def create_app(
         bucket = buckets.setdefault(address, RateLimiter(rooms_per_minute / 60, 2 * rooms_per_minute))
         if not bucket.allow():
             raise RoomError("rate_limited", N_("too many rooms or seats from your address: wait a minute"), 429)
+
+    reads = AddressLimiter(reads_per_second, 3 * reads_per_second)
+
+    def check_reads(request: Request) -> None:
+        if not reads.allow(_address(request)):
+            raise RoomError("rate_limited", N_("too many requests from your address: wait a moment"), 429)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -201,12 +221,9 @@ def create_app(
 
     @app.get("/api/rooms/{code}")
     async def room_state(request: Request, code: str) -> Response:
-        service = service_of(request)
         try:
-            handle = service.rooms.get(code.upper())
-            if handle is not None:
-                return JSONResponse(handle.room.public(handle.connected()))
-            return JSONResponse((await service.load(code)).public())
+            check_reads(request)
+            return JSONResponse(await service_of(request).read_public(code))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
@@ -223,24 +240,33 @@ def create_app(
     @app.post("/api/rooms/{code}/start")
     async def start_room(request: Request, code: str) -> Response:
         try:
-            return JSONResponse(await service_of(request).start_match(code, _bearer(request)))
+            return JSONResponse(await service_of(request).start_match(code, _bearer(request), _address(request)))
+        except RoomError as exc:
+            return _error(exc, client_lang(request))
+
+    @app.post("/api/rooms/{code}/close")
+    async def close_room(request: Request, code: str) -> Response:
+        try:
+            return JSONResponse(await service_of(request).close_room(code, _bearer(request)))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
     @app.get("/api/rooms/{code}/deals/{index}/record")
     async def deal_record(request: Request, code: str, index: int) -> Response:
         try:
-            room = await service_of(request).load(code)
-            record = room.record(index)
+            check_reads(request)
+            record = await service_of(request).read_record(code, index)
         except RoomError as exc:
             return _error(exc, client_lang(request))
-        headers = {"Content-Disposition": f'attachment; filename="getaway-{room.code}-deal{index + 1}.json"'}
+        name = f"getaway-{code.upper()}-deal{index + 1}.json"
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         return JSONResponse(record, headers=headers)
 
     @app.get("/api/rooms/{code}/history")
     async def room_history(request: Request, code: str) -> Response:
         try:
-            return JSONResponse((await service_of(request).load(code)).history())
+            check_reads(request)
+            return JSONResponse(await service_of(request).read_history(code))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
@@ -263,7 +289,8 @@ def create_app(
         try:
             game = None
             if code is not None:  # a room's rules: its profile and the variants in force
-                game = (await service_of(request).load(code)).rules
+                check_reads(request)
+                game = await service_of(request).read_rules(code)
                 profile = game.profile
             if profile not in ("punjab", "classic"):
                 raise RoomError("bad_message", N_("profile: expected punjab or classic"))
@@ -329,7 +356,7 @@ def create_app(
                     if msg.get("lang") in i18n.LANGUAGES:
                         lang = msg["lang"]
                     try:
-                        conn = await service.attach(handle, msg)
+                        conn = await service.attach(handle, msg, _address(websocket))
                     except RoomError as exc:
                         await _send_error(websocket, exc, handle.room.version, lang)
                         continue
@@ -352,6 +379,11 @@ def create_app(
                     await sender
 
     return app
+
+
+def _address(request: Request | WebSocket) -> str:
+    """The client's address (the peer's)."""
+    return request.client.host if request.client is not None else "?"
 
 
 def _parse(text: str | None) -> tuple[dict[str, Any] | None, RoomError | None]:
