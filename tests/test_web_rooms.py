@@ -59,11 +59,11 @@ def test_a_room_deals_from_its_secret_and_restores_it(tmp_path):
         client.post(f"/api/rooms/{code}/start", headers=_host(room["host_token"]))
         service = client.app.state.service
         live = service.rooms[code].room
-        for _ in range(500):  # the bots play at once up to Asha's turn
-            if live.to_act() == 0:
+        for _ in range(500):  # the bots play at once up to Asha's turn (and that is committed)
+            stored = service.store.load_room(code)
+            if live.to_act() == 0 and len(stored.log) == live.version:
                 break
             time.sleep(0.01)
-        stored = service.store.load_room(code)
         assert stored.secret is not None and len(stored.secret) == 32  # 256 bits from secrets
         assert live.match.deal.seed == secret_deal_seed(stored.secret, 0)
         # the stored room replays to the very same deal (a restart resumes it exactly)
@@ -311,15 +311,28 @@ def test_bot_only_rooms_are_limited_per_address_and_in_all():
     assert asyncio.run(main()) == ["playing", "playing", "lobby"]
 
 
+class BlockedBot:
+    """A bot whose search waits until ``release`` is set."""
+
+    name = "blocked"
+
+    def __init__(self, release: threading.Event) -> None:
+        self.release = release
+
+    def act(self, view, legal, rng):
+        self.release.wait(30)
+        return legal[0]
+
+
 def test_a_room_whose_humans_are_away_waits_for_a_slot():
     async def main():
         service = RoomService(Store("sqlite://"), bot_delay=0, grace=0.05, max_bot_rooms=1)
         await service.start()
         try:
             busy = await service.create(dict(CONFIG, deals=50, players=8, bot_level="easy"))
-            service.bot_delay = 60.0  # the bot-only room holds the only slot and does not move on
+            release = threading.Event()
+            service.rooms[busy["code"]].bot = BlockedBot(release)  # holds the only slot, does not move on
             await service.start_match(busy["code"], busy["host_token"], "10.0.0.9")
-            service.bot_delay = 0
             answer = await service.create(dict(CONFIG), "Asha")
             await service.start_match(answer["code"], answer["host_token"], "10.0.0.1")
             handle = service.rooms[answer["code"]]
@@ -329,6 +342,7 @@ def test_a_room_whose_humans_are_away_waits_for_a_slot():
             await asyncio.sleep(0.1)
             assert handle.room.version == version  # paused: no bot moves
             await service.close_room(busy["code"], busy["host_token"])
+            release.set()
             for _ in range(500):
                 await asyncio.sleep(0.01)
                 if handle.room.status == "finished":
@@ -348,7 +362,7 @@ def test_the_host_closes_a_room_and_it_never_resumes(tmp_path):
             asha = Player(ws)
             asha.hello(token=room["token"])
             asha.send(type="start")
-            drain_to(asha, 3)
+            drain_to(asha, 2)
             ben = client.post(f"/api/rooms/{code}/join", json={"name": "Ben"})
             assert ben.status_code == 409
             r = client.post(f"/api/rooms/{code}/close", headers=_host("not-the-host"))
@@ -482,7 +496,7 @@ def test_room_reads_are_rate_limited_per_address():
 
 
 def _started_room() -> Room:
-    room = Room("ROOM01", dict(CONFIG), 12345, hash_token("host"), 0.0, bytes(32))
+    room = Room("ROOM01", dict(CONFIG, options={"takes": "off"}), 12345, hash_token("host"), 0.0, bytes(32))
     room.apply("join", {"seat": None, "name": "Asha", "token_hash": hash_token("t"), "host": True}, 1.0)
     room.apply("start", {}, 1.0)
     return room
@@ -533,7 +547,7 @@ def test_a_human_cannot_act_on_a_seat_a_bot_has_taken_over():
         service = RoomService(Store("sqlite://"), bot_delay=60.0)
         await service.start()
         try:
-            answer = await service.create(dict(CONFIG), "Asha")
+            answer = await service.create(dict(CONFIG, options={"takes": "off"}), "Asha")
             handle = service.rooms[answer["code"]]
             await service.start_match(answer["code"], answer["host_token"])
             await service.submit(handle, _Job("absent", {"seat": 0}))
