@@ -71,6 +71,15 @@ _OPTION_NAMES: Final = frozenset(n for n, spec in Rules.schema()["options"].item
 SEARCH_SHARE: Final = 0.6
 #: Rooms rebuilt from their log for reads (rooms made before stored snapshots) kept in memory.
 _REPLAYED_ROOMS: Final = 16
+#: Snapshots and records of rooms not in memory kept for reads (each).
+_READ_CACHE: Final = 512
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
 
 
 def room_bot(level: str, bot_delay: float) -> Bot:
@@ -726,9 +735,15 @@ class RoomService:
         self.rooms: dict[str, RoomHandle] = {}
         self._db = ThreadPoolExecutor(1 if store.url.startswith("sqlite") else 4, thread_name_prefix="getaway-db")
         self._reader = ThreadPoolExecutor(2, thread_name_prefix="getaway-read")  # reads, off the writer's thread
-        self._bots = ThreadPoolExecutor(4, thread_name_prefix="getaway-bot")  # rooms with a person playing
+        # Rooms with a person playing: enough threads that no search waits for another (a search's
+        # time limit is wall-clock time, so searches that share the cores just sample fewer worlds).
+        self._bots = ThreadPoolExecutor(64, thread_name_prefix="getaway-bot")
         self._bots_alone = ThreadPoolExecutor(1, thread_name_prefix="getaway-bot-alone")  # rooms of bots alone
         self._replayed: OrderedDict[str, Room] = OrderedDict()  # reads of rooms without a fresh snapshot
+        # Reads of rooms not in memory, kept: such a room changes only once it is opened again
+        # (then reads come from memory, and forgetting it drops these).
+        self._snapshots: OrderedDict[str, tuple[RoomSummary, dict[str, Any]]] = OrderedDict()
+        self._records: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
         self._sweeper: asyncio.Task[None] | None = None
         self._loading: dict[str, asyncio.Future[RoomHandle | None]] = {}
         self._pending: list[tuple[NewEntry, asyncio.Future[None]]] = []  # log entries to commit
@@ -810,6 +825,7 @@ class RoomService:
                     future.set_exception(error)
 
     def _open(self, room: Room) -> RoomHandle:
+        self._drop_reads(room.code)
         handle = RoomHandle(room, room_bot(room.level, self.bot_delay))
         handle.worker = asyncio.create_task(self._work(handle), name=f"room-{room.code}")
         self.rooms[room.code] = handle
@@ -960,13 +976,19 @@ class RoomService:
         """
         if len(code) > 16:
             raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
+        known = self._snapshots.get(code)
+        if known is not None:
+            self._snapshots.move_to_end(code)
+            return known
         summary = await self._in_reader(self.store.read_room, code)
         if summary is None:
             raise RoomError("room_not_found", N_("no room {code}"), 404, code=code)
         snap = summary.snapshot
-        if snap is not None and snap["public"]["version"] == summary.version:
-            return summary, snap
-        return summary, (await self._replay(code, summary.version)).snapshot()
+        if snap is None or snap["public"]["version"] != summary.version:
+            snap = (await self._replay(code, summary.version)).snapshot()
+        if code not in self.rooms:  # not opened meanwhile
+            _remember(self._snapshots, code, (summary, snap), _READ_CACHE)
+        return summary, snap
 
     async def _replay(self, code: str, version: int) -> Room:
         room = self._replayed.get(code)
@@ -1017,8 +1039,12 @@ class RoomService:
         if handle is not None:
             return handle.room.record(index)
         summary, snap = await self._summary(code)
-        record = await self._in_reader(self.store.read_record, code, index)
+        record = self._records.get((code, index))
+        if record is None:
+            record = await self._in_reader(self.store.read_record, code, index)
         if record is not None:
+            if code not in self.rooms:
+                _remember(self._records, (code, index), record, _READ_CACHE)
             return record
         finished = {d["index"] for d in snap["history"]["deals"]}
         started = snap["public"]["deal_index"]
@@ -1220,6 +1246,14 @@ class RoomService:
         self._free_slot(handle)
         if self.rooms.get(handle.room.code) is handle:
             del self.rooms[handle.room.code]
+        self._drop_reads(handle.room.code)
+
+    def _drop_reads(self, code: str) -> None:
+        """Forget what reads kept of room ``code`` (it is opened, or changed)."""
+        self._snapshots.pop(code, None)
+        self._replayed.pop(code, None)
+        for key in [k for k in self._records if k[0] == code]:
+            del self._records[key]
 
     # ------------------------------------------------------------------ messages
 
@@ -1398,10 +1432,16 @@ class RoomService:
     async def _search(self, handle: RoomHandle, view: PlayerView, legal: Sequence[Action]) -> Action:
         """The bot's choice, searched in a thread: one search at a time per room (a move
         cancelled mid-search lets its search finish before the next one starts); the rooms
-        played by bots alone share one thread."""
+        played by bots alone share one thread, and the time limit of their searches is the
+        search share of the delay divided among them, so the thread keeps up with their delays."""
         while handle.search is not None and not handle.search.done():
             await asyncio.wait({handle.search})
-        pool = self._bots_alone if self._bots_alone_play(handle.room) else self._bots
+        alone = self._bots_alone_play(handle.room)
+        pool = self._bots_alone if alone else self._bots
+        if self.bot_delay > 0 and getattr(handle.bot, "time_limit", None) is not None:
+            # The rooms of bots alone take turns on one thread: their searches share the delay.
+            share = max(1, sum(1 for h in self.rooms.values() if h.slot)) if alone else 1
+            handle.bot.time_limit = SEARCH_SHARE * self.bot_delay / share  # type: ignore[attr-defined]
         loop = asyncio.get_running_loop()
         handle.search = loop.run_in_executor(pool, handle.bot.act, view, legal, handle.bot_rng)
         return await asyncio.shield(handle.search)
