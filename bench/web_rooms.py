@@ -11,11 +11,12 @@ Each mode starts ONE server (the app of ``getaway serve``: uvicorn in a subproce
 temporary SQLite file; the socket flood limit lifted for the programmed players, every other
 limit as given) and drives it with clients of its own:
 
-- ``timing``: ``--rooms`` bot-only rooms of ``--level`` bots at ``--bot-delay``; a spectator
-  socket per room notes when each update arrives. For each bot move: the time from the update
-  that began its turn to the update with its move, split by the number of legal actions the bot
-  had (worked out afterwards by replaying the room's log) and by decision (play or take). With
-  the fixed delay, every move comes ``--bot-delay`` after its turn began whatever the bot holds.
+- ``timing``: ``--rooms`` rooms of one scripted human (plays at once) and 3 ``--level`` bots at
+  ``--bot-delay``, ``--deals`` deals; the human's socket notes when each update arrives. For each
+  bot move: the time from the update that began its turn to the update with its move, split by
+  the number of legal actions the bot had (worked out afterwards by replaying the room's log)
+  and by decision (play or take): what a seated player can time. With the fixed delay, every
+  move comes ``--bot-delay`` after its turn began whatever the bot holds.
 - ``starve``: ``--rooms`` bot-only rooms (``--level``, ``--players`` seats, ``--deals``
   deals), created and started from this one address (the server refuses the starts beyond its
   limits: ``--per-address``, ``--max-bot-rooms``), while a 4-player room with one scripted human
@@ -126,11 +127,15 @@ class Server:
 
 
 class HumanRoom:
-    """A 4-seat room: one scripted human (the host, moves at once) and 3 ``medium`` bots."""
+    """A 4-seat room: one scripted human (the host, moves at once) and 3 bots (``medium``)."""
 
-    def __init__(self, base: str, bot_delay: float, seed: int = 1) -> None:
+    def __init__(self, base: str, bot_delay: float, seed: int = 1, level: str = "medium", deals: int = 50) -> None:
         self.base = base
         self.bot_delay = bot_delay
+        self.level = level
+        self.deals = deals
+        self.code = ""
+        self.arrivals: dict[int, float] = {}  # version → when its first update arrived
         self.rng = random.Random(seed)
         self.echo: list[float] = []
         self.lateness: list[float] = []
@@ -138,9 +143,10 @@ class HumanRoom:
         self.stop = False
 
     async def run(self, http: httpx.AsyncClient) -> None:
-        body = {"profile": "punjab", "players": 4, "deals": 50, "bot_level": "medium", "name": "Human"}
+        body = {"profile": "punjab", "players": 4, "deals": self.deals, "bot_level": self.level, "name": "Human"}
         body["options"] = {"takes": "any"}
         room = (await http.post("/api/rooms", json=body)).json()
+        self.code = room["code"]
         ws = await connect(f"{self.base.replace('http', 'ws')}/ws/{room['code']}", max_size=2**22, ping_interval=None)
         await ws.send(json.dumps({"type": "hello", "token": room["token"], "lang": "en"}))
         last = json.loads(await ws.recv())
@@ -163,6 +169,7 @@ class HumanRoom:
                 last = {**last, "room": msg["room"]}
                 continue
             version = msg["version"]
+            self.arrivals.setdefault(version, now)
             if pending is not None and version > pending[0]:
                 self.echo.append(now - pending[1])
                 pending = None
@@ -176,7 +183,9 @@ class HumanRoom:
                 await ws.send(json.dumps({"type": "next"}))
             elif status == "playing" and view is not None and view["outcome"] is None:
                 if view["to_act"] == view["seat"] and view["legal_actions"]:
-                    action = self.rng.choice(view["legal_actions"])
+                    # a random legal move; a take only now and then (a deal of random takes is short)
+                    legal = [a for a in view["legal_actions"] if a != "take" or self.rng.random() < 0.1]
+                    action = self.rng.choice(legal or view["legal_actions"])
                     pending = (version, time.perf_counter())
                     await ws.send(json.dumps({"type": "act", "action": action, "version": version}))
                 elif view["to_act"] is not None:
@@ -216,27 +225,10 @@ async def timing(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     from getaway.web.rooms import Room
     from getaway.web.store import Store
 
-    arrivals: dict[str, dict[int, float]] = {}
     async with httpx.AsyncClient(base_url=server.base, timeout=60) as http:
-        body = {"profile": "punjab", "players": 4, "deals": args.deals, "bot_level": args.level}
-        body["options"] = {"takes": "any"}
-        rooms = [(await http.post("/api/rooms", json=body)).json() for _ in range(args.rooms)]
-
-        async def watch(room: dict[str, Any]) -> None:
-            seen = arrivals.setdefault(room["code"], {})
-            ws = await connect(f"{server.base.replace('http', 'ws')}/ws/{room['code']}", ping_interval=None)
-            await ws.send(json.dumps({"type": "hello", "token": room["host_token"], "lang": "en"}))
-            await ws.recv()
-            await http.post(f"/api/rooms/{room['code']}/start", headers=_auth(room))
-            while True:
-                msg = json.loads(await ws.recv())
-                if msg["type"] == "update":
-                    seen.setdefault(msg["version"], time.perf_counter())
-                    if msg["room"]["status"] in ("finished", "closed"):
-                        break
-            await ws.close()
-
-        await asyncio.wait_for(asyncio.gather(*(watch(r) for r in rooms)), args.timeout)
+        rooms = [HumanRoom(server.base, args.bot_delay, i, args.level, args.deals) for i in range(args.rooms)]
+        await asyncio.wait_for(asyncio.gather(*(r.run(http) for r in rooms)), args.timeout)
+    arrivals = {r.code: r.arrivals for r in rooms}
     store = Store(f"sqlite:///{server.db}")
     groups: dict[str, list[float]] = {}
     for code, seen in arrivals.items():
@@ -339,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rooms", type=int, default=None, help="bot-only rooms (timing 4, starve 30)")
     parser.add_argument("--level", default=None, help="their bots' level (timing hard, starve expert)")
     parser.add_argument("--players", type=int, default=8, help="seats of the starve mode's bot-only rooms")
-    parser.add_argument("--deals", type=int, default=None, help="deals of the bot-only rooms (timing 1, starve 50)")
+    parser.add_argument("--deals", type=int, default=None, help="deals of the rooms (timing 3, starve 50)")
     parser.add_argument("--bot-delay", type=float, default=0.7, help="the server's bot delay, s (default 0.7)")
     parser.add_argument("--per-address", type=int, default=2, help="bot-only rooms per address (server default 2)")
     parser.add_argument("--max-bot-rooms", type=int, default=4, help="bot-only rooms in all (server default 4)")
@@ -358,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.rooms = args.rooms if args.rooms is not None else (4 if args.mode == "timing" else 30)
     args.level = args.level or ("hard" if args.mode == "timing" else "expert")
-    args.deals = args.deals if args.deals is not None else (1 if args.mode == "timing" else 50)
+    args.deals = args.deals if args.deals is not None else (3 if args.mode == "timing" else 50)
     rerun = shlex.join([Path(sys.executable).as_posix(), "bench/web_rooms.py", *(argv or sys.argv[1:])])
     settings = {
         "bot_delay": args.bot_delay,
