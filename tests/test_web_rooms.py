@@ -631,3 +631,41 @@ def test_a_database_of_the_previous_schema_gains_the_new_columns_and_its_rooms_r
     assert room.match.deal.seed == Match(room.rules, room.names(), 77).deal.seed < 2**32
     assert store.read_room("OLD001").snapshot is None and store.read_record("OLD001", 0) is None
     store.close()
+
+
+def test_reads_from_stored_snapshots_leak_nothing_of_the_deal_in_play(tmp_path):
+    from test_web_security import _cards
+
+    with make_client(tmp_path) as client:
+        room = create_room(client, deals=2, players=3)
+        code = room["code"]
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            asha = Player(ws)
+            asha.hello(token=room["token"])
+            asha.send(type="start")
+            drain_to(asha, 2)
+            play_deal([asha], random.Random(3))
+            asha.send(type="next")
+            asha.until(lambda m: m["type"] == "update" and m["room"]["deal_index"] == 1)
+            play_deal([asha], random.Random(4), stop=lambda ps: ps[0].view["tricks_played"] >= 1)
+        service = client.app.state.service
+        live = service.rooms[code].room
+        in_play = live.match.deals[1]
+        assert not in_play.is_over
+        secret, seed = service.store.load_room(code).secret.hex(), live.seed
+        client.post(f"/api/rooms/{code}/close", headers=_host(room["host_token"]))
+        for _ in range(200):
+            if code not in service.rooms:
+                break
+            time.sleep(0.01)
+        assert code not in service.rooms
+        bodies = [client.get(path) for path in _reads(code)]
+        assert [b.status_code for b in bodies] == [200, 200, 200, 409]
+        for body in bodies[:2] + bodies[3:]:  # state, history, the deal in play's refusal
+            text = body.text
+            assert not _cards(body.json()), text[:200]
+            assert secret not in text and str(seed) not in text and str(in_play.seed) not in text
+        record = bodies[2].json()  # the finished deal: its hands and seed, as designed
+        assert record["seed"] == live.match.deals[0].seed and str(in_play.seed) not in bodies[2].text
+        stored = service.store.read_room(code).snapshot  # what the database keeps for reads
+        assert not _cards(stored) and str(in_play.seed) not in json.dumps(stored)
