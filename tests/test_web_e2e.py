@@ -516,6 +516,7 @@ def test_the_lobby_controls_are_built_from_the_option_schema(new_page, server):
     assert config["players"] == 5
     assert config["options"] == {"trump": "spades", "uneven": "loaded", "loaded_seat": 2}
 
+
 @pytest.mark.timeout(120)
 def test_the_host_closes_the_room_from_the_page(new_page, server):
     page = new_page()
