@@ -61,7 +61,13 @@ def ensure_env() -> Path:
 CHROMIUM = Path("/usr/bin/chromium")
 #: The web tests run a second time on PostgreSQL (docs/web.md, "Tests and load").
 POSTGRES_URL = "postgresql+psycopg://getaway:getaway@127.0.0.1:5432/getaway_test"
-WEB_TESTS = ["tests/test_web_server.py", "tests/test_web_security.py", "tests/test_web_restart.py"]
+WEB_TESTS = [
+    "tests/test_web_server.py",
+    "tests/test_web_security.py",
+    "tests/test_web_restart.py",
+    "tests/test_web_migrations.py",
+    "tests/test_web_edge.py",
+]
 
 
 def _apt_install(package: str, why: str) -> bool:
@@ -117,7 +123,7 @@ def ensure_postgres() -> str | None:
         return None
 
     def psql(sql: str, db: str = "postgres") -> str:
-        command = ["su", "postgres", "-c", f"psql -d {db} -tAc \"{sql}\""]
+        command = ["su", "postgres", "-c", f'psql -d {db} -tAc "{sql}"']
         return subprocess.run(command, capture_output=True, text=True, cwd="/").stdout.strip()
 
     if psql("SELECT 1 FROM pg_roles WHERE rolname='getaway'") != "1":

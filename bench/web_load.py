@@ -104,8 +104,9 @@ class Server:
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
         self.log = open(directory / "server.log", "wb")  # noqa: SIM115 - closed in stop()
-        # no flood limits for programmed players (nor the limits on bot-only rooms and reads)
-        limits = "rate=1e6, burst=1e6, rooms_per_minute=1e9, reads_per_second=1e9"
+        # no flood limits for programmed players (all of them on one address), nor the limits on
+        # bot-only rooms and reads
+        limits = "rate=1e6, burst=1e6, rooms_per_minute=1e9, sockets_per_address=10**6, reads_per_second=1e9"
         limits += ", bot_rooms_per_address=10**6, max_bot_rooms=10**6"
         app = f"create_app({str(self.db)!r}, bot_delay={bot_delay!r}, grace=3600.0, idle=86400.0, {limits})"
         code = (

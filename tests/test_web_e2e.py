@@ -123,6 +123,9 @@ def new_page(browser, server):
         contexts.append(ctx)
         page = ctx.new_page()
         page.on("pageerror", lambda exc: errors.append(f"{exc}"))
+        # the page must pass its Content-Security-Policy (docs/web.md): a blocked script, style or
+        # connection is reported on the console
+        page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
         return page
 
     yield make
@@ -246,7 +249,8 @@ def test_two_friends_and_two_bots_play_a_whole_deal(new_page, server):
     assert link.endswith(f"/r/{code}")
 
     ben = new_page()
-    ben.goto(link)
+    answer = ben.goto(link)
+    assert answer is not None and "script-src 'self'" in answer.headers["content-security-policy"]
     wait_status(ben, "joining")
     ben.get_by_test_id("name-input").fill("Ben")
     ben.get_by_test_id("join").click()
@@ -259,6 +263,9 @@ def test_two_friends_and_two_bots_play_a_whole_deal(new_page, server):
     room = httpx.get(f"{server}/api/rooms/{code}").json()
     assert [s["kind"] for s in room["seats"]] == ["human", "human", "bot", "bot"]
     assert "Ben" in ben.get_by_test_id("me").inner_text()
+    # bots are marked by their seat kind wherever a name is shown (a human name cannot hold the mark)
+    assert "\N{ROBOT FACE}" in asha.get_by_test_id("seat-2").inner_text()
+    assert "\N{ROBOT FACE}" not in asha.get_by_test_id("seat-1").inner_text()
 
     pages = {"Asha": asha, "Ben": ben}
     moves = {"Asha": 0, "Ben": 0}

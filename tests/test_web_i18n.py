@@ -151,7 +151,9 @@ def test_http_errors_follow_accept_language(lang):
         assert english["message"] == "no room NOSUCH"
         assert error["message"] == _translated(lang, "no room {code}").format(code="NOSUCH") != english["message"]
         # a bad body too
-        r = client.post("/api/rooms", content=b"{nope", headers={"Accept-Language": lang})
+        r = client.post(
+            "/api/rooms", content=b"{nope", headers={"Accept-Language": lang, "Content-Type": "application/json"}
+        )
         assert r.json()["error"]["code"] == "bad_json"
         assert r.json()["error"]["message"] == _translated(lang, "the request is not valid JSON")
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 
 from getaway.web.app import create_app
 from getaway.web.store import metadata
@@ -40,6 +40,8 @@ def fresh_database(tmp_path=None) -> str:
     if TEST_DATABASE:
         engine = create_engine(TEST_DATABASE)
         metadata.drop_all(engine)
+        with engine.begin() as conn:  # the migrations' bookkeeping: the next Store migrates from scratch
+            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
         engine.dispose()
         return TEST_DATABASE
     return f"sqlite:///{tmp_path / 'web.db'}" if tmp_path is not None else "sqlite://"
@@ -47,7 +49,7 @@ def fresh_database(tmp_path=None) -> str:
 
 def make_client(tmp_path=None, **settings: Any) -> TestClient:
     """A TestClient (use it as a context manager) on a fresh database, no bot delay."""
-    url = fresh_database(tmp_path)
+    url = settings.pop("database_url", None) or fresh_database(tmp_path)
     settings.setdefault("bot_delay", 0)
     return TestClient(create_app(url, **settings))
 

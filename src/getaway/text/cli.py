@@ -968,6 +968,63 @@ def tournament(
     show_default=True,
     help=N_("Room reads (state, history, records) per client address and second."),
 )
+@click.option(
+    "--forwarded-allow-ips",
+    default="",
+    metavar="A,B,…",
+    help=N_(
+        "Proxies whose X-Forwarded-For names the client: comma-separated addresses or networks, * for any "
+        "(default: none, the client is the connection's peer)."
+    ),
+)
+@click.option(
+    "--allowed-origin",
+    multiple=True,
+    metavar="URL",
+    help=N_("Another origin (scheme://host:port) whose pages may use this server; the server's own always may."),
+)
+@click.option(
+    "--rooms-per-minute",
+    type=click.FloatRange(min=0.5),
+    default=30.0,
+    show_default=True,
+    help=N_("Rooms created and seats taken per client address and minute (bursts of twice as many)."),
+)
+@click.option(
+    "--message-rate",
+    type=click.FloatRange(min=0.1),
+    default=20.0,
+    show_default=True,
+    help=N_("Messages per second each socket may send."),
+)
+@click.option(
+    "--message-burst",
+    type=click.IntRange(min=1),
+    default=40,
+    show_default=True,
+    help=N_("Messages a socket may send in a burst."),
+)
+@click.option(
+    "--sockets-per-address",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help=N_("Open sockets per client address."),
+)
+@click.option(
+    "--hello-timeout",
+    type=click.FloatRange(min=0.1),
+    default=5.0,
+    show_default=True,
+    help=N_("Seconds a socket may stay open before it says hello."),
+)
+@click.option(
+    "--rate-limit-storage",
+    default="memory://",
+    show_default=True,
+    metavar="URL",
+    help=N_("Where the rate limits count (a storage URI of the limits library)."),
+)
 @_lang_option
 def serve(
     host: str,
@@ -979,12 +1036,26 @@ def serve(
     bot_rooms_per_address: int,
     max_bot_rooms: int,
     reads_per_second: float,
+    forwarded_allow_ips: str,
+    allowed_origin: tuple[str, ...],
+    rooms_per_minute: float,
+    message_rate: float,
+    message_burst: int,
+    sockets_per_address: int,
+    hello_timeout: float,
+    rate_limit_storage: str,
     lang: str | None,
 ) -> None:
-    """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL."""
+    """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL.
+
+    uvicorn's own proxy-header handling is off (it trusts loopback peers): the app trusts
+    ``X-Forwarded-For`` only from ``--forwarded-allow-ips``. WebSocket frames are capped at
+    :data:`getaway.web.edge.MAX_FRAME` bytes (a longer one closes the socket with 1009).
+    """
     import uvicorn
 
     from ..web.app import create_app
+    from ..web.edge import MAX_FRAME
     from ..web.store import database_url
 
     use(lang)
@@ -1006,8 +1077,16 @@ def serve(
         bot_rooms_per_address=bot_rooms_per_address,
         max_bot_rooms=max_bot_rooms,
         reads_per_second=reads_per_second,
+        rate=message_rate,
+        burst=message_burst,
+        rooms_per_minute=rooms_per_minute,
+        sockets_per_address=sockets_per_address,
+        hello_timeout=hello_timeout,
+        forwarded_allow_ips=forwarded_allow_ips or None,
+        allowed_origins=allowed_origin,
+        rate_limit_storage=rate_limit_storage,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False, ws_max_size=MAX_FRAME)
 
 
 def _check_listen(host: str, port: int) -> None:

@@ -1,5 +1,8 @@
 """The web app: FastAPI routes, the WebSocket endpoint, the static page (docs/web.md).
 
+Every body and socket message is parsed by the models of :mod:`getaway.web.protocol`; the edge
+(:mod:`getaway.web.edge`) bounds bodies, sockets and rates and adds the browser protections.
+
 >>> app = create_app("sqlite://", bot_delay=0)
 >>> sorted(r.path for r in app.routes if r.path.startswith("/api/rooms"))[:2]
 ['/api/rooms', '/api/rooms/{code}']
@@ -7,15 +10,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import itertools
 import json
-from collections.abc import AsyncIterator
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any, Final
 
-from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
+from pydantic import TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 
@@ -23,65 +31,32 @@ from ..core.cards import Card
 from ..core.rules import Rules
 from ..text import i18n
 from ..text.i18n import N_
-from .rooms import AddressLimiter, Connection, RateLimiter, RoomError, RoomHandle, RoomService, check_config
+from . import protocol
+from .edge import MAX_BODY, BodyTooLarge, EdgeMiddleware, Limits, client_lang, error_json
+from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, parse_client, refusal
+from .rooms import Connection, RoomError, RoomHandle, RoomService, check_config
 from .store import Store
 
-__all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE"]
+__all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE", "client_lang"]
 
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
-#: Longest client message accepted (characters); longer ones are refused unread.
-MAX_MESSAGE: Final = 4096
-_CLIENT_TYPES: Final = frozenset({"hello", "act", "start", "next", "lang", "ping"})
 _SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
+_OPTIONS: Final = TypeAdapter(protocol.RoomOptions)
+#: The answers a route may refuse with, for the OpenAPI document.
+_REFUSALS: Final[dict[int | str, dict[str, Any]]] = {
+    status: {"model": protocol.ErrorAnswer} for status in (400, 403, 404, 409, 410, 413, 415, 429)
+}
 
 
-def client_lang(request: Request | WebSocket) -> str:
-    """The language a client asked for: ``?lang=xx``, else the first language of its
-    ``Accept-Language`` header that has a catalog, else English (the page sends both)."""
-    asked = request.query_params.get("lang")
-    if asked in i18n.LANGUAGES:
-        return asked
-    for part in request.headers.get("accept-language", "").split(","):
-        tag = part.split(";")[0].strip().lower()[:2]
-        if tag in i18n.LANGUAGES:
-            return tag
-    return "en"
+def _error(exc: RoomError, lang: str) -> Response:
+    return Response(error_json(exc, lang), status_code=exc.status, media_type="application/json")
 
 
-def _error(exc: RoomError, lang: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": exc.code, "message": exc.text(lang)}}, status_code=exc.status)
-
-
-def _bearer(request: Request) -> str:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+def _bearer(authorization: str | None) -> str:
+    scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise RoomError("not_host", N_("only the host can do this"), 403)
     return token.strip()
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    return _json_object(await request.body())
-
-
-def _json_object(raw: str | bytes) -> dict[str, Any]:
-    """A request's JSON object (a body, or a query value such as the rules' ``options``);
-    empty text is ``{}``.
-
-    Raises:
-        RoomError: too large (413), not JSON, not an object.
-    """
-    if len(raw) > 16_384:
-        raise RoomError("bad_message", N_("request too large"), 413)
-    if not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise RoomError("bad_json", N_("the request is not valid JSON")) from None
-    if not isinstance(data, dict):
-        raise RoomError("bad_message", N_("expected a JSON object"))
-    return data
 
 
 def _lang_of(lang: str) -> str:
@@ -128,6 +103,12 @@ def create_app(
     rate: float = 20.0,
     burst: float = 40.0,
     rooms_per_minute: float = 30.0,
+    sockets_per_address: int = 20,
+    hello_timeout: float = 5.0,
+    max_body: int = MAX_BODY,
+    forwarded_allow_ips: str | None = None,
+    allowed_origins: Iterable[str] = (),
+    rate_limit_storage: str = "memory://",
     reads_per_second: float = 20.0,
     bot_rooms_per_address: int = 2,
     max_bot_rooms: int = 4,
@@ -136,18 +117,27 @@ def create_app(
 
     Args:
         database_url: SQLAlchemy URL (``None``: ``DATABASE_URL`` or ``sqlite:///getaway.db``).
-        bot_delay: seconds a bot thinks before each move (0 in tests and benchmarks).
+        bot_delay: seconds from the start of a bot's turn to its move (0 in tests and benchmarks).
         grace: seconds before a bot plays for a disconnected player.
         idle: seconds without a command before a room is closed.
-        rate, burst: each socket's token bucket (messages per second, burst size).
+        rate, burst: each socket's messages per second, and burst size (:class:`~getaway.web.edge.Limits`).
         rooms_per_minute: rooms created and seats joined per client address and minute (bursts
             up to twice as many), so that nobody can fill the database over HTTP.
+        sockets_per_address: open sockets per client address; more are refused (``too_many_sockets``).
+        hello_timeout: seconds a socket may stay open without a ``hello`` (then closed, 1008).
+        max_body: bytes of a request body (413 past them).
+        forwarded_allow_ips: the proxies whose ``X-Forwarded-For``/``-Proto`` name the client
+            (comma-separated addresses or networks, ``*``: any); ``None`` or empty: trust nobody's,
+            the client is the peer.
+        allowed_origins: origins other than the server's own allowed to post and open sockets.
+        rate_limit_storage: the ``limits`` storage (``memory://``).
         reads_per_second: room reads (state, history, records, a room's rules) per client
             address and second (bursts up to three times as many).
         bot_rooms_per_address, max_bot_rooms: rooms played by bots alone running at once, per
             client address and in all (:class:`~getaway.web.rooms.RoomService`).
 
-    The database is opened and unfinished rooms are rebuilt when the app starts (lifespan).
+    The database is opened (and migrated to the newest schema) and unfinished rooms are rebuilt
+    when the app starts (lifespan).
     """
 
     @contextlib.asynccontextmanager
@@ -169,123 +159,155 @@ def create_app(
             await service.stop()
             store.close()
 
-    app = FastAPI(title="Getaway", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        title="Getaway",
+        summary="Play Getaway (Bhabhi) online: rooms, seats, records (the socket: /api/socket-schema.json)",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    generated = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        # A body that does not fit its model is answered 400 (validation_error below), not FastAPI's 422.
+        schema = generated()
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                operation.get("responses", {}).pop("422", None)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    app.add_middleware(EdgeMiddleware, max_body=max_body, allowed_origins=allowed_origins)
+    if forwarded_allow_ips:
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=forwarded_allow_ips)
+    limits = Limits(
+        rooms_per_minute=rooms_per_minute,
+        rate=rate,
+        burst=burst,
+        storage=rate_limit_storage,
+        reads_per_second=reads_per_second,
+    )
+    app.state.limits = limits
+    sockets: Counter[str] = Counter()  # open sockets per client address
+    socket_ids = itertools.count(1)
 
     def service_of(request: Request | WebSocket) -> RoomService:
         return request.app.state.service
 
-    # Room creations and joins per client address: a token bucket each (forgotten when full).
-    buckets: dict[str, RateLimiter] = {}
-
     def check_address(request: Request) -> None:
         address = request.client.host if request.client is not None else "?"
-        if len(buckets) > 10_000:  # forget the addresses whose bucket has refilled
-            for key in [k for k, b in buckets.items() if b.full()]:
-                del buckets[key]
-        bucket = buckets.setdefault(address, RateLimiter(rooms_per_minute / 60, 2 * rooms_per_minute))
-        if not bucket.allow():
+        if not limits.room(address):
             raise RoomError("rate_limited", N_("too many rooms or seats from your address: wait a minute"), 429)
 
-    reads = AddressLimiter(reads_per_second, 3 * reads_per_second)
-
     def check_reads(request: Request) -> None:
-        if not reads.allow(_address(request)):
+        if not limits.read(_address(request)):
             raise RoomError("rate_limited", N_("too many requests from your address: wait a moment"), 429)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        # FastAPI's own refusals (no such route, wrong method) in the API's error shape.
-        code = {404: "not_found", 405: "bad_message"}.get(exc.status_code, "bad_message")
-        error = RoomError(code, N_("no such page or method: {path}"), exc.status_code, path=request.url.path[:80])
+        # FastAPI's own refusals (no such route, wrong method, a body it could not read) in the API's shape.
+        if isinstance(exc, BodyTooLarge):
+            error = RoomError("bad_message", N_("request too large"), 413)
+        elif exc.status_code == 400:  # a body FastAPI could not decode (too deeply nested JSON)
+            error = RoomError("bad_json", N_("the request is not valid JSON"))
+        else:
+            code = {404: "not_found", 405: "bad_message"}.get(exc.status_code, "bad_message")
+            error = RoomError(code, N_("no such page or method: {path}"), exc.status_code, path=request.url.path[:80])
         return _error(error, client_lang(request))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
-        # A path or query value of the wrong type (e.g. a deal number that is not a number).
-        fields = ", ".join(".".join(str(p) for p in e.get("loc", ())[1:]) for e in exc.errors()) or "?"
-        error = RoomError("bad_message", N_("bad value for: {fields}"), 400, fields=fields[:80])
-        return _error(error, client_lang(request))
+        # A body, path or query value that does not fit its model: the first problem, naming the field.
+        return _error(refusal(list(exc.errors()), body=True), client_lang(request))
 
     # ------------------------------------------------------------------ HTTP API
 
-    @app.post("/api/rooms")
-    async def create_room(request: Request) -> Response:
+    @app.post("/api/rooms", status_code=201, response_model=protocol.Created, responses=_REFUSALS)
+    async def create_room(request: Request, body: CreateRoom | None = None) -> Any:
+        """Create a room; with a ``name`` its creator sits at seat 0 as host."""
+        body = body or CreateRoom()
         try:
             check_address(request)
-            body = await _body(request)
-            name = body.pop("name", None)
-            answer = await service_of(request).create(body, name)
+            return await service_of(request).create(body.config(), body.name)
         except RoomError as exc:
             return _error(exc, client_lang(request))
-        return JSONResponse(answer, status_code=201)
 
-    @app.get("/api/rooms/{code}")
-    async def room_state(request: Request, code: str) -> Response:
+    @app.get("/api/rooms/{code}", response_model=protocol.RoomState, responses=_REFUSALS)
+    async def room_state(request: Request, code: str) -> Any:
+        """The public room state."""
         try:
             check_reads(request)
-            return JSONResponse(await service_of(request).read_public(code))
+            return await service_of(request).read_public(code)
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
-    @app.post("/api/rooms/{code}/join")
-    async def join_room(request: Request, code: str) -> Response:
+    @app.post("/api/rooms/{code}/join", response_model=protocol.Joined, responses=_REFUSALS)
+    async def join_room(request: Request, code: str, body: JoinRoom) -> Any:
+        """Take a seat (the first empty one without ``seat``): answers the seat's secret token."""
         try:
             check_address(request)
-            body = await _body(request)
-            answer = await service_of(request).join(code, body.get("name"), body.get("seat"))
+            return await service_of(request).join(code, body.name, body.seat)
         except RoomError as exc:
             return _error(exc, client_lang(request))
-        return JSONResponse(answer)
 
-    @app.post("/api/rooms/{code}/start")
-    async def start_room(request: Request, code: str) -> Response:
+    @app.post("/api/rooms/{code}/start", response_model=protocol.RoomState, responses=_REFUSALS)
+    async def start_room(request: Request, code: str, authorization: str | None = Header(None)) -> Any:
+        """The host starts the match (``Authorization: Bearer <host token or the host's seat token>``)."""
         try:
-            return JSONResponse(await service_of(request).start_match(code, _bearer(request), _address(request)))
+            return await service_of(request).start_match(code, _bearer(authorization), _address(request))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
-    @app.post("/api/rooms/{code}/close")
-    async def close_room(request: Request, code: str) -> Response:
+    @app.post("/api/rooms/{code}/close", response_model=protocol.RoomState, responses=_REFUSALS)
+    async def close_room(request: Request, code: str, authorization: str | None = Header(None)) -> Any:
+        """The host closes the room (same header as the start): it never resumes; reads stay."""
         try:
-            return JSONResponse(await service_of(request).close_room(code, _bearer(request)))
+            return await service_of(request).close_room(code, _bearer(authorization))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
-    @app.get("/api/rooms/{code}/deals/{index}/record")
-    async def deal_record(request: Request, code: str, index: int) -> Response:
+    @app.get("/api/rooms/{code}/deals/{index}/record", response_model=dict[str, Any], responses=_REFUSALS)
+    async def deal_record(request: Request, code: str, index: int) -> Any:
+        """The engine's record (``getaway/1``, docs/records.md) of finished deal ``index`` (0-based)."""
         try:
             check_reads(request)
             record = await service_of(request).read_record(code, index)
         except RoomError as exc:
             return _error(exc, client_lang(request))
-        name = f"getaway-{code.upper()}-deal{index + 1}.json"
+        name = f"getaway-{code.upper()}-deal{index + 1}.json"  # a real room's code: the read found it
         headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         return JSONResponse(record, headers=headers)
 
-    @app.get("/api/rooms/{code}/history")
-    async def room_history(request: Request, code: str) -> Response:
+    @app.get("/api/rooms/{code}/history", response_model=protocol.History, responses=_REFUSALS)
+    async def room_history(request: Request, code: str) -> Any:
+        """The match history: finished deals and the standings."""
         try:
             check_reads(request)
-            return JSONResponse(await service_of(request).read_history(code))
+            return await service_of(request).read_history(code)
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
-    @app.get("/api/strings/{lang}")
-    async def strings(request: Request, lang: str) -> Response:
+    @app.get("/api/strings/{lang}", response_model=protocol.Strings, responses=_REFUSALS)
+    async def strings(request: Request, lang: str) -> Any:
+        """The page's texts in ``lang``."""
         try:
-            return JSONResponse(page_strings(_lang_of(lang)))
+            return page_strings(_lang_of(lang))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
-    @app.get("/api/rules/schema")
+    @app.get("/api/rules/schema", response_model=dict[str, Any])
     async def rules_schema() -> Response:
-        # The core's one option schema (docs/engine.md, "The option schema"): the lobby's controls.
+        """The core's one option schema (``Rules.schema()``, docs/engine.md): the lobby's controls."""
         return JSONResponse(Rules.schema(), headers={"Cache-Control": "max-age=3600"})
 
-    @app.get("/api/rules/{lang}")
+    @app.get("/api/rules/{lang}", response_model=protocol.RulesSummary, responses=_REFUSALS)
     async def rules(
         request: Request, lang: str, profile: str = "punjab", options: str | None = None, code: str | None = None
-    ) -> Response:
+    ) -> Any:
+        """The rules summary of ``profile`` with ``options`` (a JSON object), or of room ``code``."""
         try:
             game = None
             if code is not None:  # a room's rules: its profile and the variants in force
@@ -295,10 +317,19 @@ def create_app(
             if profile not in ("punjab", "classic"):
                 raise RoomError("bad_message", N_("profile: expected punjab or classic"))
             if options and game is None:  # the options of a room being set up (JSON object)
-                game = check_config({"profile": profile, "options": _json_object(options)})[1]
-            return JSONResponse(rules_summary(_lang_of(lang), profile, game))
+                try:
+                    chosen = _OPTIONS.validate_json(options).model_dump(exclude_unset=True)
+                except ValidationError as exc:
+                    raise refusal(exc, body=True, field="options") from None
+                game = check_config({"profile": profile, "options": chosen})[1]
+            return rules_summary(_lang_of(lang), profile, game)
         except RoomError as exc:
             return _error(exc, client_lang(request))
+
+    @app.get("/api/socket-schema.json", response_model=dict[str, Any])
+    async def socket_schema() -> Any:
+        """The JSON Schema of the WebSocket's messages (client → server, server → client)."""
+        return protocol.socket_schema()
 
     # ------------------------------------------------------------------ the page
 
@@ -308,11 +339,11 @@ def create_app(
             return JSONResponse({"error": {"code": "not_found", "message": "the page is not built"}}, status_code=404)
         return FileResponse(page, headers={"Cache-Control": "no-cache"})
 
-    @app.get("/")
+    @app.get("/", include_in_schema=False)
     async def home() -> Response:
         return index()
 
-    @app.get("/r/{code}")
+    @app.get("/r/{code}", include_in_schema=False)
     async def room_page(code: str) -> Response:
         return index()
 
@@ -322,10 +353,24 @@ def create_app(
 
     @app.websocket("/ws/{code}")
     async def socket(websocket: WebSocket, code: str) -> None:
+        address = websocket.client.host if websocket.client is not None else "?"
         await websocket.accept()
-        service = service_of(websocket)
-        limiter = RateLimiter(rate, burst)
         lang = client_lang(websocket)  # for errors before a hello names the language
+        if sockets[address] >= sockets_per_address:
+            error = RoomError("too_many_sockets", N_("too many connections from your address"), 429)
+            await _send_error(websocket, error, None, lang)
+            await websocket.close(code=1008)
+            return
+        sockets[address] += 1
+        try:
+            await _serve(websocket, code, lang, f"{address}#{next(socket_ids)}")
+        finally:
+            sockets[address] -= 1
+            if sockets[address] <= 0:
+                del sockets[address]
+
+    async def _serve(websocket: WebSocket, code: str, lang: str, socket_id: str) -> None:
+        service = service_of(websocket)
         try:
             handle = await service.handle(code)
         except RoomError as exc:
@@ -334,38 +379,48 @@ def create_app(
             return
         conn: Connection | None = None
         sender = None
+        hello_by = time.monotonic() + hello_timeout
         try:
             while True:
-                try:
-                    text = await websocket.receive_text()
-                except KeyError:  # a binary frame
-                    text = None
-                if not limiter.allow():
+                if conn is None:  # a socket that never says hello is closed after hello_timeout
+                    try:
+                        frame = await asyncio.wait_for(websocket.receive(), max(hello_by - time.monotonic(), 0))
+                    except TimeoutError:
+                        error = RoomError("not_hello", N_("no hello in time: closing"))
+                        await _send_error(websocket, error, handle.room.version, lang)
+                        await websocket.close(code=1008)
+                        return
+                else:
+                    frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    return
+                text = frame.get("text")
+                if not limits.message(socket_id):
                     err = RoomError("rate_limited", N_("too many messages: slow down"))
                     await _reply_error(websocket, conn, err, handle, lang)
                     continue
-                msg, err = _parse(text)
-                if err is not None:
+                try:
+                    msg = _parse(text)
+                except RoomError as err:
                     await _reply_error(websocket, conn, err, handle, lang)
                     continue
-                assert msg is not None
                 if conn is None:
-                    if msg["type"] != "hello":
+                    if not isinstance(msg, protocol.Hello):
                         await _reply_error(websocket, None, RoomError("not_hello", N_("say hello first")), handle, lang)
                         continue
-                    if msg.get("lang") in i18n.LANGUAGES:
-                        lang = msg["lang"]
+                    if msg.lang is not None:
+                        lang = msg.lang
                     try:
-                        conn = await service.attach(handle, msg, _address(websocket))
+                        conn = await service.attach(handle, msg.payload(), _address(websocket))
                     except RoomError as exc:
                         await _send_error(websocket, exc, handle.room.version, lang)
                         continue
                     sender = _start_sender(websocket, conn)
                     continue
-                if msg["type"] == "hello":
+                if isinstance(msg, protocol.Hello):
                     conn.error(RoomError("bad_message", N_("already said hello")), handle.room.version)
                     continue
-                await service.message(handle, conn, msg)
+                await service.message(handle, conn, msg.model_dump())
         except WebSocketDisconnect:
             pass
         except RuntimeError:  # the socket was closed by the server (room closed, too slow)
@@ -382,25 +437,24 @@ def create_app(
 
 
 def _address(request: Request | WebSocket) -> str:
-    """The client's address (the peer's)."""
+    """The client's address (the peer's, or a trusted proxy's client: ``forwarded_allow_ips``)."""
     return request.client.host if request.client is not None else "?"
 
 
-def _parse(text: str | None) -> tuple[dict[str, Any] | None, RoomError | None]:
-    """A client message, checked: a JSON object with a known string ``type``."""
+def _parse(text: str | None) -> protocol.Hello | protocol.Act | Any:
+    """A client message (:func:`getaway.web.protocol.parse_client`).
+
+    Raises:
+        RoomError: binary, too long, not JSON, not a known message or a bad field (named).
+    """
     if text is None:
-        return None, RoomError("bad_message", N_("messages are JSON text"))
+        raise RoomError("bad_message", N_("messages are JSON text"))
     if len(text) > MAX_MESSAGE:
-        return None, RoomError("bad_message", N_("message too long"))
+        raise RoomError("bad_message", N_("message too long"))
     try:
-        msg = json.loads(text)
-    except (ValueError, RecursionError):
-        return None, RoomError("bad_json", N_("the message is not valid JSON"))
-    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
-        return None, RoomError("bad_message", N_("expected a JSON object with a type"))
-    if msg["type"] not in _CLIENT_TYPES:
-        return None, RoomError("unknown_type", N_("unknown message type"))
-    return msg, None
+        return parse_client(text)
+    except ValidationError as exc:
+        raise refusal(exc) from None
 
 
 async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None, lang: str) -> None:
@@ -418,8 +472,6 @@ async def _reply_error(
 
 
 def _start_sender(websocket: WebSocket, conn: Connection) -> Any:
-    import asyncio
-
     async def run() -> None:
         try:
             while True:

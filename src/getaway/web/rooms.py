@@ -23,6 +23,7 @@ import logging
 import random
 import secrets
 import time
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -45,7 +46,6 @@ __all__ = [
     "Room",
     "RoomError",
     "RoomService",
-    "AddressLimiter",
     "Connection",
     "hash_token",
     "new_token",
@@ -60,6 +60,8 @@ log = logging.getLogger("getaway.web")
 
 #: Longest display name (characters).
 MAX_NAME: Final = 24
+#: The mark of a bot wherever a seat's name is shown (narration, the page); no human name may hold it.
+BOT_MARK: Final = "\N{ROBOT FACE}"
 #: Room statuses (``room.status``).
 STATUSES: Final = ("lobby", "playing", "between_deals", "finished", "closed")
 #: Most deals a web match may have.
@@ -125,7 +127,8 @@ class RoomError(ValueError):
 
     def message(self, lang: str, version: int | None) -> dict[str, Any]:
         """The socket's ``error`` message (docs/web.md): code, translated text, the room's version."""
-        return {"type": "error", "code": self.code, "message": self.text(lang), "version": version}
+        text = self.text(lang)[:400].encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate quoted
+        return {"type": "error", "code": self.code, "message": text, "version": version}
 
 
 def hash_token(token: str) -> str:
@@ -171,7 +174,19 @@ def check_name(name: Any) -> str:
         raise RoomError("bad_message", N_("the name is empty or has characters that cannot be shown"))
     if len(name) > MAX_NAME:
         raise RoomError("name_too_long", N_("names have at most {n} characters"), n=MAX_NAME)
+    if BOT_MARK in name:
+        raise RoomError("bad_message", N_("the name may not hold {mark}: it marks the bots"), mark=BOT_MARK)
     return name
+
+
+def name_key(name: str) -> str:
+    """What two names must not share in one room: the name in Unicode NFKC form, case-folded,
+    without any white space (so "Ben", "ben", " B EN" and "Ｂｅｎ" are one name).
+
+    >>> name_key("  B En ") == name_key("ben") == name_key("Ｂｅｎ")
+    True
+    """
+    return "".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
@@ -201,8 +216,12 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
         raise RoomError("bad_message", N_("profile: expected punjab or classic"))
     try:
         rules = Rules.profile(profile, players=players, deals=deals, **options)
-    except (RulesError, TypeError) as exc:
-        raise RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)) from None
+    except RulesError as exc:  # the core's refusal names the option (translated through ``cause``)
+        error = RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)[:200])
+        error.cause = exc
+        raise error from None
+    except TypeError as exc:
+        raise RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)[:200]) from None
     config = {"profile": profile, "players": players, "deals": deals, "options": dict(options), "bot_level": level}
     return config, rules
 
@@ -264,6 +283,9 @@ class Room:
         self._standings: tuple[tuple[int, bool], list[dict[str, Any]]] | None = None
         self._history: tuple[tuple[int, bool, str], dict[str, Any]] | None = None
         self._records: dict[int, dict[str, Any]] = {}  # finished deals' records, made once
+        #: replaying a stored log: commands accepted then are not checked again against policies
+        #: added since (unique names), only against the rules
+        self.replaying = False
 
     # ------------------------------------------------------------------ reading
 
@@ -410,8 +432,19 @@ class Room:
         return {"public": self.public(), "history": self.history()}
 
     def names(self) -> list[str]:
-        """The seat names (bots named ``Bot 2`` … by seat)."""
-        return [s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)]
+        """The seat names of records, standings and the history: a bot seat is :data:`BOT_MARK`
+        and ``Bot n`` (by seat), which no human name can be (:func:`check_name`)."""
+        return [
+            f"{BOT_MARK} Bot {i + 1}" if s.kind == "bot" else s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)
+        ]
+
+    def shown_names(self) -> list[str]:
+        """The seat names as narration shows them, in the current language: a bot seat is
+        :data:`BOT_MARK` and "Bot n", which no human name can be (:func:`check_name`)."""
+        return [
+            f"{BOT_MARK} {i18n._('Bot {n}').format(n=i + 1)}" if s.kind == "bot" else s.name or f"Bot {i + 1}"
+            for i, s in enumerate(self.seats)
+        ]
 
     def check_version(self, version: Any) -> None:
         """Refuse an action made on another version than the room's.
@@ -448,6 +481,8 @@ class Room:
         if self.status != "lobby":
             raise RoomError("already_started", N_("the match has started"), 409)
         name = check_name(p.get("name"))
+        if not self.replaying and any(s.kind == "human" and name_key(s.name) == name_key(name) for s in self.seats):
+            raise RoomError("name_taken", N_("someone in this room is already called {name}"), 409, name=name)
         seat = p.get("seat")
         if seat is None:
             seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
@@ -553,10 +588,12 @@ class Room:
             RoomError: a log entry that no longer applies (a corrupt log).
         """
         room = cls(stored.code, stored.config, stored.seed, stored.host_hash, stored.created, stored.secret)
+        room.replaying = True
         for entry in stored.log:
             if entry.version != room.version + 1:
                 raise RoomError("corrupt_log", N_("room log: version {v} out of order"), 500, v=entry.version)
             room.apply(entry.kind, entry.payload, entry.time)
+        room.replaying = False
         return room
 
 
@@ -586,25 +623,6 @@ class RateLimiter:
             self.tokens -= 1
             return True
         return False
-
-
-class AddressLimiter:
-    """A :class:`RateLimiter` per client address (``rate`` per second, bursts of ``burst``);
-    addresses whose bucket has refilled are forgotten when more than ``remember`` are known."""
-
-    def __init__(self, rate: float, burst: float, remember: int = 10_000) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.remember = remember
-        self.buckets: dict[str, RateLimiter] = {}
-
-    def allow(self, address: str) -> bool:
-        """Take one token of ``address``'s bucket; ``False`` when it is empty."""
-        if len(self.buckets) > self.remember:
-            for key in [k for k, b in self.buckets.items() if b.full()]:
-                del self.buckets[key]
-        bucket = self.buckets.setdefault(address, RateLimiter(self.rate, self.burst))
-        return bucket.allow()
 
 
 class Connection:
@@ -900,7 +918,7 @@ class RoomService:
         handle = self.rooms.get(code)
         if handle is not None:
             return handle.room
-        if len(code) > 16:
+        if len(code) > 16 or not (code.isascii() and code.isalnum()):  # no query for what no code can be
             raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
         stored = await self._in_db(self.store.load_room, code)
         if stored is None:
@@ -974,7 +992,7 @@ class RoomService:
         Raises:
             RoomError: ``room_not_found`` (404).
         """
-        if len(code) > 16:
+        if len(code) > 16 or not (code.isascii() and code.isalnum()):  # no query for what no code can be
             raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
         known = self._snapshots.get(code)
         if known is not None:
@@ -1064,7 +1082,7 @@ class RoomService:
         handle = self.rooms.get(code)
         if handle is not None:
             return handle.room.rules
-        if len(code) > 16:
+        if len(code) > 16 or not (code.isascii() and code.isalnum()):  # no query for what no code can be
             raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
         summary = await self._in_reader(self.store.read_room, code)
         if summary is None:
@@ -1292,11 +1310,11 @@ class RoomService:
             ]
 
     def _narrate(self, room: Room, conn: Connection, view: PlayerView, start: int) -> list[str]:
-        if conn.narrator is None:
-            conn.narrator = Narrator(room.names(), room.rules.special_first_trick)
         new = view.history[start:]
         conn.seen = len(view.history)
         with i18n.language(conn.lang):
+            if conn.narrator is None:
+                conn.narrator = Narrator(room.shown_names(), room.rules.special_first_trick)
             return conn.narrator.feed(new)
 
     def _broadcast(self, handle: RoomHandle, skip: Connection | None = None) -> None:

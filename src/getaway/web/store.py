@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -33,6 +34,7 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -42,16 +44,28 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
-    inspect,
     select,
-    text,
     update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["Store", "StoredRoom", "RoomSummary", "LogEntry", "NewEntry", "database_url", "DEFAULT_DATABASE"]
+__all__ = [
+    "Store",
+    "StoredRoom",
+    "RoomSummary",
+    "LogEntry",
+    "NewEntry",
+    "database_url",
+    "migrate",
+    "DEFAULT_DATABASE",
+    "MIGRATIONS",
+]
+
+#: The Alembic migrations (``alembic.ini``, ``env.py``, ``versions/``): every change of the tables
+#: below is a new revision there (docs/web.md, "Migrations").
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 #: The database when neither ``--database`` nor ``DATABASE_URL`` says otherwise.
 DEFAULT_DATABASE = "sqlite:///getaway.db"
@@ -69,9 +83,9 @@ rooms = Table(
     Column("host_hash", String(64), nullable=False),  # SHA-256 of the host token
     Column("status", String(16), nullable=False),
     Column("version", Integer, nullable=False, default=0),
-    # Added by issue 13 (migration: two nullable columns, see _UPGRADES):
     Column("secret", String(64), nullable=True),  # hex of the 32-byte deal secret: never leaves the server
     Column("snapshot", Text, nullable=True),  # JSON {"public", "history"} at the last deal end or close
+    Index("ix_rooms_status", "status"),
 )
 
 seats = Table(
@@ -101,10 +115,6 @@ room_deals = Table(
     Column("deal", Integer, primary_key=True),  # 0-based
     Column("record", Text, nullable=False),  # JSON, the engine's getaway/1 record
 )
-
-#: Columns added to existing tables since the first schema: ``(table, column DDL)``. Applied
-#: when missing (:func:`_upgrade`); each line becomes an Alembic ``op.add_column``.
-_UPGRADES = (("rooms", "secret VARCHAR(64)"), ("rooms", "snapshot TEXT"))
 
 
 def database_url(option: str | None = None) -> str:
@@ -196,7 +206,8 @@ class Store:
         url: a SQLAlchemy URL (``sqlite:///getaway.db``, ``sqlite://`` in memory,
             ``postgresql+psycopg://…``); ``None``: :func:`database_url`.
 
-    The tables are created if missing.
+    The database is migrated to the newest schema (:func:`migrate`): a new one gets every table,
+    one made by an older version (even before migrations existed) is upgraded in place.
     """
 
     def __init__(self, url: str | None = None) -> None:
@@ -210,8 +221,7 @@ class Store:
         self.engine: Engine = create_engine(self.url, **kwargs)
         if sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
-        _upgrade(self.engine)
+        migrate(self.engine)
 
     def close(self) -> None:
         """Release the connections."""
@@ -417,15 +427,25 @@ class Store:
         )
 
 
-def _upgrade(engine: Engine) -> None:
-    """Add the columns of :data:`_UPGRADES` that a database made by an older version lacks
-    (the tables themselves are created by ``create_all``)."""
-    inspector = inspect(engine)
-    for table, ddl in _UPGRADES:
-        column = ddl.split()[0]
-        if column not in {c["name"] for c in inspector.get_columns(table)}:
-            with engine.begin() as conn:
-                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {ddl}"))
+def migrate(engine: Engine) -> str:
+    """Upgrade the database of ``engine`` to the newest revision of :data:`MIGRATIONS`, in one
+    transaction (on PostgreSQL a failed upgrade changes nothing). Returns that revision.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: the database refused a step.
+    """
+    from alembic import command
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -220,7 +220,7 @@ function seatList(room) {
   return h("ul", { class: "seat-list", "data-testid": "seat-list", "aria-label": t("Seats") },
     (room.seats || []).map((s) => h("li", { "data-testid": `seat-item-${s.seat}`, class: s.kind },
       h("span", { class: "seat-no" }, t("Seat {n}", { n: s.seat + 1 })), " ",
-      h("strong", {}, s.kind === "empty" ? t("empty (a bot if nobody sits)") : s.name || t("bot")),
+      h("strong", {}, s.kind === "empty" ? t("empty (a bot if nobody sits)") : seatName(room, s.seat)),
       s.kind === "bot" ? ` · ${t("bot")}` : "", s.host ? ` · ${t("host")}` : "",
       s.seat === S.seat ? ` · ${t("you")}` : "",
       s.kind === "human" && s.connected === false ? ` · ${t("away")}` : "")));

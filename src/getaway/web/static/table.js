@@ -10,10 +10,14 @@ const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)"
 // Hand order: suits alternate in colour (♠ ♥ ♣ ♦), low to high within a suit.
 const HAND_SUIT_ORDER = [0, 1, 3, 2, 4];
 
+// The mark of a bot seat wherever its name is shown (the server refuses it in human names, so
+// a human called "Bot 3" never looks like one); the narration's names carry it too.
+export const BOT_MARK = "\u{1F916}";
+
 export function seatName(room, seat) {
   const s = room && room.seats && room.seats[seat];
+  if (s && s.kind === "bot") return `${BOT_MARK} ${t("Bot {n}", { n: seat + 1 })}`;
   if (s && s.name) return s.name;
-  if (s && s.kind === "bot") return t("Bot {n}", { n: seat + 1 });
   return t("Seat {n}", { n: seat + 1 });
 }
 
@@ -283,7 +287,7 @@ export class TableView {
     ];
     if (room.status === "finished") {
       parts.push(h("p", { class: "match-over", "data-testid": "match-over" }, t("The match is over.")));
-      const winners = (room.standings || []).filter((s) => s.place === 1).map((s) => s.name || seatName(room, s.seat));
+      const winners = (room.standings || []).filter((s) => s.place === 1).map((s) => seatName(room, s.seat));
       if (winners.length) parts.push(h("p", { class: "winner" }, t("Winner of the match: {names}", { names: winners.join(", ") })));
       parts.push(h("a", { href: "/", class: "button", "data-testid": "new-game" }, t("New game")));
     } else if (room.status === "between_deals") {
@@ -501,7 +505,7 @@ export class TableView {
           h("th", { scope: "col" }, t("Points")), h("th", { scope: "col" }, t("Losses")),
           dehla ? h("th", { scope: "col" }, t("Tens")) : null, chips ? h("th", { scope: "col" }, t("Chips")) : null)),
         h("tbody", {}, rows.map((r) => h("tr", { class: r.seat === S.seat ? "mine" : "", "data-testid": `standing-${r.seat}` },
-          h("td", {}, r.place ?? ""), h("th", { scope: "row" }, r.name || seatName(room, r.seat)), h("td", {}, r.points ?? ""),
+          h("td", {}, r.place ?? ""), h("th", { scope: "row" }, seatName(room, r.seat)), h("td", {}, r.points ?? ""),
           h("td", {}, r.losses ?? ""), dehla ? h("td", {}, r.tens ?? 0) : null, chips ? h("td", {}, r.chips ?? 0) : null)))));
     }
     const done = (room.deal_index ?? 0) + (view && view.outcome ? 1 : 0);

@@ -1,0 +1,249 @@
+"""The web app's edge (docs/web.md, "Seats and security"): rate limits (the ``limits`` library),
+bounded request bodies, browser protections (Content-Security-Policy and friends, ``Origin`` and
+``Content-Type`` checks), and the client's language for refusals made before any route runs.
+
+>>> limits = Limits(rooms_per_minute=1, rate=1, burst=1)
+>>> [limits.room("10.0.0.1") for _ in range(3)], limits.room("10.0.0.2")
+([True, True, False], True)
+>>> same_origin("http://localhost:8000", "localhost:8000"), same_origin("https://evil.example", "localhost:8000")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from limits import RateLimitItemPerMinute, RateLimitItemPerSecond
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+
+from ..text import i18n
+from ..text.i18n import N_
+from .protocol import printable
+from .rooms import RoomError
+
+__all__ = [
+    "Limits",
+    "EdgeMiddleware",
+    "BodyTooLarge",
+    "SECURITY_HEADERS",
+    "MAX_BODY",
+    "MAX_FRAME",
+    "client_lang",
+    "same_origin",
+]
+
+#: Largest HTTP request body (bytes); a longer one is refused with 413 once that many are read.
+MAX_BODY: Final = 16_384
+#: Largest WebSocket frame (bytes): 4,096 characters of up to 4 UTF-8 bytes. The server (uvicorn's
+#: ``ws_max_size``) closes a socket that sends a longer one with 1009 before buffering it.
+MAX_FRAME: Final = 16_384
+
+#: Headers of every HTTP answer. The page has no inline script or style attribute (styles are
+#: set through the CSSOM, which ``style-src 'self'`` allows), loads nothing from elsewhere and
+#: talks only to its own origin (``connect-src 'self'`` covers its WebSocket).
+SECURITY_HEADERS: Final = (
+    (
+        "content-security-policy",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+    ("referrer-policy", "no-referrer"),
+    ("cross-origin-opener-policy", "same-origin"),
+)
+_SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def client_lang(conn: Any) -> str:
+    """The language a client asked for (a Starlette ``Request`` or ``WebSocket``): ``?lang=xx``,
+    else the first language of its ``Accept-Language`` header that has a catalog, else English."""
+    asked = conn.query_params.get("lang")
+    if asked in i18n.LANGUAGES:
+        return asked
+    for part in conn.headers.get("accept-language", "").split(","):
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in i18n.LANGUAGES:
+            return tag
+    return "en"
+
+
+def error_json(exc: RoomError, lang: str) -> bytes:
+    """An HTTP refusal's body: ``{"error": {"code", "message"}}`` (UTF-8 whatever it quotes)."""
+    body = {"error": {"code": exc.code, "message": printable(exc.text(lang), 400)}}
+    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+
+class Limits:
+    """The server's rate limits (``limits``, moving windows; memory storage by default).
+
+    Args:
+        rooms_per_minute: rooms created plus seats joined per client address and minute, in bursts
+            of up to twice as many (a window of 2 minutes).
+        rate, burst: messages per second of each socket, in bursts of up to ``burst``
+            (a window of ``burst / rate`` seconds, at least 1).
+        storage: a ``limits`` storage URI (``memory://``; ``redis://…`` shares them between processes).
+        reads_per_second: room reads (state, history, records) per client address and second, in
+            bursts of up to three times as many (a window of 3 seconds).
+    """
+
+    def __init__(
+        self,
+        *,
+        rooms_per_minute: float,
+        rate: float,
+        burst: float,
+        storage: str = "memory://",
+        reads_per_second: float = 20.0,
+    ) -> None:
+        self.storage = storage_from_string(storage)
+        self.limiter = MovingWindowRateLimiter(self.storage)
+        self.rooms = RateLimitItemPerMinute(max(1, round(2 * rooms_per_minute)), 2)
+        self.messages = RateLimitItemPerSecond(max(1, round(burst)), max(1, round(burst / max(rate, 1e-9))))
+        self.reads = RateLimitItemPerSecond(max(1, round(3 * reads_per_second)), 3)
+
+    def room(self, address: str) -> bool:
+        """Count a room creation or join from ``address``; ``False``: over the limit (refuse it)."""
+        return self.limiter.hit(self.rooms, "rooms", address)
+
+    def read(self, address: str) -> bool:
+        """Count a room read from ``address``; ``False``: over the limit (refuse it, 429)."""
+        return self.limiter.hit(self.reads, "reads", address)
+
+    def message(self, socket: str) -> bool:
+        """Count a message of socket ``socket`` (a unique id); ``False``: over the limit (drop it)."""
+        return self.limiter.hit(self.messages, "socket", socket)
+
+
+def same_origin(origin: str, host: str, allowed: Iterable[str] = ()) -> bool:
+    """Whether a request's ``Origin`` header is the server's own (the scheme's host and port equal
+    the ``Host`` header) or one of ``allowed`` (``scheme://host[:port]``, as the operator names
+    them: ``serve --allowed-origin``)."""
+    if origin in allowed:
+        return True
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and parts.netloc.lower() == host.lower()
+
+
+class BodyTooLarge(HTTPException):
+    """Raised by the counted ``receive`` once a body passes :data:`MAX_BODY` (answered with 413)."""
+
+    def __init__(self) -> None:
+        super().__init__(413, "request too large")
+
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+class EdgeMiddleware:
+    """ASGI middleware in front of the routes.
+
+    - Every HTTP answer carries :data:`SECURITY_HEADERS`.
+    - A request body is counted as it streams in: a ``Content-Length`` over ``max_body`` is refused
+      (413) before anything is read, a longer stream raises :class:`BodyTooLarge` at the chunk
+      that passes it (the routes answer 413 and read no further).
+    - A state-changing request (not GET/HEAD/OPTIONS) with an ``Origin`` that is not the server's
+      own is refused (403 ``bad_origin``), and so is one whose body is not ``application/json``
+      (415 ``bad_content_type``). A WebSocket with a foreign ``Origin`` is refused at the handshake
+      (HTTP 403). No ``Origin`` (scripts, the command line) is allowed: browsers always send it.
+
+    Args:
+        app: the ASGI app.
+        max_body: bytes.
+        allowed_origins: other origins than the server's own that may post and open sockets.
+    """
+
+    def __init__(self, app: Any, *, max_body: int = MAX_BODY, allowed_origins: Iterable[str] = ()) -> None:
+        self.app = app
+        self.max_body = max_body
+        self.allowed = frozenset(o.rstrip("/") for o in allowed_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            headers = Headers(scope=scope)
+            origin = headers.get("origin")
+            if origin is not None and not same_origin(origin, headers.get("host", ""), self.allowed):
+                await receive()  # websocket.connect
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+
+        async def secured(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS if k.encode() not in present]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        refusal = self._refusal(scope, headers)
+        if refusal is not None:
+            await self._refuse(scope, secured, refusal)
+            return
+        received = 0
+
+        async def counted() -> MutableMapping[str, Any]:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise BodyTooLarge()
+            return message
+
+        started = False
+
+        async def tracked(message: MutableMapping[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await secured(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except BodyTooLarge:
+            if started:
+                raise
+            await self._refuse(scope, secured, RoomError("bad_message", N_("request too large"), 413))
+
+    def _refusal(self, scope: Scope, headers: Headers) -> RoomError | None:
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return RoomError("bad_message", N_("request too large"), 413)
+        if scope["method"] in _SAFE_METHODS:
+            return None
+        origin = headers.get("origin")
+        if origin is not None and not same_origin(origin, headers.get("host", ""), self.allowed):
+            return RoomError("bad_origin", N_("requests from another site are refused"), 403)
+        kind = headers.get("content-type")
+        has_body = (length is not None and length != "0") or "transfer-encoding" in headers
+        if kind is not None or has_body:
+            media = (kind or "").split(";")[0].strip().lower()
+            if media != "application/json" and not media.endswith("+json"):
+                return RoomError("bad_content_type", N_("the body must be JSON (Content-Type: application/json)"), 415)
+        return None
+
+    @staticmethod
+    async def _refuse(scope: Scope, send: Send, exc: RoomError) -> None:
+        from starlette.requests import Request
+
+        body = error_json(exc, client_lang(Request(scope)))
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        if exc.status == 413:
+            headers.append((b"connection", b"close"))  # the rest of the body is not read
+        await send({"type": "http.response.start", "status": exc.status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,1 @@
+"""The revisions, oldest first: 0001 is the schema main created before migrations existed."""

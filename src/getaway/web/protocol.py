@@ -1,0 +1,484 @@
+"""The web protocol's messages as pydantic models (docs/web.md): every HTTP body and answer, and
+every WebSocket message (a discriminated union on ``type``), used to parse what comes in and to
+describe what goes out. ``GET /api/openapi.json`` (FastAPI, from these models) documents the HTTP
+API; ``GET /api/socket-schema.json`` (:func:`socket_schema`) the socket's messages.
+
+A refusal is a :class:`~getaway.web.rooms.RoomError` whose code and translated message name the
+field (:func:`refusal`): ``bad_json`` (not JSON), ``unknown_type`` (a ``type`` the server does not
+know), ``bad_message`` (anything else: a wrong type, a missing or unknown field, a lone surrogate),
+and the checks' own codes (``name_too_long``).
+
+>>> parse_client('{"type": "act", "action": "10h", "version": 3}')
+Act(type='act', action='10h', version=3)
+>>> refusal(client_error('{"type": "act", "action": 5, "version": 3}')).code
+'bad_message'
+>>> refusal(client_error('{"type": "fly"}')).code
+'unknown_type'
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
+from pydantic_core import PydanticCustomError
+
+from ..bots import LEVELS
+from ..core.rules import Rules
+from ..text import i18n
+from ..text.i18n import N_
+from .rooms import MAX_DEALS, RoomError, check_name
+
+__all__ = [
+    "MAX_MESSAGE",
+    "MAX_VERSION",
+    "Text",
+    "Name",
+    "CreateRoom",
+    "JoinRoom",
+    "Created",
+    "Joined",
+    "RoomState",
+    "History",
+    "ErrorBody",
+    "ErrorAnswer",
+    "Strings",
+    "RulesSummary",
+    "ClientMessage",
+    "ServerMessage",
+    "Hello",
+    "Act",
+    "parse_client",
+    "client_error",
+    "refusal",
+    "socket_schema",
+    "printable",
+]
+
+#: Longest client socket message accepted (characters; the socket's frames are capped in bytes).
+MAX_MESSAGE: Final = 4096
+#: Largest version or seat number a client may send (JSON's exact integers).
+MAX_VERSION: Final = 2**53 - 1
+
+
+def printable(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters, with whatever UTF-8 cannot carry (a lone surrogate)
+    shown as a ``\\udxxx`` escape, so that an answer quoting it can always be sent.
+
+    >>> printable("a\\ud800b")
+    'a\\\\ud800b'
+    """
+    return text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _utf8(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        template = N_("{fields}: text that is not UTF-8 (a lone surrogate)")
+        raise PydanticCustomError("bad_message", template, {"template": template}) from None
+    return value
+
+
+def _name(value: str) -> str:
+    try:
+        return check_name(value)
+    except RoomError as exc:
+        raise PydanticCustomError(exc.code, exc.template, {"template": exc.template, **exc.args_}) from None
+
+
+#: Text: a JSON string UTF-8 can carry (no lone surrogates: ``"\\ud800"``).
+Text = Annotated[str, AfterValidator(_utf8)]
+#: A display name (:func:`getaway.web.rooms.check_name`: 1–24 printable characters, spaces collapsed).
+Name = Annotated[str, AfterValidator(_utf8), AfterValidator(_name)]
+Lang = Literal[tuple(i18n.LANGUAGES)]  # type: ignore[valid-type]
+Level = Literal[tuple(LEVELS)]  # type: ignore[valid-type]
+Version = Annotated[StrictInt, Field(ge=0, le=MAX_VERSION)]
+Token = Annotated[Text, Field(max_length=200)]
+
+
+class _Model(BaseModel):
+    """Strict: no unknown field, no ``"4"`` for 4 nor ``true`` for 1."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# ---------------------------------------------------------------------- HTTP bodies and answers
+
+#: The core's option schema (``Rules.schema()``, docs/engine.md): the room options' models are
+#: made from it, so that the web has no second copy of the options, their types or ranges.
+SCHEMA: Final = Rules.schema()
+#: Options a room sets at its top level rather than in ``options``.
+_TOP: Final = ("profile", "players", "deals")
+
+
+def _option_type(spec: dict[str, Any]) -> Any:
+    """The pydantic type of one option of :data:`SCHEMA` (a choice, a bounded int, a bool)."""
+    if spec["type"] == "bool":
+        return StrictBool
+    if spec["type"] == "int":
+        bounded = Annotated[StrictInt, Field(ge=spec["min"], le=spec["max"])]
+        return bounded | None if spec.get("nullable") else bounded
+    choices = [c for c in spec["choices"] if c is not None]
+    kind: Any = Literal[tuple(choices)]
+    return kind | None if None in spec["choices"] else kind
+
+
+def _options_model() -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        name: (_option_type(spec), Field(None, description=spec.get("hint") or spec["label"]))
+        for name, spec in SCHEMA["options"].items()
+        if name not in _TOP
+    }
+    model = create_model("RoomOptions", __base__=_Model, **fields)
+    model.__doc__ = "A room's options (``Rules.schema()``): each one unset keeps the profile's default."
+    return model
+
+
+#: A room's ``options``: every option of the core's schema but the top-level ones, each optional.
+RoomOptions: Final = _options_model()
+_PLAYERS: Final = SCHEMA["options"]["players"]
+_DEALS: Final = SCHEMA["options"]["deals"]
+
+
+class CreateRoom(_Model):
+    """``POST /api/rooms``: the room's configuration, and the creator's name (without a name nobody
+    sits: a bot-only or hosted room). Every field optional. Options, their types and ranges come
+    from the core's schema; the players' range of a profile and the options that exclude each other
+    are the core's checks (a refusal naming the option)."""
+
+    profile: Literal[tuple(SCHEMA["options"]["profile"]["choices"])] = "punjab"  # type: ignore[valid-type]
+    players: Annotated[StrictInt, Field(ge=_PLAYERS["min"], le=_PLAYERS["max"])] = 4
+    deals: Annotated[StrictInt, Field(ge=_DEALS["min"], le=min(_DEALS["max"], MAX_DEALS))] = 1
+    options: RoomOptions = Field(default_factory=RoomOptions)  # type: ignore[valid-type]
+    bot_level: Level = "medium"
+    name: Name | None = None
+
+    def config(self) -> dict[str, Any]:
+        """The room configuration (:func:`getaway.web.rooms.check_config`'s input): the options given."""
+        config = self.model_dump(exclude={"name", "options"})
+        config["options"] = self.options.model_dump(exclude_unset=True)
+        return config
+
+
+class JoinRoom(_Model):
+    """``POST /api/rooms/{code}/join``: a name, and a seat (0-based; ``None``: the first empty one)."""
+
+    name: Name
+    seat: Annotated[StrictInt, Field(ge=0, le=MAX_VERSION)] | None = None
+
+
+class Created(BaseModel):
+    """The answer to ``POST /api/rooms``: ``seat``/``token`` are ``None`` when nobody sat."""
+
+    code: str
+    url: str
+    host_token: str
+    seat: int | None
+    token: str | None
+
+
+class Joined(BaseModel):
+    """The answer to a join: the seat and its secret token (kept by the page)."""
+
+    seat: int
+    token: str
+
+
+class SeatState(BaseModel):
+    """A seat in the public room state; ``kind`` tells a bot from a human (the name never does)."""
+
+    seat: int
+    name: str
+    kind: Literal["human", "bot", "empty"]
+    connected: bool
+    bot_playing: bool
+    host: bool
+
+
+class RoomState(BaseModel):
+    """The public room state (``GET /api/rooms/{code}``, and ``room`` in socket messages)."""
+
+    code: str
+    status: Literal["lobby", "playing", "between_deals", "finished", "closed"]
+    config: dict[str, Any]
+    seats: list[SeatState]
+    deal_index: int | None
+    deals: int
+    standings: list[dict[str, Any]]
+    version: int
+
+
+class History(BaseModel):
+    """``GET /api/rooms/{code}/history``: finished deals (dealer, loser, out order, points) and standings."""
+
+    code: str
+    status: str
+    names: list[str]
+    deals: list[dict[str, Any]]
+    standings: list[dict[str, Any]]
+
+
+class Strings(BaseModel):
+    """``GET /api/strings/{lang}``: the page's texts, card, rank and suit names in ``lang``."""
+
+    lang: str
+    strings: dict[str, str]
+    cards: dict[str, str]
+    ranks: dict[str, str]
+    suits: dict[str, str]
+    suit_plurals: dict[str, str]
+
+
+class RulesSection(BaseModel):
+    title: str
+    text: str
+
+
+class RulesSummary(BaseModel):
+    """``GET /api/rules/{lang}``: the rules summary of a profile, with the variants in force."""
+
+    profile: str
+    title: str
+    sections: list[RulesSection]
+
+
+class ErrorBody(BaseModel):
+    """A refusal: a machine-readable ``code`` (docs/web.md) and the ``message`` in the client's language."""
+
+    code: str
+    message: str
+
+
+class ErrorAnswer(BaseModel):
+    """Every HTTP refusal (4xx, 5xx): ``{"error": {"code", "message"}}``."""
+
+    error: ErrorBody
+
+
+# ---------------------------------------------------------------------- socket: client → server
+
+
+class Hello(_Model):
+    """The first message of a socket: a seat's (or the host's) ``token``, or ``spectate: true``."""
+
+    type: Literal["hello"]
+    token: Token | None = None
+    spectate: StrictBool | None = None
+    lang: Lang | None = None
+    since: Version | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """What :meth:`getaway.web.rooms.RoomService.attach` reads."""
+        return self.model_dump(exclude_none=True)
+
+
+class Act(_Model):
+    """A move of this socket's seat (``"10h"``, ``"Q♠"``, ``"take"``, ``"pass"``, ``"pickup"``),
+    made on the room ``version`` the client last saw."""
+
+    type: Literal["act"]
+    action: Annotated[Text, Field(max_length=16)]
+    version: Version
+
+
+class Start(_Model):
+    """The host starts the match (empty seats become bots)."""
+
+    type: Literal["start"]
+
+
+class Next(_Model):
+    """The host starts the next deal of the match."""
+
+    type: Literal["next"]
+
+
+class SetLang(_Model):
+    """Switch the socket's language; answered with a ``sync``."""
+
+    type: Literal["lang"]
+    lang: Lang
+
+
+class Ping(_Model):
+    """Answered with ``pong``."""
+
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Hello | Act | Start | Next | SetLang | Ping, Field(discriminator="type")]
+_CLIENT: Final = TypeAdapter(ClientMessage)
+
+
+# ---------------------------------------------------------------------- socket: server → client
+
+
+class Welcome(BaseModel):
+    """The answer to ``hello`` (and ``sync``: the same, after ``lang`` or a reconnect): the whole
+    state this socket may see; ``view`` is ``PlayerView.to_dict()`` of its seat (docs/engine.md);
+    ``illegal``: why each card of this seat's hand may not be played now (``{"card", "reason",
+    "text"}``, this seat's only)."""
+
+    type: Literal["welcome", "sync"]
+    seat: int | None
+    host: bool
+    room: RoomState
+    view: dict[str, Any] | None
+    illegal: list[dict[str, Any]]
+    version: int
+    log: list[str]
+
+
+class Update(BaseModel):
+    """After every accepted command: the view without ``history``, the new redacted ``events``
+    (the whole deal's when a deal began), ``history_length`` to check against, new narration."""
+
+    type: Literal["update"]
+    version: int
+    room: RoomState
+    view: dict[str, Any] | None
+    events: list[dict[str, Any]]
+    history_length: int
+    illegal: list[dict[str, Any]]
+    log: list[str]
+
+
+class Absent(BaseModel):
+    """A seat's player left: a bot takes over at ``deadline`` (Unix seconds)."""
+
+    type: Literal["absent"]
+    seat: int
+    deadline: float
+
+
+class ErrorMessage(BaseModel):
+    """A refused message: nothing changed; ``version`` is the room's (``None`` before a room)."""
+
+    type: Literal["error"]
+    code: str
+    message: str
+    version: int | None
+
+
+class Pong(BaseModel):
+    type: Literal["pong"]
+
+
+class Closed(BaseModel):
+    """The room is closed (idle): the socket closes after it."""
+
+    type: Literal["closed"]
+
+
+ServerMessage = Annotated[Welcome | Update | Absent | ErrorMessage | Pong | Closed, Field(discriminator="type")]
+SERVER: Final = TypeAdapter(ServerMessage)
+
+
+def socket_schema() -> dict[str, Any]:
+    """The JSON Schema of the socket's messages (``GET /api/socket-schema.json``), generated from
+    the models: ``{"client": <schema of ClientMessage>, "server": <schema of ServerMessage>}``."""
+    return {
+        "$comment": "Getaway WebSocket /ws/{code} (docs/web.md): one JSON object per message, by type",
+        "client": _CLIENT.json_schema(),
+        "server": SERVER.json_schema(),
+    }
+
+
+# ---------------------------------------------------------------------- parsing and refusals
+
+
+def parse_client(text: str) -> Hello | Act | Start | Next | SetLang | Ping:
+    """One client socket message, parsed and checked.
+
+    Raises:
+        pydantic.ValidationError: not JSON, not a known message, a bad field (see :func:`refusal`).
+    """
+    return _CLIENT.validate_json(text)
+
+
+def client_error(text: str) -> ValidationError:
+    """The :class:`~pydantic.ValidationError` that ``text`` raises (for tests and doctests).
+
+    Raises:
+        AssertionError: ``text`` is a valid message.
+    """
+    try:
+        parse_client(text)
+    except ValidationError as exc:
+        return exc
+    raise AssertionError("a valid message")
+
+
+def _field(loc: tuple[Any, ...], whole: str = "?") -> str:
+    return printable(".".join(str(p) for p in loc) or whole)
+
+
+def refusal(error: ValidationError | list[Any], *, body: bool = False, field: str = "") -> RoomError:
+    """The :class:`RoomError` for a message or body that did not validate: its first problem,
+    naming the field (``players``, ``options.ante``, ``action``).
+
+    Args:
+        error: pydantic's error, or the list of its ``errors()`` (FastAPI's ``RequestValidationError``).
+        body: an HTTP body (its locations start with ``body``, and its "not JSON" text says request).
+        field: the name of the value that was parsed (``options`` of a query), before its inner fields.
+    """
+    errors = error.errors() if isinstance(error, ValidationError) else list(error)
+    if not errors:
+        return RoomError("bad_message", N_("expected a JSON object"))
+    first = errors[0]
+    kind = first.get("type", "")
+    loc = tuple(first.get("loc", ()))
+    if body and loc[:1] and loc[0] in ("body", "path", "query", "header"):
+        loc = loc[1:]
+    if field:
+        loc = (field, *loc)
+    ctx = first.get("ctx") or {}
+    if kind == "json_invalid":
+        if body:
+            return RoomError("bad_json", N_("the request is not valid JSON"))
+        return RoomError("bad_json", N_("the message is not valid JSON"))
+    if kind == "union_tag_invalid":
+        given = first.get("input")
+        if isinstance(given, dict) and isinstance(given.get("type"), str):
+            return RoomError("unknown_type", N_("unknown message type"))
+        return RoomError("bad_message", N_("expected a JSON object with a type"))
+    if kind in ("union_tag_not_found", "model_attributes_type", "dict_type", "model_type") and len(loc) <= 1:
+        if body:
+            return RoomError("bad_message", N_("expected a JSON object"))
+        return RoomError("bad_message", N_("expected a JSON object with a type"))
+    if loc and loc[0] in ("hello", "act", "start", "next", "lang", "ping"):
+        loc = loc[1:]  # the union's tag
+    whole = "body" if body else "message"
+    if "template" in ctx:  # our own checks (names, text): their code and message
+        args = {k: (printable(v) if isinstance(v, str) else v) for k, v in ctx.items() if k != "template"}
+        return RoomError(kind, ctx["template"], fields=_field(loc, whole), **args)
+    if kind == "string_unicode":  # a lone surrogate where pydantic cannot even read it (a key)
+        return RoomError(
+            "bad_message", N_("{fields}: text that is not UTF-8 (a lone surrogate)"), fields=_field(loc, whole)
+        )
+    if kind == "missing":
+        return RoomError("bad_message", N_("missing field: {fields}"), fields=_field(loc, whole))
+    if kind == "extra_forbidden":
+        return RoomError("bad_message", N_("unknown field: {fields}"), fields=_field(loc, whole))
+    fields = _field(loc, whole)
+    if kind in ("greater_than_equal", "less_than_equal") and isinstance(first.get("input"), int):
+        limit = ctx.get("ge", ctx.get("le"))
+        if kind == "greater_than_equal":
+            return RoomError("bad_message", N_("{fields}: at least {limit}"), fields=fields, limit=limit)
+        return RoomError("bad_message", N_("{fields}: at most {limit}"), fields=fields, limit=limit)
+    if kind == "literal_error" and "expected" in ctx:
+        return RoomError(
+            "bad_message", N_("{fields}: expected {known}"), fields=fields, known=printable(ctx["expected"])
+        )
+    return RoomError("bad_message", N_("bad value for: {fields}"), fields=fields)
