@@ -240,7 +240,8 @@ def create_app(
         """The public room state."""
         try:
             check_reads(request)
-            return await service_of(request).read_public(code)
+            # a Response: served as built (the read path is hot), the model documents it
+            return JSONResponse(await service_of(request).read_public(code))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
@@ -286,7 +287,7 @@ def create_app(
         """The match history: finished deals and the standings."""
         try:
             check_reads(request)
-            return await service_of(request).read_history(code)
+            return JSONResponse(await service_of(request).read_history(code))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
