@@ -335,11 +335,11 @@ def test_ctrl_d_in_a_real_terminal_offers_to_save(tmp_path):
 # by the command line through getaway.text.i18n.localize); values (options, cards) stay as typed.
 ENGINE_ERRORS = {
     "bad_option": {
-        "en": "trump: 'bogus' is not one of null, 'spades'",
-        "fr": "trump : 'bogus' ne fait pas partie de null, 'spades'",
-        "it": "trump: 'bogus' non è tra null, 'spades'",
-        "pt": "trump: 'bogus' não é um de null, 'spades'",
-        "es": "trump: 'bogus' no es uno de null, 'spades'",
+        "en": "trump: 'bogus' is not one of none, 'spades'",
+        "fr": "trump : 'bogus' ne fait pas partie de none, 'spades'",
+        "it": "trump: 'bogus' non è tra none, 'spades'",
+        "pt": "trump: 'bogus' não é um de none, 'spades'",
+        "es": "trump: 'bogus' no es uno de none, 'spades'",
     },
     "bad_bool": {
         "en": "dehla: expected true or false, got 'maybe'",

@@ -168,12 +168,95 @@ def test_replay_waits_for_enter_on_a_terminal(tmp_path):
         dimensions=(24, 80),
         timeout=30,
     )
-    child.expect(r"\(Enter: next trick\) ")
+    child.expect(r"\(Enter: next trick, q: quit\) ")
     assert "Trick 1" in child.before and "Trick 2" not in child.before
     child.sendline("")
-    child.expect(r"\(Enter: next trick\) ")
+    child.expect(r"\(Enter: next trick, q: quit\) ")
     assert "Trick 2" in child.before
     child.sendcontrol("d")  # end of input: print the rest without waiting
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and "loses" in child.before
+
+
+def test_q_quits_replay(tmp_path):
+    path = tmp_path / "game.json"
+    assert CliRunner().invoke(cli, ["demo", "--seed", "3", "--record", str(path)]).exit_code == 0
+    env = dict(os.environ, NO_COLOR="1", PYTHONUTF8="1", TERM="xterm")
+    child = pexpect.spawn(
+        sys.executable, ["-m", "getaway", "replay", str(path), "--lang", "en"], env=env, encoding="utf-8", timeout=30
+    )
+    child.expect(r"\(Enter: next trick, q: quit\) ")
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "Trick 2" not in child.before and "loses" not in child.before
+
+
+def _play_through(game: TerminalGame) -> TerminalGame:
+    """Answer every prompt with the first legal action (Enter between deals)."""
+
+    def ask(prompt: str) -> str:
+        deal = game.match.deal
+        if deal.is_over:
+            return ""
+        view = deal.view(0)
+        return "" if view.decision == "take" else str(view.legal_actions[0])
+
+    game.ask = ask
+    return game
+
+
+@pytest.mark.parametrize("deals", [1, 2])
+def test_play_record_is_a_record_that_replay_accepts(tmp_path, deals):
+    path = tmp_path / "game.json"
+    out = io.StringIO()
+    console = Console(width=300, no_color=True, file=out)
+    match = Match(Rules.profile("punjab", takes="off", deals=deals), ["A", "B", "C", "D"], 4)
+    game = TerminalGame(console, match, 0, ["human", "easy", "easy", "easy"], 4, record_path=str(path))
+    assert _play_through(game).run() == 0
+    replay_args = ["replay", str(path), "--json"] + (["--deal", str(deals)] if deals > 1 else [])
+    assert f"getaway replay {path}" in out.getvalue()
+    res = CliRunner().invoke(cli, replay_args)
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output)
+    assert summary["finished"] and summary["loser"] == match.deals[-1].outcome.loser
+    if deals > 1:
+        res = CliRunner().invoke(cli, ["replay", str(path), "--deal", "3"])
+        assert res.exit_code == 2 and "--deal" in res.output
+
+
+def test_a_save_says_how_to_replay_its_deals(tmp_path):
+    path = str(tmp_path / "save.json")
+    out = io.StringIO()
+    console = Console(width=300, no_color=True, file=out)
+    match = Match(Rules.profile("punjab", takes="off", deals=2), ["A", "B", "C", "D"], 5)
+    game = TerminalGame(console, match, 0, ["human", "easy", "easy", "easy"], 5)
+    then = iter([f"save {path}", "quit", "no"])
+
+    def ask(prompt: str) -> str:
+        deal = game.match.deal
+        if len(game.match.deals) == 2:  # in the second deal: save, quit
+            return next(then)
+        if deal.is_over:
+            return ""
+        view = deal.view(0)
+        return "" if view.decision == "take" else str(view.legal_actions[0])
+
+    game.ask = ask
+    assert game.run() == 0
+    assert f"getaway replay {path} --deal K" in out.getvalue()
+    res = CliRunner().invoke(cli, ["replay", path, "--deal", "1", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["finished"], res.output
+
+
+def test_bot_levels_are_named_in_the_players_language(tmp_path):
+    res = CliRunner().invoke(cli, ["play", "--bots", "medium", "--seed", "2", "--lang", "fr"], input="quit\nno\n")
+    assert res.exit_code == 0, res.output
+    assert "(moyen)" in res.output and "(medium)" not in res.output
+
+
+def test_an_option_error_says_none_not_null():
+    res = CliRunner().invoke(cli, ["demo", "-o", "trump=hearts"])
+    assert res.exit_code == 2
+    assert "none" in res.output and "null" not in res.output

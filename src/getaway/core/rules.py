@@ -487,7 +487,8 @@ class Rules:
             value = getattr(self, option.name)
             if option.kind == "choice":
                 if value not in option.choices or isinstance(value, bool):
-                    allowed = ", ".join("null" if c is None else repr(c) for c in option.choices)
+                    # "none", as -o trump=none says it (not JSON's null)
+                    allowed = ", ".join("none" if c is None else repr(c) for c in option.choices)
                     message = N_("{value!r} is not one of {allowed}")
                     raise RulesError(option.name, Text(message, value=_shown(value), allowed=allowed))
             elif option.kind == "bool":

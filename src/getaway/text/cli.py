@@ -27,6 +27,7 @@ from rich.text import Text
 from .. import Deal, Rules, RulesError
 from ..bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
 from ..core.deal import replay as replay_actions
+from ..core.match import FORMAT as MATCH_FORMAT
 from ..core.match import Match, MatchError
 from ..core.record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
 from .i18n import LANGUAGES, N_, _, click_gettext, localize, pgettext, use
@@ -484,6 +485,12 @@ def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
 )
 @click.option("--seed", type=int, default=None, help=N_("Seed of the shuffles and of the bots (default: random)."))
 @click.option("--load", "load_path", type=click.Path(dir_okay=False), help=N_("Resume a game saved with `save`."))
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False, writable=True),
+    help=N_("Write the record here after each deal (getaway replay reads it)."),
+)
 @_lang_option
 def play(
     profile: str,
@@ -494,12 +501,14 @@ def play(
     bots: str,
     seed: int | None,
     load_path: str | None,
+    record_path: str | None,
     lang: str | None,
 ) -> None:
     """Play against bots in the terminal (one human, bots in the other seats)."""
     from .terminal import TerminalGame, seat_names
 
     use(lang)
+    _check_output(record_path, "--record")
     console = _console()
     if load_path:
         try:
@@ -539,6 +548,7 @@ def play(
         bot_names,
         seed_used,
         rules_text=lambda c: print_rules(c, match.rules.profile, match.rules),
+        record_path=record_path,
     )
     sys.exit(game.run())
 
@@ -737,11 +747,18 @@ def _print_summary(
     default=None,
     help=N_("Show the deal as this seat saw it (a letter or a number from 1)."),
 )
+@click.option(
+    "--deal",
+    "deal_no",
+    type=click.IntRange(min=1),
+    default=None,
+    help=N_("For a saved match (play --record, save): which of its deals (default 1)."),
+)
 @_lang_option
-def replay(file: str, as_json: bool, seat: str | None, lang: str | None) -> None:
+def replay(file: str, as_json: bool, seat: str | None, deal_no: int | None, lang: str | None) -> None:
     """Replay a game record (format getaway/1) trick by trick (Enter to advance on a terminal)."""
     try:
-        data = load_record(file)
+        data = _deal_record(load_record(file), deal_no)
         deal = deal_from_record(data)
     except RecordError as exc:
         click.echo(f"getaway replay: {localize(exc)}", err=True)
@@ -754,6 +771,29 @@ def replay(file: str, as_json: bool, seat: str | None, lang: str | None) -> None
     viewer = None if seat is None else _parse_seat(seat, len(names))
     start, actions, _names, _result = parse_record(data)
     _step_through(_console(), start, actions, names, viewer)
+
+
+def _deal_record(data: Any, deal_no: int | None) -> Any:
+    """The deal record (``getaway/1``) to replay: ``data`` itself, or deal ``deal_no`` (from 1)
+    of a saved match (``getaway-match/1``: ``play --record`` of several deals, ``save``).
+
+    Raises:
+        RecordError: a match that cannot be rebuilt, or no such deal.
+        click.BadParameter: ``--deal`` given for a single deal's record.
+    """
+    if not (isinstance(data, dict) and data.get("format") == MATCH_FORMAT):
+        if deal_no is not None:
+            raise click.BadParameter(_("this file holds a single deal"), param_hint="--deal")
+        return data
+    try:
+        match = Match.from_dict(data)
+    except (MatchError, ValueError, TypeError, KeyError) as exc:
+        raise RecordError(localize(exc)) from None
+    k = deal_no or 1
+    if k > len(match.deals):
+        message = _("the match has {n} deal(s) so far, not {k}")
+        raise click.BadParameter(message.format(n=len(match.deals), k=k), param_hint="--deal")
+    return record_of(match.deals[k - 1], match.names)
 
 
 def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[str], viewer: int | None) -> None:
@@ -790,9 +830,12 @@ def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[
             trick += 1
             if interactive:
                 try:
-                    console.input(Text(_("(Enter: next trick) ")))
+                    answer = console.input(Text(_("(Enter: next trick, q: quit) ")))
                 except EOFError:
                     interactive = False
+                else:
+                    if answer.strip().lower() in ("q", "quit", pgettext("command", "quit").lower()):
+                        return
             show_state()
     if not deal.is_over:
         console.print(
@@ -1085,6 +1128,7 @@ def serve(
         forwarded_allow_ips=forwarded_allow_ips or None,
         allowed_origins=allowed_origin,
         rate_limit_storage=rate_limit_storage,
+        default_lang=lang,
     )
     uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False, ws_max_size=MAX_FRAME)
 

@@ -27,6 +27,7 @@ from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
 from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
 from ..core.match import Match
+from ..core.record import dumps, record_of
 from ..core.view import PlayerView
 from .i18n import _, card_name, localize, ngettext, pgettext
 from .narrate import Narrator
@@ -35,6 +36,12 @@ __all__ = ["TerminalGame", "HINT_LEVELS", "best_hint", "explain", "standings_tab
 
 #: Levels tried for ``hint``, best first: the best one that exists gives the hint.
 HINT_LEVELS = ("expert", "hard", "medium", "easy")
+
+
+def bot_label(name: str) -> str:
+    """A bot's name as shown: a level in the current language (``medium`` → ``moyen``), any
+    other bot (``expert:iterations=60``, ``random``) as written."""
+    return _(name) if name in LEVELS else name
 
 
 def seat_names(n: int) -> list[str]:
@@ -145,6 +152,9 @@ class TerminalGame:
             ``EOFError`` at the end of input.
         save_path: default file for ``save``.
         rules_text: renders the rules (the ``rules`` command).
+        record_path: where to write the record at the end of each deal (``play --record``): a
+            one-deal match as a deal record (``getaway/1``), a longer one as the match so far
+            (``getaway-match/1``, the save's format); ``getaway replay`` reads both.
     """
 
     def __init__(
@@ -158,6 +168,7 @@ class TerminalGame:
         ask: Callable[[str], str] | None = None,
         save_path: str = "getaway-save.json",
         rules_text: Callable[[Console], None] | None = None,
+        record_path: str | None = None,
     ) -> None:
         self.console = console
         self.match = match
@@ -170,6 +181,7 @@ class TerminalGame:
         self.ask = ask or self._input
         self.save_path = save_path
         self.rules_text = rules_text
+        self.record_path = record_path
         self.names = list(match.names)
         self._seen = 0
         self._narrator = Narrator(self.names)
@@ -271,6 +283,26 @@ class TerminalGame:
             else:
                 line = _("Loser: {name}").format(name=loser)
             self.console.print(Text(line, style="bold red" if outcome.loser == self.human else "bold"))
+        if self.record_path:
+            self._write_record(self.record_path)
+
+    def _write_record(self, path: str) -> None:
+        """The record of the deal just finished (one deal) or of the match so far (more)."""
+        match = self.match
+        data = record_of(match.deal, self.names) if match.rules.deals == 1 else self.save_data()
+        try:
+            Path(path).write_text(dumps(data) + "\n", encoding="utf-8")
+        except OSError as exc:
+            message = _("Cannot write the record to {path}: {error}")
+            self.console.print(Text(message.format(path=path, error=exc.strerror)))
+            return
+        if match.rules.deals == 1:
+            line = _("Record written to {path}; replay it with: getaway replay {path}").format(path=path)
+        else:
+            line = _("Record written to {path}; replay deal {k} with: getaway replay {path} --deal {k}").format(
+                path=path, k=len(match.deals)
+            )
+        self.console.print(Text(line, style="green"))
 
     # ------------------------------------------------------------------ narration and screen
 
@@ -318,7 +350,7 @@ class TerminalGame:
             else:
                 status = ngettext("{n} card", "{n} cards", view.hand_sizes[seat]).format(n=view.hand_sizes[seat])
             marker = " ◀" if view.to_act == seat else ""
-            parts.append(f"{name} ({self.bot_names[seat]}): {status}{marker}")
+            parts.append(f"{name} ({bot_label(self.bot_names[seat])}): {status}{marker}")
         text.append("  " + " · ".join(parts))
         trick = "  ".join(f"{self.names[s]} {c}" for s, c in view.trick) or "-"
         text.append("\n  " + _("Table: {cards}").format(cards=trick))
@@ -469,9 +501,11 @@ class TerminalGame:
         else:
             what = command_word(str(action))
         if reason:
-            line = _("Hint ({level} bot): {what}: {reason}").format(level=level, what=what, reason=localize(reason))
+            line = _("Hint ({level} bot): {what}: {reason}").format(
+                level=bot_label(level), what=what, reason=localize(reason)
+            )
         else:
-            line = _("Hint ({level} bot): {what}").format(level=level, what=what)
+            line = _("Hint ({level} bot): {what}").format(level=bot_label(level), what=what)
         self.console.print(Text(line, style="cyan"))
 
     def _history(self) -> None:
@@ -515,6 +549,10 @@ class TerminalGame:
         self.console.print(
             Text(_("Saved to {path}; resume with: getaway play --load {path}").format(path=path), style="green")
         )
+        finished = sum(1 for deal in self.match.deals if deal.is_over)
+        if finished:
+            line = _("Replay its deals (1 to {n}) with: getaway replay {path} --deal K")
+            self.console.print(Text(line.format(path=path, n=finished), style="green"))
 
     def _end_of_input(self) -> None:
         """Ctrl-D (end of input) at a prompt: a new line, then as ``quit`` (offer to save)."""

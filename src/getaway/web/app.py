@@ -112,6 +112,7 @@ def create_app(
     reads_per_second: float = 20.0,
     bot_rooms_per_address: int = 2,
     max_bot_rooms: int = 4,
+    default_lang: str | None = None,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
 
@@ -135,6 +136,8 @@ def create_app(
             address and second (bursts up to three times as many).
         bot_rooms_per_address, max_bot_rooms: rooms played by bots alone running at once, per
             client address and in all (:class:`~getaway.web.rooms.RoomService`).
+        default_lang: the page's language when the user has not picked one on the page (``serve
+            --lang``); ``None``: the browser's.
 
     The database is opened (and migrated to the newest schema) and unfinished rooms are rebuilt
     when the app starts (lifespan).
@@ -298,6 +301,12 @@ def create_app(
             return page_strings(_lang_of(lang))
         except RoomError as exc:
             return _error(exc, client_lang(request))
+
+    @app.get("/api/lang")
+    async def page_language() -> Response:
+        # The page's language: the one picked on the page, else this one (serve --lang), else the browser's.
+        known = default_lang in i18n.LANGUAGES
+        return JSONResponse({"default": default_lang if known else None, "languages": list(i18n.LANGUAGES)})
 
     @app.get("/api/rules/schema", response_model=dict[str, Any])
     async def rules_schema() -> Response:

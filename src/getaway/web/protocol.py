@@ -162,6 +162,7 @@ class CreateRoom(_Model):
     deals: Annotated[StrictInt, Field(ge=_DEALS["min"], le=min(_DEALS["max"], MAX_DEALS))] = 1
     options: RoomOptions = Field(default_factory=RoomOptions)  # type: ignore[valid-type]
     bot_level: Level = "medium"
+    hints: StrictBool = True
     name: Name | None = None
 
     def config(self) -> dict[str, Any]:
@@ -317,7 +318,14 @@ class Ping(_Model):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Hello | Act | Start | Next | SetLang | Ping, Field(discriminator="type")]
+class AskHint(_Model):
+    """Ask for the expert's move on this socket's own decision (web/hints.py); answered with a
+    ``hint`` to this socket only, or an ``error`` (``hints_off``, ``not_your_turn``)."""
+
+    type: Literal["hint"]
+
+
+ClientMessage = Annotated[Hello | Act | Start | Next | SetLang | Ping | AskHint, Field(discriminator="type")]
 _CLIENT: Final = TypeAdapter(ClientMessage)
 
 
@@ -381,7 +389,17 @@ class Closed(BaseModel):
     type: Literal["closed"]
 
 
-ServerMessage = Annotated[Welcome | Update | Absent | ErrorMessage | Pong | Closed, Field(discriminator="type")]
+class Hint(BaseModel):
+    """The answer to ``hint``, to that socket only: the expert's ``action`` (``"7♠"``, ``"take"``)
+    and ``text``, the move and its reason in the socket's language, for the room ``version``."""
+
+    type: Literal["hint"]
+    action: str
+    text: str
+    version: int
+
+
+ServerMessage = Annotated[Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint, Field(discriminator="type")]
 SERVER: Final = TypeAdapter(ServerMessage)
 
 
@@ -457,7 +475,7 @@ def refusal(error: ValidationError | list[Any], *, body: bool = False, field: st
         if body:
             return RoomError("bad_message", N_("expected a JSON object"))
         return RoomError("bad_message", N_("expected a JSON object with a type"))
-    if loc and loc[0] in ("hello", "act", "start", "next", "lang", "ping"):
+    if loc and loc[0] in ("hello", "act", "start", "next", "lang", "ping", "hint"):
         loc = loc[1:]  # the union's tag
     whole = "body" if body else "message"
     if "template" in ctx:  # our own checks (names, text): their code and message

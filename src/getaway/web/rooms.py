@@ -193,7 +193,8 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
     """The room configuration of ``POST /api/rooms``, normalized, and its rules.
 
     ``{"profile": "punjab", "players": 4, "deals": 1, "options": {"trump": "spades"},
-    "bot_level": "medium"}``; every key optional (defaults: punjab, 4 players, 1 deal, medium).
+    "bot_level": "medium", "hints": true}``; every key optional (defaults: punjab, 4 players, 1
+    deal, medium, hints on).
 
     Raises:
         RoomError: ``bad_message`` naming the bad field (unknown profile or option, bad value).
@@ -223,6 +224,11 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
     except TypeError as exc:
         raise RoomError("bad_message", N_("rules: {problem}"), problem=str(exc)[:200]) from None
     config = {"profile": profile, "players": players, "deals": deals, "options": dict(options), "bot_level": level}
+    hints = data.get("hints", True)
+    if not isinstance(hints, bool):
+        raise RoomError("bad_message", N_("hints: expected true or false"))
+    if not hints:  # the host switched the hint off (web/hints.py); absent means on
+        config["hints"] = False
     return config, rules
 
 
@@ -1154,6 +1160,9 @@ class RoomService:
         if kind == "lang":
             handle.queue.put_nowait(_Job("lang", call=lambda: self._relang(handle, conn, msg.get("lang"))))
             return
+        if kind == "hint":
+            await self._hint(handle, conn)
+            return
         if kind == "act":
             if conn.seat is None:
                 conn.error(RoomError("spectator", N_("spectators cannot play")), room.version)
@@ -1172,6 +1181,24 @@ class RoomService:
             await self.submit(handle, job)
         except RoomError as exc:
             conn.error(exc, room.version)
+
+    async def _hint(self, handle: RoomHandle, conn: Connection) -> None:
+        """Answer a ``hint`` (web/hints.py) to this socket only; nothing is logged or broadcast."""
+        from .hints import hint_for, hints_allowed
+
+        room = handle.room
+        version = room.version
+        view = room.view(conn.seat)
+        if not hints_allowed(room.config):
+            error = RoomError("hints_off", N_("the host switched hints off for this room"))
+        elif conn.seat is None:
+            error = RoomError("spectator", N_("spectators cannot play"))
+        elif view is None or view.outcome is not None or view.to_act != conn.seat or not view.legal_actions:
+            error = RoomError("not_your_turn", N_("a hint is for your own decision: it is not your turn"))
+        else:
+            conn.send({**(await hint_for(view, conn.seat, conn.lang)), "version": version})
+            return
+        conn.error(error, version)
 
     def _relang(self, handle: RoomHandle, conn: Connection, lang: Any) -> None:
         try:

@@ -131,6 +131,14 @@ _PAGE: tuple[str, ...] = (
     N_("no loser"),
     N_("Record of deal {k}"),
     N_("away: a bot plays in {s} s"),
+    # the table's motion and cues, the phone layout (issue 15)
+    N_("Sound when it is your turn"),
+    N_("Sound on: click to mute"),
+    N_("Sound off: click to turn it on"),
+    N_("Back to the table"),
+    # the hint (web/hints.py)
+    N_("Hint"),
+    N_("Hints allowed"),
 )
 
 #: Every msgid the page shows: its own texts, then the option schema's.

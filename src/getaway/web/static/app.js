@@ -11,7 +11,7 @@
 //           absent-<i> countdown), trick (items trick-card with data-card, data-seat, data-mark
 //           "tochoo"/"ruff"/"void"), trick-caption (who picked up / waste), waste, me, hand,
 //           hand-card (data-card="10♥", data-legal="true"|"false"; a button: click or Enter plays),
-//           take, pass, pickup, next-deal (host, between deals), outcome, loser, match-over, new-game,
+//           take, pass, pickup, hint (the expert's move: hint-text), next-deal (host, between deals), outcome, loser, match-over, new-game,
 //           log (narration lines, role=log), standings (rows standing-<seat>), deals (record-<i>
 //           download links), lang (language select), rules-button, rules-panel, close-room (host,
 //           in the header until the match is over), error (the last
@@ -20,10 +20,11 @@
 //   finished/closed from the room) and data-version (the last version applied).
 
 import { h, fill, $ } from "./dom.js";
-import { t, loadLang, initialLang, currentLang, LANGUAGES } from "./i18n.js";
+import { t, loadLang, initialLang, pickLang, currentLang, LANGUAGES } from "./i18n.js";
 import { api, tokenKey, hostKey, RoomSocket } from "./net.js";
 import { renderLobby } from "./lobby.js";
 import { TableView, seatName } from "./table.js";
+import { soundButton } from "./motion.js";
 
 const S = {
   code: null, token: null, hostToken: null, socket: null, conn: "idle",
@@ -69,6 +70,7 @@ function renderHeader() {
     S.code && S.isHost && S.room && !["finished", "closed"].includes(S.room.status)
       ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
       : null,
+    S.code ? soundButton() : null,
     h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
       "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
     lang);
@@ -77,6 +79,7 @@ function renderHeader() {
 }
 
 async function switchLang(code) {
+  pickLang(code);
   await loadLang(code);
   S.socket && S.socket.send({ type: "lang", lang: code });
   renderHeader();
@@ -302,6 +305,9 @@ function onMessage(msg) {
       S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       break;
+    case "hint":
+      tableView && tableView.showHint(msg);
+      break;
     case "absent":
       S.absent[msg.seat] = msg.deadline;
       render();
@@ -379,6 +385,7 @@ function renderRoom() {
     tableView = new TableView(main, {
       act: sendAct,
       next: () => send({ type: "next" }),
+      hint: () => send({ type: "hint" }),
       notice: showError,
     });
   }
@@ -463,5 +470,5 @@ document.addEventListener("keydown", (e) => {
 });
 setInterval(() => tableView && tableView.tick(), 1000);
 
-await loadLang(initialLang());
+await loadLang(await initialLang());
 route();

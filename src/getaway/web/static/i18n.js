@@ -20,10 +20,21 @@ let suitPlurals = {}; // "♠" -> "spades" (as in "no spades")
 
 export function currentLang() { return lang; }
 
-/** The language to start with: saved choice, else the browser's, else English. */
-export function initialLang() {
-  const saved = localStorage.getItem("getaway.lang");
-  if (CODES.includes(saved)) return saved;
+const PICKED = "getaway.lang"; // the language the user picked on the page (localStorage)
+
+/** Remember the language the user picked on the page (the header's select). */
+export function pickLang(code) { if (CODES.includes(code)) localStorage.setItem(PICKED, code); }
+
+/** The language to start with (docs/web.md): the one the user picked on the page, else the
+ * server's (`getaway serve --lang`, from GET /api/lang), else the browser's, else English. */
+export async function initialLang() {
+  const picked = localStorage.getItem(PICKED);
+  if (CODES.includes(picked)) return picked;
+  try {
+    const r = await fetch("/api/lang");
+    const server = r.ok ? (await r.json()).default : null;
+    if (CODES.includes(server)) return server;
+  } catch (e) { /* no answer: the browser's */ }
   for (const l of navigator.languages || [navigator.language || "en"]) {
     const code = String(l).slice(0, 2).toLowerCase();
     if (CODES.includes(code)) return code;
@@ -72,7 +83,6 @@ export async function loadLang(code) {
   suitPlurals = asMap(data.suit_plurals ?? data.suits_plural ?? data.suits, (i) => suitKeys[i]);
   for (const m of [rankNames, suitNames, suitPlurals]) normalizeSuitKeys(m);
   lang = code;
-  localStorage.setItem("getaway.lang", code);
   document.documentElement.lang = code;
 }
 

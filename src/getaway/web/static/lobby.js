@@ -51,6 +51,8 @@ export async function renderLobby(root, { go, showError }) {
     value: saved.deals || 1, inputmode: "numeric" });
   const level = h("select", { id: "level", "data-testid": "bot-level" }, BOT_LEVELS.map((l) => h("option", { value: l }, t(l))));
   level.value = saved.bot_level || "medium";
+  // The hint (the expert's move on your own decision): the host may switch it off for the room.
+  const hints = h("input", { type: "checkbox", id: "hints", "data-testid": "hints", checked: saved.hints !== false });
 
   // Variants: check boxes; the other options: a select per choice ("" keeps the profile's
   // default), a number per whole number (a seat number: a select of the seats, counted from 1).
@@ -127,7 +129,7 @@ export async function renderLobby(root, { go, showError }) {
       options[key] = value;
     }
     const body = { profile: profile.value, players: Number(players.value), deals: Math.max(specs.deals.min, Number(deals.value) || 1),
-      options, bot_level: level.value };
+      options, bot_level: level.value, hints: hints.checked };
     localStorage.setItem("getaway.lobby", JSON.stringify(body));
     const n = name.value.trim();
     if (n) localStorage.setItem("getaway.name", n);
@@ -167,6 +169,7 @@ export async function renderLobby(root, { go, showError }) {
     field(t("Your name"), name),
     field(t(specs.profile.label), profile),
     h("div", { class: "row" }, field(t(specs.players.label), players), field(t(specs.deals.label), deals), field(t("Bot level"), level)),
+    h("div", { class: "check" }, hints, h("label", { for: "hints" }, t("Hints allowed"))),
     h("details", { class: "variants" },
       h("summary", {}, t("Variants and options")),
       h("fieldset", {}, h("legend", {}, t("Variants")), variantBoxes),

@@ -3,12 +3,17 @@
 // narration log, the standings and the finished deals' records.
 
 import { h, fill } from "./dom.js";
-import { t, cardName, splitCard, isRed, suitIndex, rankValue } from "./i18n.js";
+import { t, cardName, suitIndex, rankValue } from "./i18n.js";
 import { tableFromHistory } from "./trick.js";
+import { cardFace, cardBack } from "./cards.js";
+import { reducedMotion, slideIn, flyAway, moveBacks, turnCue } from "./motion.js";
 
-const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+export { cardFace };
 // Hand order: suits alternate in colour (♠ ♥ ♣ ♦), low to high within a suit.
 const HAND_SUIT_ORDER = [0, 1, 3, 2, 4];
+// Room above the hand's first row for a playable card's lift (style.css .card.my-turn.legal, 8px):
+// a lifted card never covers the name line nor the buttons above the hand.
+const LIFT = 10;
 
 // The mark of a bot seat wherever its name is shown (the server refuses it in human names, so
 // a human called "Bot 3" never looks like one); the narration's names carry it too.
@@ -44,17 +49,8 @@ export function cardSpeech(text) {
   return String(text ?? "").replace(CARD_TOKEN, (c) => cardName(c));
 }
 
-/** A face-up card (not interactive). */
-export function cardFace(card, extra = {}) {
-  const [rank, suit] = splitCard(card);
-  return h("span", { class: `face ${isRed(card) ? "red" : "black"}${suit ? "" : " joker"}`, ...extra },
-    h("span", { class: "rank", "aria-hidden": "true" }, suit ? rank : "★"),
-    h("span", { class: "suit", "aria-hidden": "true" }, suit || "Jk"),
-    h("span", { class: "pip", "aria-hidden": "true" }, suit || "★"));
-}
-
 export class TableView {
-  /** `actions`: {act(action), next(), start()} */
+  /** `actions`: {act(action), next(), hint(), notice(text)} */
   constructor(root, actions) {
     this.actions = actions;
     this.seen = new Set();        // trick items already shown (no second animation)
@@ -73,18 +69,34 @@ export class TableView {
       this.seats, h("div", { class: "center" }, this.trick), this.caption, this.pile, this.outcome);
     this.me = h("p", { class: "me", "data-testid": "me" });
     this.buttons = h("div", { class: "actions", "data-testid": "actions" });
+    this.hintLine = h("p", { class: "hint-text", id: "hint-text", "data-testid": "hint-text", "aria-live": "polite", hidden: true });
     this.hand = h("div", { class: "hand", role: "group", "data-testid": "hand", "aria-labelledby": "hand-title" });
     this.hand.addEventListener("keydown", (e) => this.onHandKey(e));
     this.handTitle = h("h2", { id: "hand-title", class: "sr-only" });
-    this.handWrap = h("section", { class: "hand-wrap" }, this.handTitle, this.me, this.buttons, this.hand);
-    this.log = h("ol", { class: "log", role: "log", "aria-live": "polite", "data-testid": "log", tabindex: 0, "aria-labelledby": "log-title" });
+    this.handWrap = h("section", { class: "hand-wrap" }, this.handTitle, this.me, this.buttons, this.hintLine, this.hand);
+    // The narration: a live region (role=log) holding a list of lines (a role=log list would no
+    // longer be a list for its items).
+    this.logList = h("ol", { class: "log-lines" });
+    this.log = h("div", { class: "log", role: "log", "aria-live": "polite", "data-testid": "log", tabindex: 0, "aria-labelledby": "log-title" },
+      this.logList);
     this.standings = h("div", { "data-testid": "standings" });
     this.records = h("div", { "data-testid": "deals" });
-    this.side = h("aside", { class: "side" },
+    // On a phone (the side panel below the board): the last line of the narration under the table,
+    // a tap opens the whole narration (and the standings) over the table.
+    this.lastLine = h("span", { class: "line" });
+    this.lastAction = h("button", { type: "button", class: "last-action", "data-testid": "last-action", "aria-controls": "side",
+      "aria-expanded": "false", onclick: () => this.toggleSide() }, this.lastLine, h("span", { class: "more" }, t("Narration")));
+    this.closeSide = h("button", { type: "button", class: "ghost close-side", "data-testid": "close-narration",
+      "aria-label": t("Back to the table"), onclick: () => this.toggleSide(false) }, "✕");
+    this.side = h("aside", { class: "side", id: "side" }, this.closeSide,
       h("section", { class: "panel" }, h("h2", { id: "log-title" }, t("Narration")), this.log),
       h("section", { class: "panel" }, h("h2", {}, t("Standings")), this.standings, this.records));
     this.el = h("div", { class: "game" },
-      h("div", { class: "board" }, this.status, this.felt, this.handWrap), this.side, this.announce);
+      h("div", { class: "board" }, this.status, this.felt, this.lastAction, this.handWrap), this.side, this.announce);
+    this.el.addEventListener("keydown", (e) => { if (e.key === "Escape" && this.el.classList.contains("side-open")) this.toggleSide(false); });
+    this.motion = { fresh: [], sweep: null };  // what the update being rendered will animate (runMotion)
+    this.swept = null;                         // the settled trick already swept away
+    this.histSeen = { deal: null, n: 0 };      // history events already animated
     fill(root, this.el);
     this.resize = new ResizeObserver(() => { this.layoutHand(); this.layoutFelt(); });
     this.resize.observe(this.hand);
@@ -94,10 +106,26 @@ export class TableView {
     this.narrow.addEventListener("change", this.onNarrow);
   }
 
-  destroy() { this.resize.disconnect(); this.narrow.removeEventListener("change", this.onNarrow); }
+  destroy() { this.resize.disconnect(); this.narrow.removeEventListener("change", this.onNarrow); clearTimeout(this.sweepTimer); }
+
+  /** Show a hint the server sent (`{action, text, version}`) if it is for the position shown. */
+  showHint(msg) {
+    if (!this.S || msg.version !== this.S.version) return;
+    this.hint = msg;
+    this.renderHand(this.S);
+  }
+
+  /** Open (or close) the narration and standings over the table (phones). */
+  toggleSide(open = !this.el.classList.contains("side-open")) {
+    this.el.classList.toggle("side-open", open);
+    this.lastAction.setAttribute("aria-expanded", String(open));
+    if (open) { this.log.scrollTop = this.log.scrollHeight; this.log.focus({ preventScroll: true }); } else this.lastAction.focus();
+  }
 
   update(S) {
     this.S = S;
+    this.turnStarted = false;
+    if (this.hint && this.hint.version !== S.version) this.hint = null; // a hint holds for the decision it was asked for
     const { room, view } = S;
     const n = view ? view.players : room.seats.length;
     this.n = n;
@@ -111,6 +139,14 @@ export class TableView {
     this.renderLog(S);
     this.renderStandings(S);
     this.layoutFelt();
+    // The events new since the last update (none on a page load or a reconnect), for the motion.
+    const deal = room.deal_index ?? 0;
+    const history = (view && view.history) || [];
+    if (this.histSeen.deal !== deal || history.length < this.histSeen.n) this.histSeen = { deal, n: 0 };
+    const events = S.settled ? [] : history.slice(this.histSeen.n);
+    this.histSeen.n = history.length;
+    this.runMotion(S, events);
+    if (this.turnStarted && !S.settled) turnCue([this.status, this.me]);
   }
 
   /** The table's layout: the oval (seats around, the trick in the middle, towards its players),
@@ -173,7 +209,7 @@ export class TableView {
       },
       h("span", { class: "name" }, seatName(room, seat)),
       size === null ? null : h("span", { class: "count", "data-testid": `hand-size-${seat}` },
-        h("span", { class: "backs", "aria-hidden": "true" }, size ? "🂠" : ""), t("Cards: {n}", { n: size })),
+        h("span", { class: "backs", "aria-hidden": "true" }, size ? cardBack({ class: "face back mini" }) : null), t("Cards: {n}", { n: size })),
       badges.length ? h("span", { class: "badges" }, badges) : null,
       state ? h("span", { class: "state" }, state) : null,
       absent && !info.bot_playing ? h("span", { class: "state away", "data-testid": `absent-${seat}`, "data-deadline": deadline || "" },
@@ -183,33 +219,45 @@ export class TableView {
     fill(this.seats, items);
   }
 
-  /** The trick in the middle: cards placed towards their players, new ones slide in. */
+  /** The trick in the middle: cards placed towards their players (elements kept across updates,
+   * by key, so that a card slides in once); a settled trick stays until it is swept away. */
   renderTrick(S) {
     const { view, room } = S;
-    if (!view) { fill(this.trick); this.caption.textContent = ""; this.pile.textContent = ""; return; }
+    if (!view) { fill(this.trick); this.caption.textContent = ""; fill(this.pile); return; }
     const { current, last } = tableFromHistory(view.history);
     const settled = !current.length && last;
     const items = current.length ? current : last ? last.items : [];
     const deal = room.deal_index ?? 0;
+    const trickNo = view.tricks_played - (settled ? 1 : 0);
+    const settledKey = settled ? `${deal}:${trickNo}:${last.kind}:${last.seat}` : "";
+    // A settled trick about to be replaced (the next lead) that has not been swept yet: sweep it now.
+    if (this.trick.dataset.skey && this.trick.dataset.skey !== settledKey && !S.settled) this.sweep();
+    const old = new Map([...this.trick.children].map((el) => [el.dataset.key, el]));
+    const fresh = [];
     const els = items.map((it, i) => {
-      const key = `${deal}:${view.tricks_played - (settled ? 1 : 0)}:${i}:${it.seat}:${it.card}`;
-      const fresh = !this.seen.has(key) && !S.settled;
-      this.seen.add(key);
+      const key = `${deal}:${trickNo}:${i}:${it.seat}:${it.card}`;
       const who = it.seat === null ? "" : it.seat === S.seat ? t("You") : seatName(room, it.seat);
       const mark = it.mark === "tochoo" ? t("tochoo") : it.mark === "ruff" ? t("ruff")
         : it.mark === "irregularity" ? t("irregular") : it.mark === "void" ? t("cannot follow") : "";
       const label = it.card ? `${who}: ${cardName(it.card)}${mark ? ` (${mark})` : ""}` : `${who}: ${mark}`;
-      const el = h("div", { class: `played${it.mark ? ` mark-${it.mark}` : ""}${fresh && !reducedMotion() ? " enter" : ""}`,
-        role: "listitem", "aria-label": label, "data-seat": it.seat ?? "", "data-card": it.card || "", "data-mark": it.mark || null,
-        "data-testid": "trick-card", style: { zIndex: i + 1 } },
-      it.card ? cardFace(it.card) : h("span", { class: "face void", "aria-hidden": "true" }, "✕"),
-      h("span", { class: "who", "aria-hidden": "true" }, who),
-      mark ? h("span", { class: "mark", "aria-hidden": "true" }, mark) : null);
+      let el = old.get(key);
+      if (!el || el.getAttribute("aria-label") !== label) {
+        el = h("div", { class: `played${it.mark ? ` mark-${it.mark}` : ""}`, role: "listitem", "aria-label": label,
+          "data-seat": it.seat ?? "", "data-card": it.card || "", "data-mark": it.mark || null, "data-key": key,
+          "data-testid": "trick-card", style: { zIndex: i + 1 } },
+        it.card ? cardFace(it.card) : h("span", { class: "face void", "aria-hidden": "true" }, "✕"),
+        h("span", { class: "who", "aria-hidden": "true" }, who),
+        mark ? h("span", { class: "mark", "aria-hidden": "true" }, mark) : null);
+      }
+      if (!this.seen.has(key) && !S.settled) fresh.push({ el, from: this.sourceRect(S, it) });
+      this.seen.add(key);
       return el;
     });
-    fill(this.trick, els);
+    this.trick.replaceChildren(...els);
+    this.motion.fresh.push(...fresh);
     this.trick.classList.toggle("settled", !!settled);
     this.trick.classList.toggle("picked", !!settled && last.kind === "pickup");
+    this.trick.classList.toggle("swept", !!settled && this.swept === settledKey);
     if (settled) {
       const who = seatName(room, last.seat);
       const mine = last.seat === S.seat;
@@ -220,54 +268,101 @@ export class TableView {
         this.caption.textContent = mine ? t("To the waste pile; you lead.") : t("To the waste pile; {who} leads.", { who });
       }
       this.trick.dataset.settled = last.kind;
+      this.trick.dataset.skey = settledKey;
+      this.trick.dataset.to = last.kind === "pickup" ? String(last.seat) : "waste";
+      if (!S.settled && this.swept !== settledKey) this.motion.sweep = settledKey;
     } else {
       this.caption.textContent = "";
       delete this.trick.dataset.settled;
+      delete this.trick.dataset.skey;
     }
-    this.pile.textContent = t("waste pile: {n}", { n: view.waste_size });
+    fill(this.pile, view.waste_size ? cardBack({ class: "face back mini", "data-testid": "waste-back" }) : null,
+      h("span", {}, t("waste pile: {n}", { n: view.waste_size })));
   }
 
-  /** Position the trick's cards towards their players (in the rows layout: in a row, in the
-   * order they were played, below the seats), and where new ones slide in from. */
+  /** Where a card just played comes from: the player's hand card (still shown: the hand is
+   * rendered after the trick) or the player's seat box. */
+  sourceRect(S, it) {
+    if (it.seat === null || it.seat === undefined) return null;
+    const el = it.seat === S.seat ? this.hand.querySelector(`[data-card="${it.card}"]`) : this.seats.querySelector(`[data-seat="${it.seat}"]`);
+    return el ? el.getBoundingClientRect() : null;
+  }
+
+  /** The place of a seat on the screen: its box, or the hand for the player's own seat. */
+  placeOf(seat) {
+    if (seat === this.mySeat && !this.handWrap.hidden) return this.hand.getBoundingClientRect();
+    const box = this.seats.querySelector(`[data-seat="${seat}"]`);
+    return box ? box.getBoundingClientRect() : null;
+  }
+
+  /** Sweep the settled trick shown: its cards fly to the waste pile or into the picker's place. */
+  sweep() {
+    const key = this.trick.dataset.skey;
+    if (!key || this.swept === key) return;
+    const to = this.trick.dataset.to === "waste" ? (this.pile.firstChild || this.pile).getBoundingClientRect() : this.placeOf(Number(this.trick.dataset.to));
+    flyAway([...this.trick.querySelectorAll(".played .face")], to, {
+      onStart: () => { this.swept = key; this.trick.classList.add("swept"); },
+    });
+  }
+
+  /** After an update has been laid out: the animations it calls for (none on a page load or a
+   * reconnect, none under reduced motion: motion.js). */
+  runMotion(S, events) {
+    const m = this.motion;
+    this.motion = { fresh: [], sweep: null };
+    if (S.settled) return;
+    m.fresh.forEach(({ el, from }, i) => { const face = el.querySelector(".face"); if (face) slideIn(face, from, { delay: i * 60 }); });
+    if (m.sweep) {
+      clearTimeout(this.sweepTimer);
+      const key = m.sweep;
+      this.sweepTimer = setTimeout(() => { if (this.trick.dataset.skey === key) this.sweep(); }, 520 + m.fresh.length * 60);
+    }
+    const size = this.hand.firstChild ? this.hand.firstChild.getBoundingClientRect() : null;
+    for (const e of events) {
+      if (e.kind === "take" && e.seat !== undefined && e.other !== undefined) {
+        moveBacks(this.placeOf(e.other), this.placeOf(e.seat), e.hidden || (e.cards || []).length || 4, { size });
+      }
+    }
+  }
+
+  /** Position the trick's cards: towards their players around the oval; in lines, in the order
+   * played, in the rows layout or when the oval places would overlap (6–8 players on a small
+   * oval). No two cards of a trick overlap, nor their players' names. */
   placeTrick() {
-    const w = this.felt.clientWidth;
-    const hgt = this.felt.clientHeight;
-    const row = this.felt.classList.contains("rows");
     const cards = [...this.trick.children];
-    if (row) {
-      const W = this.trick.clientWidth;
-      const cw = (cards[0] && cards[0].firstChild && cards[0].firstChild.offsetWidth) || 44;
-      const step = cards.length > 1 ? Math.min(cw + 10, (W - cw) / (cards.length - 1)) : 0;
-      this.trick.style.setProperty("--step", `${cards.length > 1 ? step : cw + 10}px`);
-      const mid = this.trick.getBoundingClientRect();
-      const seatsBottom = this.seats.getBoundingClientRect().bottom;
-      cards.forEach((el, i) => {
-        const x = (i - (cards.length - 1) / 2) * step;
-        el.style.left = `calc(50% + ${x}px)`;
-        el.style.top = "50%";
-        const box = el.dataset.seat === "" ? null : this.seats.querySelector(`[data-seat="${el.dataset.seat}"]`);
-        const r = box && box.getBoundingClientRect();
-        el.style.setProperty("--fx", r ? `${r.left + r.width / 2 - (mid.left + mid.width / 2 + x)}px` : "0px");
-        // from just below the seats, under its player's box: the sliding card crosses no box either
-        el.style.setProperty("--fy", r ? `${Math.min(0, seatsBottom + 2 - (mid.top + mid.height / 2 - el.offsetHeight / 2))}px` : "0px");
+    if (!cards.length) return;
+    const face = cards[0].querySelector(".face");
+    const cw = (face && face.offsetWidth) || 44;
+    const ch = (face && face.offsetHeight) || 62;
+    const lineH = ch + 22; // the card, its player's name below, its mark above
+    const gap = 6;
+    if (!this.felt.classList.contains("rows")) {
+      const w = this.felt.clientWidth;
+      const hgt = this.felt.clientHeight;
+      const pos = cards.map((el) => {
+        const seat = el.dataset.seat === "" ? null : Number(el.dataset.seat);
+        const a = seat === null || !this.n ? Math.PI / 2 : (this.angle(seat) * Math.PI) / 180;
+        return [Math.cos(a) * w * 0.15, Math.sin(a) * hgt * 0.16];
       });
-      return;
+      const apart = pos.every(([x, y], i) => pos.every(([u, v], k) => k <= i || Math.abs(x - u) >= Math.max(cw, 80) + 2 || Math.abs(y - v) >= lineH));
+      if (apart) {
+        cards.forEach((el, i) => { el.style.left = `calc(50% + ${pos[i][0]}px)`; el.style.top = `calc(50% + ${pos[i][1]}px)`; });
+        this.felt.style.setProperty("--lines", "1");
+        this.trick.style.setProperty("--step", "80px");
+        return;
+      }
     }
-    for (const el of cards) {
-      const seat = el.dataset.seat === "" ? null : Number(el.dataset.seat);
-      if (seat === null || !this.n) continue;
-      const a = (this.angle(seat) * Math.PI) / 180;
-      const x = Math.cos(a) * w * 0.15;
-      const y = Math.sin(a) * hgt * 0.16;
-      el.style.left = `calc(50% + ${x}px)`;
-      el.style.top = `calc(50% + ${y}px)`;
-      // Slide in from the player's place on the table (relative to where the card lands).
-      const box = this.seats.querySelector(`[data-seat="${seat}"]`);
-      const fx = box ? box.offsetLeft - w / 2 : Math.cos(a) * w * 0.41;
-      const fy = box ? box.offsetTop - hgt / 2 : Math.sin(a) * hgt * 0.45;
-      el.style.setProperty("--fx", `${fx - x}px`);
-      el.style.setProperty("--fy", `${fy - y}px`);
-    }
+    const perLine = Math.max(1, Math.floor((this.trick.clientWidth + gap) / (cw + gap)));
+    const lines = Math.ceil(cards.length / perLine);
+    const per = Math.ceil(cards.length / lines);
+    this.felt.style.setProperty("--lines", String(lines));
+    this.trick.style.setProperty("--step", `${cw + gap}px`);
+    cards.forEach((el, i) => {
+      const r = Math.floor(i / per);
+      const inLine = Math.min(per, cards.length - r * per);
+      el.style.left = `calc(50% + ${((i % per) - (inLine - 1) / 2) * (cw + gap)}px)`;
+      el.style.top = `calc(50% + ${(r - (lines - 1) / 2) * lineH}px)`;
+    });
   }
 
   renderOutcome(S) {
@@ -309,6 +404,12 @@ export class TableView {
     }
     if (legal.has("pass")) btns.push(h("button", { "data-testid": "pass", onclick: () => this.actions.act("pass") }, t("Pass")));
     if (legal.has("pickup")) btns.push(h("button", { "data-testid": "pickup", onclick: () => this.actions.act("pickup") }, t("Pick up")));
+    // The hint (web/hints.py): on your own decision, unless the host switched hints off.
+    const mine = view && !view.outcome && view.to_act === S.seat && S.seat !== null && S.seat !== undefined;
+    if (mine && !(room.config && room.config.hints === false)) {
+      btns.push(h("button", { type: "button", class: "ghost hint-button", "data-testid": "hint", "aria-describedby": "hint-text",
+        onclick: () => this.actions.hint() }, t("Hint")));
+    }
     for (const b of btns) if (S.pending) b.disabled = true;
     // Keep keyboard focus on the same button across updates.
     const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
@@ -345,12 +446,15 @@ export class TableView {
       el.setAttribute("aria-disabled", ok && !S.pending ? "false" : "true");
       el.setAttribute("aria-label", cardName(card) + (view.must_lead === card ? ` (${t("drawn blind")})` : ""));
       el.classList.toggle("legal", ok);
+      el.classList.toggle("hinted", !!this.hint && this.hint.action === card);
       el.classList.toggle("my-turn", choosing);
       if (ok || !this.whyNot(card)) el.removeAttribute("title");
       else el.title = this.whyNot(card);
       return el;
     });
     this.hand.replaceChildren(...els);
+    this.hintLine.hidden = !this.hint;
+    fill(this.hintLine, this.hint ? [h("strong", {}, t("Hint")), " · ", cardText(this.hint.text)] : null);
     this.hand.setAttribute("aria-label", t("Your hand") + " · " + t("Cards: {n}", { n: hand.length }));
     if (!hand.includes(this.focusCard)) {
       const firstLegal = hand.find((c) => legal.has(c));
@@ -359,6 +463,7 @@ export class TableView {
     // Your turn starts: bring the focus to a playable card unless the user is busy elsewhere.
     const turnStarts = myTurn && !this.wasMyTurn;
     this.wasMyTurn = myTurn;
+    this.turnStarted = turnStarts;
     if (turnStarts && view.decision === "play") {
       const firstLegal = hand.find((c) => legal.has(c));
       if (firstLegal && (!this.hand.contains(document.activeElement) || !legal.has(this.focusCard))) this.focusCard = firstLegal;
@@ -445,10 +550,10 @@ export class TableView {
       const inRow = Math.min(perRow, n - r * perRow);
       const width = cw + step * (inRow - 1);
       el.style.left = `${(W - width) / 2 + c * step}px`;
-      el.style.top = `${r * rowStep}px`;
+      el.style.top = `${LIFT + r * rowStep}px`;
       el.style.zIndex = String(i + 1);
     });
-    this.hand.style.height = `${ch + rowStep * (rows - 1) + 12}px`;
+    this.hand.style.height = `${LIFT + ch + rowStep * (rows - 1) + 8}px`;
     this.hand.classList.toggle("stacked", rows > 1);
   }
 
@@ -456,7 +561,8 @@ export class TableView {
     const { view, room } = S;
     let text = "";
     let mine = false;
-    if (room.status === "finished") text = t("The match is over.");
+    // At the end of the match the outcome box says "The match is over." (once on the page).
+    if (room.status === "finished") text = t("The deal is over.");
     else if (!view) text = "";
     else if (view.outcome) text = room.status === "between_deals" && !S.isHost ? t("Waiting for the host to start the next deal.") : t("The deal is over.");
     else if (S.seat !== null && S.seat !== undefined && view.to_act === S.seat) {
@@ -482,14 +588,16 @@ export class TableView {
 
   renderLog(S) {
     if (S.logReset) {
-      this.log.replaceChildren();
+      this.logList.replaceChildren();
       this.logCount = 0;
       S.logReset = false;
     }
     for (; this.logCount < S.log.length; this.logCount++) {
       const line = S.log[this.logCount];
-      this.log.append(h("li", { class: line.heading ? "heading" : "" }, cardText(line.text)));
+      this.logList.append(h("li", { class: line.heading ? "heading" : "" }, cardText(line.text)));
     }
+    const lastLine = [...S.log].reverse().find((l) => !l.heading);
+    fill(this.lastLine, lastLine ? cardText(lastLine.text) : "");
     this.log.scrollTop = this.log.scrollHeight;
   }
 

@@ -1,0 +1,50 @@
+"""The hint in the browser (issue 15, item 6): the expert's move for a player's own decision,
+with its reason in the player's language, as the terminal's ``hint`` gives it
+(:func:`getaway.text.terminal.best_hint`: the expert bot within its own search budget, falling
+back to the next level if it fails).
+
+>>> from getaway.web.rooms import check_config
+>>> hints_allowed(check_config({"hints": False})[0]), hints_allowed(check_config({})[0])
+(False, True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from ..core.cards import Card
+from ..core.events import Action
+from ..core.view import PlayerView
+from ..text import i18n
+from ..text.terminal import best_hint, command_word
+
+__all__ = ["hints_allowed", "hint_text", "hint_for"]
+
+
+def hints_allowed(config: dict[str, Any]) -> bool:
+    """Whether a room's host left hints on (room config ``"hints"``, default ``True``)."""
+    return config.get("hints", True) is not False
+
+
+def hint_text(action: Action, reason: str, lang: str) -> dict[str, str]:
+    """A hint as the page shows it, in ``lang``: ``{"action": "7♠", "text": "play 7♠ (seven of
+    spades): …"}`` (``reason``: the bot's :class:`~getaway.text.i18n.Reason`, or ``""``). On the
+    event loop's thread: the language is process-wide (:func:`getaway.text.i18n.language`)."""
+    with i18n.language(lang):
+        if isinstance(action, Card):
+            what = i18n._("play {card} ({name})").format(card=str(action), name=i18n.card_name(action))
+        else:
+            what = command_word(str(action))
+        text = f"{what}: {i18n.localize(reason)}" if reason else what
+    return {"action": str(action), "text": text}
+
+
+async def hint_for(view: PlayerView, seat: int, lang: str) -> dict[str, Any]:
+    """The ``hint`` message for ``seat``'s own decision (``view``: its view, its turn; the
+    room checks that, and that hints are on): the search runs off the event loop, the text is
+    made on it."""
+    rng = random.Random(len(view.history) * 7919 + seat)
+    action, reason, _level = await asyncio.to_thread(best_hint, view, rng)
+    return {"type": "hint", **hint_text(action, reason, lang)}

@@ -1,0 +1,70 @@
+"""The hint over the socket (issue 15, item 6; web/hints.py): the expert's move and reason in
+the socket's language, only on the player's own decision, to that socket only; the host can
+switch hints off for a room."""
+
+from __future__ import annotations
+
+from getaway.core.cards import Card
+from web_helpers import Player, create_room, make_client
+
+
+def _my_turn(client, room, lang="en") -> tuple[Player, object]:
+    ws = client.websocket_connect(f"/ws/{room['code']}")
+    sock = ws.__enter__()
+    me = Player(sock, "me")
+    me.send(type="hello", lang=lang, token=room["token"])
+    me.until(lambda m: m["type"] == "welcome")
+    client.post(f"/api/rooms/{room['code']}/start", headers={"Authorization": f"Bearer {room['host_token']}"})
+    me.until(lambda m: m["type"] in ("update", "sync") and me.my_turn())
+    return me, ws
+
+
+def test_hint_on_your_own_decision_in_your_language():
+    with make_client() as client:
+        room = create_room(client)
+        me, ws = _my_turn(client, room, lang="fr")
+        try:
+            me.send(type="hint")
+            hint = me.until(lambda m: m["type"] in ("hint", "error"))
+            assert hint["type"] == "hint", hint
+            assert hint["action"] in me.view["legal_actions"] and hint["version"] == me.version
+            card = Card.parse(hint["action"])
+            assert hint["text"].startswith(f"jouer {card}")  # "jouer 7♠ (sept de pique)…"
+            # a hint changes nothing: the next move is still ours, at the same version
+            me.send(type="act", action=hint["action"], version=me.version)
+            assert me.until(lambda m: m["type"] in ("update", "error"))["type"] == "update"
+        finally:
+            ws.__exit__(None, None, None)
+
+
+def test_no_hint_out_of_turn_nor_for_spectators_nor_when_switched_off():
+    with make_client() as client:
+        room = create_room(client, hints=False)
+        assert client.get(f"/api/rooms/{room['code']}").json()["config"]["hints"] is False
+        me, ws = _my_turn(client, room)
+        try:
+            me.send(type="hint")
+            err = me.until(lambda m: m["type"] in ("hint", "error"))
+            assert err["type"] == "error" and err["code"] == "hints_off", err
+        finally:
+            ws.__exit__(None, None, None)
+        room = create_room(client, players=3)
+        with client.websocket_connect(f"/ws/{room['code']}") as sock:
+            watcher = Player(sock, "watcher")
+            watcher.hello(spectate=True)
+            watcher.send(type="hint")
+            err = watcher.until(lambda m: m["type"] in ("hint", "error"))
+            assert err["type"] == "error" and err["code"] == "spectator", err
+        r = client.post("/api/rooms", json={"hints": "no"})
+        assert r.status_code == 400 and "hints" in r.json()["error"]["message"]
+
+
+def test_no_hint_when_it_is_not_your_decision():
+    with make_client() as client:
+        room = create_room(client)
+        with client.websocket_connect(f"/ws/{room['code']}") as sock:
+            me = Player(sock, "me")
+            me.hello(token=room["token"])
+            me.send(type="hint")  # before the start: nothing to decide
+            err = me.until(lambda m: m["type"] in ("hint", "error"))
+            assert err["type"] == "error" and err["code"] == "not_your_turn", err
