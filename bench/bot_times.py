@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 
-from getaway import Deal, Rules
+from getaway import Deal, Knowledge, Rules, player_view
 from getaway.bots import make_bot
 
 
@@ -32,9 +32,10 @@ def main() -> None:
         timed = seed % n
         bots = [make_bot(args.bot) if s == timed else make_bot("heuristic") for s in range(n)]
         rng = random.Random(seed)
+        knowledge = [Knowledge.of(deal, s) for s in range(n)]
         while not deal.is_over:
             seat = deal.to_act
-            view = deal.view(seat)
+            view = player_view(deal, seat, knowledge[seat])
             start = time.perf_counter()
             action = bots[seat].act(view, view.legal_actions, rng)
             if seat == timed and len(view.legal_actions) > 1:

@@ -24,6 +24,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
+from getaway import player_view
 from getaway.bots import make_bot
 from getaway.envs.openspiel import resample  # importing registers python_getaway
 
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                 state.apply_action(searcher.step(state))
             else:
                 player = state.current_player()
-                view = state.deal.view(player)
+                view = player_view(state.deal, player)
                 legal = view.legal_actions
                 action = legal[0] if len(legal) == 1 else bot.act(view, legal, rng)
                 state.apply_action(int(action))

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from conftest import SOAK, make_deal
-from getaway import Deal, Rules
+from getaway import Deal, Rules, player_view
 from getaway.bots import BOTS, LEVELS, ExpertBot, HeuristicBot, RandomBot, make_bot
 from getaway.core.events import PASS, TAKE
 
@@ -39,7 +39,7 @@ def _play(deal: Deal, bots, rng: random.Random, log: list | None = None) -> Deal
         if deal.is_over:
             return deal
         seat = deal.to_act
-        view = deal.view(seat)
+        view = player_view(deal, seat)
         action = bots[seat].act(view, view.legal_actions, rng)
         assert action in view.legal_actions, f"{bots[seat].name} chose illegal {action}"
         if log is not None:
@@ -103,7 +103,7 @@ def test_no_peeking_hidden_cards_do_not_change_the_decision(kind):
         a = make_deal(HANDS_A, waste="as ks qs js", profile=profile)
         b = make_deal(HANDS_B, waste="as ks qs js", profile=profile)
         assert a.hand(1) != b.hand(1)
-        va, vb = a.view(0), b.view(0)
+        va, vb = player_view(a, 0), player_view(b, 0)
         assert va == vb
         bot_a = make_bot(kind, iterations=30) if kind == "expert" else make_bot(kind)
         bot_b = make_bot(kind, iterations=30) if kind == "expert" else make_bot(kind)
@@ -117,7 +117,7 @@ def test_no_peeking_mid_trick(kind):
     b = make_deal(["ah 2h 9d 4c", "kh 5d 6c 2s", "8h 4d jc 5s", "3h qd 7c 9s"], waste="as ks qs js")
     a.play("2h")
     b.play("2h")
-    va, vb = a.view(1), b.view(1)
+    va, vb = player_view(a, 1), player_view(b, 1)
     assert va == vb and a.hand(2) != b.hand(2)
     decide = [make_bot(kind, iterations=30) if kind == "expert" else make_bot(kind) for _ in range(2)]
     assert decide[0].act(va, va.legal_actions, random.Random(3)) == decide[1].act(
@@ -132,7 +132,7 @@ def test_hint_gives_a_legal_action_and_a_sentence(kind):
     rng = random.Random(1)
     seen = 0
     while not deal.is_over and seen < 12:
-        view = deal.view(deal.to_act)
+        view = player_view(deal, deal.to_act)
         action, why = bot.hint(view, view.legal_actions, rng)
         assert action in view.legal_actions
         assert isinstance(why, str) and why.endswith(".") and "\n" not in why and len(why) > 10
@@ -163,7 +163,7 @@ def test_bot_settings_in_the_name():
 
 def test_heuristic_passes_big_takes_and_never_takes_with_two_left():
     deal = Deal(Rules.profile("punjab", players=4), 0, 3)
-    view = deal.view(deal.to_act)
+    view = player_view(deal, deal.to_act)
     assert view.decision == "take"
     assert HeuristicBot().act(view, view.legal_actions, random.Random(0)) is PASS
     assert TAKE in view.legal_actions
@@ -173,7 +173,7 @@ def test_heuristic_punjab_stays_under_the_winning_card():
     # Seat 0 leads 9♥; seat 1 holds K♥ and 2♥ and a later player is void in hearts: play 2♥.
     deal = make_deal(["9h 3c", "kh 2h 4d", "5c 6c 7c", "10h 8d"], waste="as ks qs js")
     deal.play("9h")
-    view = deal.view(1)
+    view = player_view(deal, 1)
     assert str(HeuristicBot().act(view, view.legal_actions, random.Random(0))) == "2♥"
 
 
@@ -181,7 +181,7 @@ def test_expert_time_limit_and_bad_settings():
     deal = Deal(Rules.profile("punjab", takes="off"), 0, 21)
     while len(deal.legal_actions()) == 1:
         deal.apply(deal.legal_actions()[0])
-    view = deal.view(deal.to_act)
+    view = player_view(deal, deal.to_act)
     bot = ExpertBot(iterations=100_000, time_limit=0.05)
     assert bot.act(view, view.legal_actions, random.Random(0)) in view.legal_actions
     with pytest.raises(ValueError, match="iterations"):
@@ -202,7 +202,7 @@ def test_expert_hint_says_when_it_keeps_the_usual_play(monkeypatch, losses, says
     rng = random.Random(1)
     while len(deal.legal_actions()) < 2:  # a decision with a choice
         deal.apply(deal.legal_actions()[0])
-    view, legal = deal.view(deal.to_act), deal.legal_actions()
+    view, legal = player_view(deal, deal.to_act), deal.legal_actions()
     bot = ExpertBot(iterations=4)
 
     def search(_view, _legal, _rng):  # the search's result, fixed: the first action kept

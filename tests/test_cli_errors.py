@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from getaway import Rules
+from getaway import Rules, player_view
 from getaway.core.match import Match
 from getaway.text.cli import cli
 from getaway.text.i18n import use
@@ -186,7 +186,7 @@ def _game(answers, tmp_path, deals: int = 1, lang: str = "en"):
 
 
 def _first_card(game: TerminalGame) -> str:
-    return str(game.match.deal.view(0).legal_actions[0])
+    return str(player_view(game.match.deal, 0).legal_actions[0])
 
 
 def test_ctrl_d_at_the_card_prompt_offers_to_save(tmp_path):
@@ -234,7 +234,7 @@ def _until_poll(then):
     queue = list(then)
 
     def answer(game: TerminalGame) -> str:
-        view = game.match.deal.view(0)
+        view = player_view(game.match.deal, 0)
         if view.decision == "take" and queue:
             item = queue.pop(0)
             if item is EOFError:
@@ -279,7 +279,7 @@ def test_ctrl_d_between_deals_offers_to_save(tmp_path):
     def card_or_enter(game: TerminalGame) -> str:
         if game.match.deal.is_over:
             raise EOFError
-        view = game.match.deal.view(0)
+        view = player_view(game.match.deal, 0)
         return "" if view.decision == "take" else _first_card(game)
 
     game, _out, prompts = _game([card_or_enter] * 200 + ["no"], tmp_path, deals=3)

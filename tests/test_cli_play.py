@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from getaway import Card, Rules
+from getaway import Card, Rules, player_view
 from getaway.core.match import Match
 from getaway.text.cli import cli
 from getaway.text.terminal import TerminalGame
@@ -108,7 +108,7 @@ def _played(game: TerminalGame, console: Console, stop_after: int, path: str) ->
     steps = iter([f"save {path}", "quit", "no"])
 
     def ask(prompt: str) -> str:
-        view = game.match.deal.view(0)
+        view = player_view(game.match.deal, 0)
         if count[0] >= stop_after:
             return next(steps)
         count[0] += 1
@@ -200,7 +200,7 @@ def _play_through(game: TerminalGame) -> TerminalGame:
         deal = game.match.deal
         if deal.is_over:
             return ""
-        view = deal.view(0)
+        view = player_view(deal, 0)
         return "" if view.decision == "take" else str(view.legal_actions[0])
 
     game.ask = ask
@@ -240,7 +240,7 @@ def test_a_save_says_how_to_replay_its_deals(tmp_path):
             return next(then)
         if deal.is_over:
             return ""
-        view = deal.view(0)
+        view = player_view(deal, 0)
         return "" if view.decision == "take" else str(view.legal_actions[0])
 
     game.ask = ask

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import getaway
-from getaway import TAKE, Deal, Rules, cards_of
+from getaway import TAKE, Deal, Rules, cards_of, player_view
 from getaway.core import deal as deal_module
 from getaway.core._engine import COMPILED
 
@@ -64,7 +64,7 @@ def test_a_clone_is_the_same_deal_and_independent() -> None:
         while not deal.is_over:
             if rng.random() < 0.2:
                 twin = deal.clone()
-                assert twin.snapshot() == deal.snapshot() and twin.view(0) == deal.view(0)
+                assert twin.snapshot() == deal.snapshot() and player_view(twin, 0) == player_view(deal, 0)
                 if not COMPILED:
                     assert set(vars(twin)) == set(vars(deal))  # clone() copies every attribute
                     # the containers are copies, not shared
@@ -104,6 +104,7 @@ _DIGEST = r"""
 import hashlib, json, random, sys
 from getaway import Deal, Rules, TAKE
 from getaway.core._engine import COMPILED
+from getaway import player_view
 h = hashlib.sha256()
 rng = random.Random(11)
 rule_sets = [
@@ -131,7 +132,7 @@ for rules in rule_sets:
                 action = legal[-1] if legal[-1] is not TAKE else action
             h.update(repr(deal.apply(action, seat)).encode())
             if rng.random() < 0.05:
-                h.update(repr(deal.view(deal.to_act)).encode())
+                h.update(repr(player_view(deal, deal.to_act)).encode())
         h.update(json.dumps(deal.snapshot(), sort_keys=True).encode())
         h.update(repr((deal.outcome, deal.actions)).encode())
 print(json.dumps({"compiled": COMPILED, "digest": h.hexdigest()}))

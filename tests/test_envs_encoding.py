@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from getaway import TAKE, Card, Deal, Position, Rules
+from getaway import TAKE, Card, Deal, Knowledge, Position, Rules, player_view
 from getaway.core.cards import SUIT_MASKS
-from getaway.envs.encoding import Tracker, encode, layout, observation_size
+from getaway.envs.encoding import encode, layout, observation_size
 
 
 def _slice(obs: np.ndarray, players: int, name: str) -> np.ndarray:
@@ -24,16 +24,16 @@ def test_layout_covers_the_vector(players: int) -> None:
     assert end == observation_size(players)
 
 
-def test_incremental_tracking_equals_a_fresh_derivation() -> None:
+def test_incremental_knowledge_equals_a_fresh_derivation() -> None:
     rng = random.Random(0)
     for rules in (Rules.profile("punjab", players=4), Rules.profile("classic", players=3, trump="spades")):
         for seed in range(15):
             deal = Deal(rules, seed % rules.players, seed)
-            trackers = [Tracker(rules.players) for _ in range(rules.players)]
+            knowledge = [Knowledge.of(deal, s) for s in range(rules.players)]
             while not deal.is_over:
                 seat = deal.to_act
-                view = deal.view(seat)
-                obs = encode(view, trackers[seat])
+                view = player_view(deal, seat)
+                obs = encode(player_view(deal, seat, knowledge[seat]))
                 assert np.array_equal(obs, encode(view))
                 assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
                 legal = deal.legal_actions()
@@ -50,24 +50,30 @@ def test_incremental_tracking_equals_a_fresh_derivation() -> None:
     ],
 )
 def test_known_cards_and_proven_voids_are_always_true(options: dict) -> None:
-    """What the tracker deduces holds in the real deal at every step, for every viewer: a
-    card known in a hand is there, and a seat proven void in a suit holds none of it (a
-    blind draw, R-P-DRAW, ends the proof for every suit the drawn card may be of)."""
+    """What the observation says holds in the real deal at every step, for every viewer: a
+    card known in a hand is there, and a seat marked void in a suit holds none of it."""
     options = dict(options)
     rules = Rules.profile(options.pop("profile"), **options)
     n = rules.players
     rng = random.Random(3)
     for seed in range(40):
         deal = Deal(rules, seed % n, seed)
-        trackers = [Tracker(n) for _ in range(n)]
+        knowledge = [Knowledge.of(deal, s) for s in range(n)]
+        parts = layout(n)
         while not deal.is_over:
             for viewer in range(n):
-                tracker = trackers[viewer].update(deal.view(viewer))
-                for s in range(n):
+                obs = encode(player_view(deal, viewer, knowledge[viewer]))
+                start, shape = parts["known"]
+                known = obs[start : start + int(np.prod(shape))].reshape(shape)
+                start, shape = parts["voids"]
+                voids = obs[start : start + int(np.prod(shape))].reshape(shape)
+                for i in range(n):
+                    s = (viewer + i) % n
                     hand = deal.hand_mask(s)
-                    assert tracker.known[s] & ~hand == 0, (seed, viewer, s, "known card not in hand")
+                    if i:
+                        assert all(hand >> c & 1 for c in np.flatnonzero(known[i - 1])), (seed, viewer, s)
                     for suit in range(4):
-                        if tracker.voids[s] >> suit & 1:
+                        if voids[i][suit]:
                             assert not hand & SUIT_MASKS[suit], (seed, viewer, s, suit, deal.events[-4:])
             legal = deal.legal_actions()
             takes_rarely = [a for a in legal if a is not TAKE or rng.random() < 0.1] or legal
@@ -82,7 +88,7 @@ def test_worked_example_known_cards_and_voids() -> None:
     deal = Deal(Rules.profile("punjab", players=4, takes="off"), position=position)
     for card in ("8h", "Qh", "3c"):
         deal.apply(card)
-    obs = encode(deal.view(3))  # D's view
+    obs = encode(player_view(deal, 3))  # D's view
     known = _slice(obs, 4, "known")  # rows: D's left (A), B, C
     assert {int(c) for c in np.flatnonzero(known[1])} == {Card.parse(c) for c in ("8h", "Qh", "3c")}
     voids = _slice(obs, 4, "voids")  # rows: D, A, B, C
@@ -139,7 +145,7 @@ def test_no_leak_when_only_hidden_cards_change(profile: str) -> None:
                 break
             if a.hand_sizes != b.hand_sizes:
                 break
-            assert np.array_equal(encode(a.view(viewer)), encode(b.view(viewer)))
+            assert np.array_equal(encode(player_view(a, viewer)), encode(player_view(b, viewer)))
             checked += 1
     assert checked > 50
 
@@ -169,9 +175,15 @@ def test_R_P_DRAW_a_blind_draw_from_a_position_is_tracked_as_in_the_real_deal(ta
     for seat in range(3):
         if deal.has_got_away(seat):
             continue
-        fresh, tracked = Tracker(3).update(deal.view(seat)), Tracker(3).update(real.view(seat))
-        if seat == holder:  # its own draw (-1); a taker's tracker says it holds it: no one else does
-            assert fresh.pending == -1 and tracked.pending in (-1, holder)
+        fresh, tracked = player_view(deal, seat).knowledge, player_view(real, seat).knowledge
+        if seat == holder:  # its own draw: nothing hidden from it
+            assert fresh.hidden == tracked.hidden == []
         else:
-            assert fresh.pending == tracked.pending == holder
-        assert np.array_equal(encode(deal.view(seat)), encode(real.view(seat)))
+            assert [h[0] for h in fresh.hidden] == [h[0] for h in tracked.hidden] == [holder]
+            # a position does not say what the waste held at the draw: fewer facts, never others
+            assert tracked.hidden[0][1] & ~fresh.hidden[0][1] == 0
+        a, b = encode(player_view(deal, seat)), encode(player_view(real, seat))
+        start, shape = layout(3)["voids"]
+        voids = np.arange(start, start + int(np.prod(shape)))
+        assert np.array_equal(np.delete(a, voids), np.delete(b, voids))
+        assert np.all(a[voids] <= b[voids])

@@ -13,6 +13,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 from conftest import SOAK  # noqa: E402
+from getaway import player_view  # noqa: E402
 from getaway.envs import openspiel  # noqa: E402
 from getaway.envs.openspiel import resample  # noqa: E402
 
@@ -260,17 +261,17 @@ def test_R_P_DRAW_resampling_keeps_a_pending_blind_draw(params: dict, wanted: tu
     for _ in range(200):
         state = game.new_initial_state()
         for player in _decisions(state, rng):
-            view = state.deal.view(player)
-            holder = state.core.trackers[player].update(view).pending
-            case = "drawer" if view.must_lead is not None else "other" if holder not in (-1, player) else None
-            if case == "other" and not state.core.trackers[player].pending_forced:
+            view = player_view(state.deal, player)
+            hidden = view.knowledge.hidden
+            case = "drawer" if view.must_lead is not None else "other" if hidden else None
+            if case == "other" and not hidden[0][2]:
                 case = "taker"
             if case is not None:
                 world = resample(state, player, rng)
                 assert world.information_state_string(player) == state.information_state_string(player)
                 assert world.information_state_tensor(player) == state.information_state_tensor(player)
                 assert world.legal_actions() == state.legal_actions()
-                new = world.deal.view(player)
+                new = player_view(world.deal, player)
                 assert new.waste_seen == view.waste_seen and new.must_lead == view.must_lead
                 assert [e.kind for e in world.deal.events[:2]] == ["waste", "draw"]  # from the position
                 _play_random(world, rng)

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 import getaway
-from getaway import Rules
+from getaway import Rules, player_view
 from getaway.core.cards import Card
 from getaway.core.match import Match
 from getaway.text import i18n
@@ -157,7 +157,7 @@ def _scripted_game(console: Console, deals: int = 1) -> TerminalGame:
 
     def ask(prompt: str) -> str:
         console.print(prompt)
-        view = game.match.deal.view(0)
+        view = player_view(game.match.deal, 0)
         if view.finished:
             return ""
         if extra:
@@ -230,7 +230,7 @@ def _bot_reasons() -> tuple[str, ...]:
             deal = Deal(Rules.profile(profile), dealer=0, seed=seed)
             step = 0
             while not deal.is_over:
-                view = deal.view(deal.to_act)
+                view = player_view(deal, deal.to_act)
                 legal = view.legal_actions
                 for bot in bots:
                     reasons.append(bot.hint(view, legal, random.Random(seed))[1])
@@ -377,7 +377,9 @@ def test_the_tournament_command_speaks_every_language(lang: str) -> None:
 
 # ---------------------------------------------------------------------------------- the core's errors
 
-CORE_MODULES = ("messages", "cards", "rules", "position", "events", "deal", "view", "record", "match")
+CORE_MODULES = (
+    "messages", "cards", "rules", "position", "events", "deal", "knowledge", "view", "worlds", "record", "match"
+)
 ENGINE_ERRORS = {
     "RulesError",
     "PositionError",
@@ -522,7 +524,7 @@ def test_the_terminal_hint_gives_its_reason_in_the_language(lang):
     from getaway.text.terminal import best_hint
 
     match = Match(Rules.profile("punjab", players=4), ["A", "B", "C", "D"], 5)
-    view = match.deal.view(match.deal.to_act)
+    view = player_view(match.deal, match.deal.to_act)
     _, reason, _ = best_hint(view, __import__("random").Random(0))
     assert isinstance(reason, i18n.Reason)
     console = Console(width=200, no_color=True, record=True, file=io.StringIO())

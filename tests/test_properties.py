@@ -55,6 +55,7 @@ from getaway import (
     RulesError,
     Termination,
     cards_of,
+    player_view,
 )
 from getaway.core.cards import SUIT_MASKS
 from getaway.core.record import deal_from_record, dumps, record_of
@@ -471,7 +472,7 @@ class Checker:
     def check_view(self, observer: Observer, *, json_too: bool, whole_history: bool = False) -> None:
         deal = self.deal
         seat = observer.seat
-        view = deal.view(seat)
+        view = player_view(deal, seat)
         self.stats.counts["views checked"] += 1
         who = "the spectator" if seat is None else f"seat {seat}"
         # Public facts are the referee's.
@@ -813,14 +814,14 @@ def test_a_view_does_not_depend_on_cards_its_seat_has_not_seen(
         f"{trial.describe()}; viewer {viewer}; {exchange.cards[0]} and {exchange.cards[1]} exchanged in "
         f"{exchange.start.to_dict()['hands']}"
     )
-    assert deal_a.view(viewer).to_dict() == deal_b.view(viewer).to_dict(), context
+    assert player_view(deal_a, viewer).to_dict() == player_view(deal_b, viewer).to_dict(), context
     for i, move in enumerate(exchange.moves[: exchange.horizon]):
         deal_a.apply(move.action, move.seat)
         try:
             deal_b.apply(move.action, move.seat)
         except IllegalActionError as exc:
             raise AssertionError(f"{context}: move {i} {move} is illegal after the exchange: {exc}") from exc
-        view_a, view_b = deal_a.view(viewer).to_dict(), deal_b.view(viewer).to_dict()
+        view_a, view_b = player_view(deal_a, viewer).to_dict(), player_view(deal_b, viewer).to_dict()
         assert view_a == view_b, f"{context}: views differ after move {i} {move}"
 
 
@@ -845,15 +846,15 @@ def drawn_card_taken(enforcement: str) -> Deal:
         deal.apply(action, seat)
     while deal.decision == TAKE_OR_PASS:
         deal.apply(PASS)
-    assert Card.parse("9d") in deal.hand(3) and "9♦" in [str(c) for c in deal.view(2).waste_seen]
+    assert Card.parse("9d") in deal.hand(3) and "9♦" in [str(c) for c in player_view(deal, 2).waste_seen]
     return deal
 
 
 def assert_waste_seen_follows_history(deal: Deal, seat: int) -> None:
     observer = Observer(seat, deal)
     observer.feed(deal.events)
-    assert bits(deal.view(seat).waste_seen) == observer.waste_seen, (
-        f"seat {seat}: waste_seen {[str(c) for c in deal.view(seat).waste_seen]}, "
+    assert bits(player_view(deal, seat).waste_seen) == observer.waste_seen, (
+        f"seat {seat}: waste_seen {[str(c) for c in player_view(deal, seat).waste_seen]}, "
         f"history says {[str(c) for c in cards_of(observer.waste_seen)]}"
     )
 
@@ -863,7 +864,7 @@ def test_r_info_a_second_blind_draw_does_not_reveal_the_first() -> None:
     for seat, card in [(3, "2s"), (1, "ks"), (2, "7s")]:  # seat 1 wins with its last card and draws
         deal.apply(card, seat)
     assert deal.events[-3].kind == EventKind.DRAW and deal.events[-3].seat == 1
-    assert "9♦" in [str(c) for c in deal.view(2).waste_seen], "seat 2 never saw the 9♦ leave the waste"
+    assert "9♦" in [str(c) for c in player_view(deal, 2).waste_seen], "seat 2 never saw the 9♦ leave the waste"
     assert_waste_seen_follows_history(deal, 2)
 
 
@@ -872,5 +873,5 @@ def test_r_info_a_drawn_card_played_irregularly_leaves_waste_seen() -> None:
     deal.apply("2s", 3)
     events = deal.apply("9d", 3)  # out of turn: seat 3 picks up 2♠ 9♦ (R-P-PENALTY)
     assert events[0] == Event(EventKind.IRREGULARITY, 3, (Card.parse("9d"),), reason="out_of_turn")
-    assert "9♦" not in [str(c) for c in deal.view(2).waste_seen], "seat 2 saw the 9♦ played and picked up"
+    assert "9♦" not in [str(c) for c in player_view(deal, 2).waste_seen], "seat 2 saw the 9♦ played and picked up"
     assert_waste_seen_follows_history(deal, 2)

@@ -242,7 +242,7 @@ def test_R_END_classic_ends_when_at_most_one_player_holds_cards() -> None:
 def test_R_INFO_player_view_shows_own_hand_only() -> None:
     deal = make_deal(["5h 2c 7d", "Kh 3c Qs", "9h 4c Js", "3h 8c 10s"], waste="2d 3d")
     deal.play("5h")
-    view = deal.view(0)
+    view = player_view(deal, 0)
     assert view.hand == tuple(deal.hand(0))
     assert view.hand_sizes == (2, 3, 3, 3)  # sizes are public
     assert view.trick == ((0, Card.parse("5h")),)  # cards played are public
@@ -257,7 +257,7 @@ def test_R_INFO_played_cards_and_pickups_are_public() -> None:
     deal = make_deal(["8h 2s", "Qh 3s", "3c 4s", "5h 6s"], waste="2d")
     play_all(deal, "8h Qh 3c")
     for seat in (None, 0, 2, 3):
-        history = deal.view(seat).history
+        history = player_view(deal, seat).history
         pickup = next(e for e in history if e.kind == EventKind.PICKUP)
         assert pickup.seat == 1 and set(pickup.cards) == card_set("8h Qh 3c")
         assert [e.cards for e in history if e.kind == EventKind.TOCHOO] == [(Card.parse("3c"),)]
@@ -268,11 +268,11 @@ def test_R_INFO_waste_contents_are_known_to_all_but_a_blind_draw_only_to_the_dra
     play_all(deal, "2h Ah 5h")  # seat 1 wins with its last card: draws the 9♣ blind
     draw = Card.parse("9c")
     assert deal.hand(1) == (draw,)
-    mine = deal.view(1)
+    mine = player_view(deal, 1)
     assert mine.must_lead == draw
     assert [e.cards for e in mine.history if e.kind == EventKind.DRAW] == [(draw,)]
     for seat in (None, 0, 2):
-        view = deal.view(seat)
+        view = player_view(deal, seat)
         (event,) = [e for e in view.history if e.kind == EventKind.DRAW]
         assert event.seat == 1 and event.cards == () and event.hidden == 1
         assert view.must_lead is None
@@ -281,8 +281,8 @@ def test_R_INFO_waste_contents_are_known_to_all_but_a_blind_draw_only_to_the_dra
         del public["waste_seen"]
         assert str(draw) not in json.dumps(public, ensure_ascii=False)
     deal.play("9c")  # led at once: public from now on
-    assert deal.view(0).trick == ((1, draw),)
-    assert draw not in deal.view(0).waste_seen
+    assert player_view(deal, 0).trick == ((1, draw),)
+    assert draw not in player_view(deal, 0).waste_seen
 
 
 def _won_with_last_card(seed: int) -> Deal:
@@ -295,9 +295,9 @@ def test_R_INFO_what_others_see_does_not_depend_on_the_blind_draw() -> None:
     deals = [_won_with_last_card(seed) for seed in range(8)]
     assert len({d.forced_lead for d in deals}) > 1  # the seeds draw different cards
     for seat in (None, 0, 2):
-        views = [d.view(seat).to_dict() for d in deals]
+        views = [player_view(d, seat).to_dict() for d in deals]
         assert all(v == views[0] for v in views)
-    assert len({str(d.view(1).must_lead) for d in deals}) > 1  # the drawer knows
+    assert len({str(player_view(d, 1).must_lead) for d in deals}) > 1  # the drawer knows
 
 
 def test_R_INFO_a_card_drawn_from_the_trick_itself_stays_hidden() -> None:
@@ -312,7 +312,7 @@ def test_R_INFO_a_card_drawn_from_the_trick_itself_stays_hidden() -> None:
     deals = [run(seed) for seed in range(8)]
     assert len({d.forced_lead for d in deals}) > 1
     for seat in (None, 1, 2):
-        views = [d.view(seat).to_dict() for d in deals]
+        views = [player_view(d, seat).to_dict() for d in deals]
         assert all(v == views[0] for v in views)
 
 
@@ -321,27 +321,27 @@ def test_R_INFO_the_taker_of_a_drawers_hand_learns_the_drawn_card() -> None:
     play_all(deal, "2h Ah 5h")
     deal.take(0)
     drawn = Card.parse("9c")
-    assert drawn in deal.view(0).hand and drawn not in deal.view(0).waste_seen
-    assert drawn in deal.view(2).waste_seen  # seat 2 has not seen it come out of the waste
-    assert deal.view(0).must_lead is None
+    assert drawn in player_view(deal, 0).hand and drawn not in player_view(deal, 0).waste_seen
+    assert drawn in player_view(deal, 2).waste_seen  # seat 2 has not seen it come out of the waste
+    assert player_view(deal, 0).must_lead is None
 
 
 def test_R_INFO_taken_cards_are_seen_by_taker_and_taken_only() -> None:
     deal = make_deal(["5h 2c", "Kh 3c", "9h 4c", "3h 8c"], waste="2d", takes="any", take_protocol="interject", leader=0)
     deal.take(2)  # seat 2 takes seat 3's hand
     for seat in (2, 3):
-        (event,) = [e for e in deal.view(seat).history if e.kind == EventKind.TAKE]
+        (event,) = [e for e in player_view(deal, seat).history if e.kind == EventKind.TAKE]
         assert set(event.cards) == card_set("3h 8c")
     for seat in (None, 0, 1):
-        (event,) = [e for e in deal.view(seat).history if e.kind == EventKind.TAKE]
+        (event,) = [e for e in player_view(deal, seat).history if e.kind == EventKind.TAKE]
         assert (event.seat, event.other) == (2, 3)  # who took whose hand is public
         assert event.cards == () and event.hidden == 2
-        assert deal.view(seat).takes == ((2, 3),)
+        assert player_view(deal, seat).takes == ((2, 3),)
 
 
 def test_R_INFO_spectator_has_no_hand_and_no_actions() -> None:
     deal = make_deal(["5h 2c", "Kh 3c", "9h 4c"], waste="2d")
-    view = deal.view(None)
+    view = player_view(deal, None)
     assert view.seat is None and view.hand is None and view.hand_mask == 0
     assert view.legal_actions == ()
     assert view.hand_sizes == (2, 2, 2)
@@ -350,4 +350,4 @@ def test_R_INFO_spectator_has_no_hand_and_no_actions() -> None:
         for card in deal.hand(seat):
             assert str(card) not in text
     with pytest.raises(ValueError):
-        deal.view(3)
+        player_view(deal, 3)

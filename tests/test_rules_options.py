@@ -9,7 +9,7 @@ import random
 import pytest
 
 from conftest import make_deal, play_out
-from getaway import TAKE, Deal, IllegalActionError, Rules, RulesError, parse_cards
+from getaway import TAKE, Deal, IllegalActionError, Rules, RulesError, parse_cards, player_view
 from getaway.core.match import Match
 
 # ---------------------------------------------------------------------------------- R-UNEVEN round_robin
@@ -88,7 +88,7 @@ def test_R_UNEVEN_strip_removes_the_lowest_cards_2c_2d_2h_2s_in_that_order(
         assert len(set(sizes)) == 1 and sum(sizes) == 52 - len(removed)  # the pack divides evenly
         held = {c for s in range(players) for c in deal.hand(s)}
         assert not held & removed  # the stripped cards take no part in the deal
-        assert set(deal.view(0).stripped) == removed  # and everyone knows which they are
+        assert set(player_view(deal, 0).stripped) == removed  # and everyone knows which they are
 
 
 # ---------------------------------------------------------------------------------- R-STAKES

@@ -21,6 +21,7 @@ from getaway import (
     Rules,
     RulesError,
     Termination,
+    player_view,
 )
 from getaway.core.match import Match
 
@@ -542,7 +543,7 @@ def _from_position(hands: list[list[str]], leader: int, forced: str | None, blin
 
 
 def _seen_by(deal: Deal, seat: int) -> tuple:
-    view = deal.view(seat)
+    view = player_view(deal, seat)
     return view.hand, view.waste_seen, view.waste_size, view.must_lead, view.legal_actions, view.to_act, view.leader
 
 
@@ -565,14 +566,14 @@ def test_R_P_DRAW_the_drawer_sees_the_card_the_others_a_hidden_draw() -> None:
     real = _drawn()
     deal = _from_position([["3d"], ["9c"], ["6c"]], leader=1, forced="9c", blind_draw=(1, "9c"))
     nine = Card.parse("9c")
-    drawer, other = deal.view(1), deal.view(2)
+    drawer, other = player_view(deal, 1), player_view(deal, 2)
     assert drawer.history[-1].cards == (nine,) and drawer.must_lead == nine
     assert nine not in drawer.waste_seen
     assert other.history[-1].cards == () and other.history[-1].hidden == 1 and other.must_lead is None
     assert nine in other.waste_seen  # still where seat 2 believes it is
     for seat in range(3):  # every seat knows what it knows in the real deal
         assert _seen_by(deal, seat) == _seen_by(real, seat)
-    assert deal.view(None).history[-1].cards == ()  # a spectator does not see it either
+    assert player_view(deal, None).history[-1].cards == ()  # a spectator does not see it either
 
 
 def test_R_P_DRAW_a_blind_card_held_by_the_taker_of_the_drawers_hand() -> None:
@@ -583,7 +584,7 @@ def test_R_P_DRAW_a_blind_card_held_by_the_taker_of_the_drawers_hand() -> None:
     assert deal.forced_lead is None and deal.has_got_away(1)
     for seat in (0, 2):
         assert _seen_by(deal, seat) == _seen_by(real, seat)
-    assert Card.parse("9c") in deal.view(2).waste_seen
+    assert Card.parse("9c") in player_view(deal, 2).waste_seen
 
 
 def test_R_P_DRAW_a_blind_card_held_by_a_taker_while_the_leader_must_lead_another() -> None:
@@ -596,7 +597,7 @@ def test_R_P_DRAW_a_blind_card_held_by_a_taker_while_the_leader_must_lead_anothe
         blind_draw=(0, "9c"),
     )
     deal = Deal(Rules.profile("punjab", players=3, takes="off"), position=position)
-    assert deal.view(1).must_lead == Card.parse("8d") and Card.parse("9c") in deal.view(1).waste_seen
+    assert player_view(deal, 1).must_lead == Card.parse("8d") and Card.parse("9c") in player_view(deal, 1).waste_seen
     assert list(deal.legal_actions()) == [Card.parse("8d")]
 
 

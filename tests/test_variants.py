@@ -25,6 +25,7 @@ from getaway import (
     RulesError,
     Termination,
     parse_cards,
+    player_view,
     replay,
 )
 from getaway.bots import RandomBot, play_deal
@@ -469,7 +470,7 @@ def test_V_DEHLA_winner_of_a_completed_trick_captures_its_tens(profile: str) -> 
     assert deal.is_over and deal.outcome.loser == 1
     assert deal.outcome.captured_tens == ((), (Card.parse("10h"),), (), ())
     assert deal.snapshot()["captured_tens"] == [[], ["10♥"], [], []]
-    assert deal.view(3).captured_tens == deal.outcome.captured_tens  # public
+    assert player_view(deal, 3).captured_tens == deal.outcome.captured_tens  # public
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -763,8 +764,8 @@ def test_V_JOKER_punjab_led_as_last_card_draws_from_the_waste_then_the_joker_joi
         assert deal.hand(0) == (drawn,) and deal.forced_lead == drawn
         assert deal.legal_actions() == [drawn] and deal.to_act == 0
         assert JOKER in deal.waste and drawn not in deal.waste
-        assert deal.view(0).must_lead == drawn
-        assert deal.view(1).must_lead is None and deal.view(1).hand_sizes[0] == 1
+        assert player_view(deal, 0).must_lead == drawn
+        assert player_view(deal, 1).must_lead is None and player_view(deal, 1).hand_sizes[0] == 1
         deal.play(drawn)
         assert deal.forced_lead is None
 
@@ -780,11 +781,11 @@ def test_V_JOKER_punjab_is_never_drawn_from_the_waste() -> None:
 
 def test_V_JOKER_shows_in_views_and_records() -> None:
     deal = make_deal(["Jk 9d 2c", "Jd 3c", "4s 5h", "2d 6h"], waste="As", joker=True)
-    view = deal.view(0)
+    view = player_view(deal, 0)
     assert JOKER in view.hand and "Jk" in view.to_dict()["hand"]
     assert JOKER in view.legal_actions and "Jk" in view.to_dict()["legal_actions"]
     deal.play("Jk")
-    other = deal.view(2).to_dict()
+    other = player_view(deal, 2).to_dict()
     assert {"kind": "play", "seat": 0, "cards": ["Jk"]} in other["history"]
     assert "Jk" in other["waste_seen"]
     play_all(deal, "9d Jd 4s")  # C's 4♠ is a tochoo: B picks up

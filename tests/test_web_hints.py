@@ -5,6 +5,7 @@ switch hints off for a room."""
 from __future__ import annotations
 
 from getaway.core.cards import Card
+from getaway.web.protocol import SERVER
 from web_helpers import Player, create_room, make_client
 
 
@@ -27,6 +28,7 @@ def test_hint_on_your_own_decision_in_your_language():
             me.send(type="hint")
             hint = me.until(lambda m: m["type"] in ("hint", "error"))
             assert hint["type"] == "hint", hint
+            SERVER.validate_python(hint)  # the answer fits the protocol's model (docs: socket schema)
             assert hint["action"] in me.view["legal_actions"] and hint["version"] == me.version
             card = Card.parse(hint["action"])
             assert hint["text"].startswith(f"jouer {card}")  # "jouer 7♠ (sept de pique)…"

@@ -30,6 +30,7 @@ from .core.events import (
     action_from_id,
     parse_action,
 )
+from .core.knowledge import Knowledge
 from .core.position import Position, PositionError
 from .core.rules import Rules, RulesError
 from .core.view import PlayerView, player_view
@@ -55,6 +56,7 @@ __all__ = [
     "InvalidActionError",
     "InvalidCardError",
     "Outcome",
+    "Knowledge",
     "PlayerView",
     "Position",
     "PositionError",

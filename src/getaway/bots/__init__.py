@@ -29,6 +29,8 @@ class Bot(Protocol):
         ...
 
 
+from ..core.knowledge import Knowledge  # noqa: E402
+from ..core.view import player_view  # noqa: E402
 from .expert import ExpertBot  # noqa: E402
 from .heuristic import HeuristicBot  # noqa: E402
 from .random import RandomBot  # noqa: E402  (the protocol above is what it implements)
@@ -110,10 +112,11 @@ def play_deal(
     """
     if len(bots) != deal.players:
         raise ValueError(Text(N_("bots: {k} bots for {n} seats"), k=len(bots), n=deal.players))
+    knowledge = [Knowledge.of(deal, s) for s in range(deal.players)]  # followed incrementally
     while not deal.is_over:
         seat = deal.to_act
         assert seat is not None
-        view = deal.view(seat)
+        view = player_view(deal, seat, knowledge[seat])
         action = bots[seat].act(view, view.legal_actions, rng)
         events = deal.apply(action, seat)
         if on_events is not None:

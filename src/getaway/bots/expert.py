@@ -2,10 +2,11 @@
 
 For a decision with more than one legal action it
 
-1. tracks the deal from its :class:`~getaway.core.view.PlayerView` (:class:`~.tracking.Tracker`)
-   and samples hidden hands consistent with everything public (sizes, known cards, voids);
+1. samples hidden hands consistent with what its view's
+   :class:`~getaway.core.knowledge.Knowledge` holds (sizes, known cards, voids, blind draws;
+   :func:`getaway.core.worlds.sample`);
 2. rebuilds each sampled world as a :class:`~getaway.core.deal.Deal` in the very same state
-   (:func:`rebuild`: a position at the start of the current trick, the take poll answered
+   (:func:`getaway.core.worlds.deal_of`: a position at the start of the current trick, the take poll answered
    as it was, the trick's cards replayed); with ``resample``, a world in which the cards
    the others have put on the table in this trick are not the ones the heuristic would
    have played is drawn again (the opponent model: see below);
@@ -26,11 +27,11 @@ legal actions), so play is deterministic for a given seed; ``time_limit`` option
 the time as well (then play depends on the machine's speed).
 
 >>> import random
->>> from getaway import Deal, Rules
+>>> from getaway import Deal, Rules, player_view
 >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=5)
 >>> while len(deal.legal_actions()) == 1:
 ...     _ = deal.apply(deal.legal_actions()[0])
->>> view = deal.view(deal.to_act)
+>>> view = player_view(deal, deal.to_act)
 >>> ExpertBot(iterations=40).act(view, view.legal_actions, random.Random(1)) in view.legal_actions
 True
 """
@@ -45,12 +46,13 @@ from dataclasses import dataclass
 from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
 from ..core.deal import Deal, trick_winner
 from ..core.events import PASS, TAKE, Action, Call
+from ..core.knowledge import Knowledge
 from ..core.messages import N_, Reason
 from ..core.position import Position
 from ..core.view import PlayerView
+from ..core.worlds import Inconsistent, World, deal_of, sample
 from .heuristic import HeuristicBot
-from .model import PublicFacts, heuristic_action
-from .tracking import Tracker, World
+from .model import heuristic_action
 
 __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
@@ -58,58 +60,51 @@ __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 DEFAULT_ITERATIONS = 160
 
 
-class Inconsistent(ValueError):
-    """A sampled world in which the modelled players would not have played as they did."""
-
-
-def rebuild(view: PlayerView, tracker: Tracker, world: World, seed: int, model: HeuristicBot | None = None) -> Deal:
-    """A :class:`Deal` in the state ``view`` shows, with the hidden hands of ``world``.
-
-    The deal starts from a position at the beginning of the current trick (the trick's
-    cards back in their players' hands), answers the take poll with passes up to the seat
-    now asked (takes already made are in the hands), and replays the trick's plays, a
-    no-pickup void player's pass included. A lead forced by a blind draw is restored.
-
-    With ``model``, every card another player put on the table in this trick is checked
-    against the heuristic's choice in this world (the opponent model).
+def rebuild(
+    view: PlayerView, world: World, seed: int, model: HeuristicBot | None = None, public: Knowledge | None = None
+) -> Deal:
+    """:func:`getaway.core.worlds.deal_of`; with ``model``, every card another player put on
+    the table in this trick is checked against the heuristic's choice in this world (the
+    opponent model), with the public knowledge of the view (``public``: ``view.knowledge.public()``
+    if already at hand).
 
     Raises:
         Inconsistent: with ``model``, someone would have played another card in this world.
-        ValueError: the world cannot be rebuilt into the view's state (a bug).
+        RuntimeError: the world cannot be rebuilt into the view's state (a bug).
     """
-    hands = list(world.hands)
-    for s, c in view.trick:
-        hands[s] |= 1 << c
-    forced = None
-    if view.must_lead is not None:
-        forced = view.must_lead
-    elif tracker.hidden_forced and tracker.hidden_holder == view.leader and world.hidden is not None:
-        forced = world.hidden
-    # R-P-DRAW: a drawer who has not led yet must lead the drawn card.
-    lead = Card(forced) if forced is not None and not view.trick else None
-    position = Position(tuple(hands), world.waste, view.leader, view.first_trick_done, lead)
-    deal = Deal(view.rules, view.dealer, seed, position=position)
-    target_take = view.decision == "take"
-    guard = 0
-    while deal.decision == "take" and not (target_take and deal.to_act == view.to_act):
-        deal.apply(PASS)
-        guard += 1
-        if guard > 64:
-            raise ValueError("rebuild: the take poll does not reach the seat asked")
-    facts = PublicFacts(tracker, deal, len(deal._events)) if model is not None else None
-    for s, c in view.trick:
-        while deal.to_act != s:
-            if PASS not in deal.legal_actions():
-                raise ValueError(f"rebuild: seat {s} cannot play {c} here")
-            deal.apply(PASS)
-        if facts is not None and s != view.seat and heuristic_action(model, deal, facts) != c:
-            raise Inconsistent(f"rebuild: seat {s} would not have played {c} in this world")
-        deal.apply(c, s)
-    while deal.to_act != view.to_act and PASS in deal.legal_actions():
-        deal.apply(PASS)
-    if deal.to_act != view.to_act or deal.decision != view.decision:
-        raise ValueError("rebuild: the rebuilt deal is not in the view's state")
-    return deal
+    if model is None:
+        return deal_of(view, world, seed)
+    if public is None:
+        public = view.knowledge.public()
+    at_trick = _at_trick_start(view, public)
+    started = False
+
+    def check(deal: Deal, seat: int, card: Action) -> bool:
+        nonlocal started
+        if not started:  # the rebuilt deal's events so far are its position and the poll
+            at_trick.rebase(deal)
+            started = True
+        return heuristic_action(model, deal, at_trick) == card
+
+    return deal_of(view, world, seed, check=check)
+
+
+def _at_trick_start(view: PlayerView, public: Knowledge) -> Knowledge:
+    """The public knowledge when the current trick began (before its first card)."""
+    hist = view.history
+    start = len(hist)
+    if view.trick:
+        lead = view.trick[0]
+        plays = (i for i in range(len(hist) - 1, -1, -1) if hist[i].kind == "play")
+        start = next(i for i in plays if (hist[i].seat, hist[i].cards[0]) == lead)
+    sizes = list(view.hand_sizes)
+    for s, _ in view.trick:
+        sizes[s] += 1
+    waste, first, stripped = public.start
+    return Knowledge.from_history(
+        view.rules, None, hist[:start], sizes, waste=waste, stripped=stripped, first_trick_done=first,
+        leader=view.leader,
+    )
 
 
 #: Event kinds a finished trick may hold for :func:`plan_checks` to undo it.
@@ -130,7 +125,7 @@ class CheckPlan:
     public facts at the start of the first of them (see :func:`rebuild_checked`)."""
 
     tricks: tuple[_Trick, ...]
-    facts: PublicFacts
+    facts: Knowledge
 
 
 def plan_checks(view: PlayerView, tricks: int) -> CheckPlan | None:
@@ -167,7 +162,16 @@ def plan_checks(view: PlayerView, tricks: int) -> CheckPlan | None:
         start = a
     if not chosen:
         return None
-    return CheckPlan(tuple(reversed(chosen)), PublicFacts.from_events(view.players, hist[:start]))
+    sizes = list(view.hand_sizes)
+    for s, _ in view.trick:
+        sizes[s] += 1
+    for trick in chosen:
+        if trick.picked is not None:
+            sizes[trick.picked[0]] -= trick.picked[1].bit_count()
+        for s, _ in trick.plays:
+            sizes[s] += 1
+    facts = Knowledge.from_history(view.rules, None, hist[:start], sizes, leader=hist[start].seat)
+    return CheckPlan(tuple(reversed(chosen)), facts)
 
 
 def _bits(cards: Sequence[int]) -> int:
@@ -177,9 +181,7 @@ def _bits(cards: Sequence[int]) -> int:
     return m
 
 
-def rebuild_checked(
-    view: PlayerView, tracker: Tracker, world: World, seed: int, model: HeuristicBot, plan: CheckPlan
-) -> Deal:
+def rebuild_checked(view: PlayerView, world: World, seed: int, model: HeuristicBot, plan: CheckPlan) -> Deal:
     """Like :func:`rebuild`, but wound back to the start of ``plan``'s tricks and replayed
     from there, checking every card another player chose (more than one legal card) against
     the heuristic's choice in this world, with the public facts of that moment.
@@ -202,7 +204,7 @@ def rebuild_checked(
     leader = plan.tricks[0].leader if plan.tricks else view.leader
     deal = Deal(view.rules, view.dealer, seed, position=Position(tuple(hands), waste, leader, True, None))
     facts = plan.facts.copy()
-    facts.read = 0
+    facts.read = deal.event_count
     me = view.seat
     for trick in (*plan.tricks, None):
         plays = view.trick if trick is None else trick.plays
@@ -273,22 +275,22 @@ def rollout_policy(deal: Deal, rng: random.Random, epsilon: float = 0.1) -> Acti
     return cards[0]  # a ruff (classic / no-pickup) rather than a pickup or pass
 
 
-def _same(a: Action, b: Action, tracker: Tracker, view: PlayerView) -> bool:
+def _same(a: Action, b: Action, knowledge: Knowledge) -> bool:
     """Two cards of one suit with nothing between them that anyone else could play: playing
     one or the other is the same move (the other cards between are gone or in the hand)."""
     if type(a) is not Card or type(b) is not Card or a == JOKER_INDEX or b == JOKER_INDEX or a // 13 != b // 13:
         return a == b
     lo, hi = min(a, b), max(a, b)
     between = ((1 << hi) - 1) & ~((2 << lo) - 1)
-    elsewhere = tracker.outstanding(a // 13) | tracker.trick
+    elsewhere = knowledge.outstanding(a // 13) | knowledge.trick
     return not between & elsewhere
 
 
-def _distinct(legal: list[Action], tracker: Tracker, view: PlayerView) -> list[Action]:
+def _distinct(legal: list[Action], knowledge: Knowledge) -> list[Action]:
     """``legal`` with equivalent cards collapsed (the highest of each run stands for it)."""
     out: list[Action] = []
     for a in sorted(legal, reverse=True):
-        if not any(_same(a, b, tracker, view) for b in out):
+        if not any(_same(a, b, knowledge) for b in out):
             out.append(a)
     return [a for a in legal if a in out]
 
@@ -417,15 +419,17 @@ class ExpertBot:
         if len(legal) == 1:
             return legal[0], {}, 0
         local = random.Random(rng.getrandbits(64))
-        tracker = Tracker(view)
+        knowledge = view.knowledge
         me = view.seat
         assert me is not None
-        if view.decision == "take" and not self._take_worth_searching(view, tracker):
-            return self._fallback.choose(view, legal, tracker)[0], {}, 0
+        if view.decision == "take" and not self._take_worth_searching(view):
+            return self._fallback.choose(view, legal)[0], {}, 0
         start = time.perf_counter()
         self._plan = plan_checks(view, self.check_tricks) if self.resample and self.check_tricks else None
         full = legal
-        legal = _distinct(legal, tracker, view)
+        legal = _distinct(legal, knowledge)
+        public = knowledge.public() if self.rollout == "heuristic" or self.resample else None
+        self._public = public
         totals = dict.fromkeys(legal, 0.0)
         counts = dict.fromkeys(legal, 0)
         lost = dict.fromkeys(legal, 0)
@@ -441,7 +445,7 @@ class ExpertBot:
             if self.time_limit is not None and worlds and time.perf_counter() - start > self.time_limit:
                 break
             try:
-                base = self._world(view, tracker, local)
+                base = self._world(view, local)
             except Exception:  # a world that cannot be rebuilt: count it, fall back if it persists
                 failures += 1
                 if failures > 3:
@@ -449,7 +453,7 @@ class ExpertBot:
                 continue
             worlds += 1
             rollout_seed = local.getrandbits(32)  # common random numbers: every action meets the same luck
-            facts = PublicFacts(tracker, base, len(base._events)) if self.rollout == "heuristic" else None
+            facts = public.copy().rebase(base) if self.rollout == "heuristic" and public is not None else None
             for action in legal:
                 child = base.clone()
                 child.apply(action, me)
@@ -475,8 +479,8 @@ class ExpertBot:
         stats = {a: totals[a] / counts[a] for a in legal if counts[a]}
         self._last_losses = {a: lost[a] / counts[a] for a in legal if counts[a]}
         # Near-ties (within ``margin``) go to the heuristic's choice, then to the first best action.
-        preferred = self._fallback.choose(view, full, tracker)[0]
-        stand_in = next((a for a in legal if _same(a, preferred, tracker, view)), preferred)
+        preferred = self._fallback.choose(view, full)[0]
+        stand_in = next((a for a in legal if _same(a, preferred, knowledge)), preferred)
         best = max(stats.values())
         tied = [a for a in legal if stats.get(a, -1) >= best - self.margin]
         action = stand_in if stand_in in tied else max(tied, key=lambda a: stats[a])
@@ -486,24 +490,24 @@ class ExpertBot:
             action = preferred  # the heuristic's own card among equivalent ones
         return action, stats, worlds
 
-    def _world(self, view: PlayerView, tracker: Tracker, rng: random.Random) -> Deal:
+    def _world(self, view: PlayerView, rng: random.Random) -> Deal:
         """A rebuilt sampled world; with ``resample``, one where the cards the others played
         in this trick are the ones the heuristic would have played (after that many tries,
         the last world drawn)."""
         plan = self._plan
         for _ in range(self.resample):
-            world = tracker.sample(rng)
+            world = sample(view.knowledge, rng)
             seed = rng.getrandbits(32)
             try:
                 if plan is not None:
-                    return rebuild_checked(view, tracker, world, seed, self._fallback, plan)
-                return rebuild(view, tracker, world, seed, self._fallback)
+                    return rebuild_checked(view, world, seed, self._fallback, plan)
+                return rebuild(view, world, seed, self._fallback, self._public)
             except Inconsistent:
                 continue
-        world = tracker.sample(rng)
-        return rebuild(view, tracker, world, rng.getrandbits(32))
+        world = sample(view.knowledge, rng)
+        return rebuild(view, world, rng.getrandbits(32))
 
-    def _take_worth_searching(self, view: PlayerView, tracker: Tracker) -> bool:
+    def _take_worth_searching(self, view: PlayerView) -> bool:
         """Searching a take (R-P-TAKE) is worth it only when hands are small: taking a big hand
         never pays, and the poll comes before every trick."""
         n = view.players
@@ -511,9 +515,9 @@ class ExpertBot:
         assert me is not None
         target = next((s for s in ((me + i) % n for i in range(1, n)) if not view.got_away[s]), me)
         active = n - sum(view.got_away)
-        return active > 2 and (tracker.sizes[target] <= self.take_search_cards or tracker.sizes[me] <= 3)
+        return active > 2 and (view.hand_sizes[target] <= self.take_search_cards or view.hand_sizes[me] <= 3)
 
-    def _model_rollout(self, deal: Deal, me: int, facts: PublicFacts) -> float:
+    def _model_rollout(self, deal: Deal, me: int, facts: Knowledge) -> float:
         bot = self._fallback
         limit = 2000
         while True:
@@ -525,13 +529,13 @@ class ExpertBot:
             limit -= 1
             deal.apply(heuristic_action(bot, deal, facts))
 
-    def _solve_model(self, deal: Deal, me: int, facts: PublicFacts) -> float:
+    def _solve_model(self, deal: Deal, me: int, facts: Knowledge) -> float:
         """Best result for ``me`` when the others play the heuristic (deterministic): a
         search over ``me``'s own plays only, within the node budget."""
         bot = self._fallback
         memo: dict[tuple, float] = {}
 
-        def search(d: Deal, f: PublicFacts, depth: int) -> float:
+        def search(d: Deal, f: Knowledge, depth: int) -> float:
             while True:
                 value = _settled(d, me)
                 if value is not None:

@@ -1,7 +1,7 @@
 """The ``heuristic`` bot: the seeds' strategy advice made concrete, with card counting.
 
-It reads only its :class:`~getaway.core.view.PlayerView`, through a
-:class:`~getaway.bots.tracking.Tracker` (cards played, known hands, proven voids), and
+It reads only its :class:`~getaway.core.view.PlayerView` and the view's
+:class:`~getaway.core.knowledge.Knowledge` (cards played, known hands, proven voids), and
 scores each legal action with a few rules of thumb:
 
 - **punjab** (the holder of the highest led card picks up after a tochoo): lead where every
@@ -16,9 +16,9 @@ scores each legal action with a few rules of thumb:
   keep high cards for when the lead is needed; ruff rather than pick up (V-TRUMP).
 
 >>> import random
->>> from getaway import Deal, Rules
+>>> from getaway import Deal, Rules, player_view
 >>> deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=5)
->>> view = deal.view(deal.to_act)
+>>> view = player_view(deal, deal.to_act)
 >>> str(HeuristicBot().act(view, view.legal_actions, random.Random(0)))
 'A♠'
 """
@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
 from ..core.deal import trick_winner
 from ..core.events import PASS, PICKUP, TAKE, Action
+from ..core.knowledge import Knowledge
 from ..core.messages import N_, Reason
 from ..core.view import PlayerView
-from .tracking import Tracker
 
 __all__ = ["HeuristicBot"]
 
@@ -69,11 +69,14 @@ class HeuristicBot:
         (:func:`getaway.text.i18n.localize` shows it in the current language)."""
         return self.choose(view, legal)
 
-    def choose(self, view: PlayerView, legal: Sequence[Action], tracker: Tracker | None = None) -> tuple[Action, str]:
-        """``(action, reason)`` for ``view`` among ``legal``."""
+    def choose(
+        self, view: PlayerView, legal: Sequence[Action], knowledge: Knowledge | None = None
+    ) -> tuple[Action, str]:
+        """``(action, reason)`` for ``view`` among ``legal``; ``knowledge``: what the seat knows,
+        if not ``view.knowledge`` (the expert's rollouts pass a lighter one)."""
         if len(legal) == 1:
             return legal[0], Reason(N_("It is the only legal action."))
-        t = tracker or Tracker(view)
+        t = knowledge or view.knowledge
         if view.decision == "take":
             if TAKE in legal and self.takes:
                 why = self.take_reason(view, t)
@@ -110,7 +113,7 @@ class HeuristicBot:
             acted |= {e.seat for e in view.history[start:] if e.kind == "void"}
         return [s for s in self._active_after(view, view.seat) if s not in acted]
 
-    def _danger(self, t: Tracker, hand: int, card: int) -> float:
+    def _danger(self, t: Knowledge, hand: int, card: int) -> float:
         """How much a card hurts to keep: high, above most outstanding cards of its suit,
         in a short suit (shedding it makes a void)."""
         if card == JOKER_INDEX:
@@ -129,7 +132,7 @@ class HeuristicBot:
         """The card currently winning the trick (asked of the engine: :func:`~getaway.core.deal.trick_winner`)."""
         return trick_winner(view.trick, view.rules, view.first_trick_done)[1]
 
-    def _pickup_risk(self, view: PlayerView, t: Tracker, card: int, later: list[int], trick_size: int) -> float:
+    def _pickup_risk(self, view: PlayerView, t: Knowledge, card: int, later: list[int], trick_size: int) -> float:
         """Chance that ``card`` is still the highest of its suit when a tochoo stops the trick
         (punjab), given the seats ``later`` still to play."""
         suit = card // 13
@@ -149,7 +152,7 @@ class HeuristicBot:
                 break
         return risk
 
-    def _is_kick(self, view: PlayerView, t: Tracker, card: int) -> bool:
+    def _is_kick(self, view: PlayerView, t: Knowledge, card: int) -> bool:
         """V-KICKER: a lead above every card of its suit not yet in the waste."""
         if not view.rules.kicker or card == JOKER_INDEX:
             return False
@@ -159,7 +162,7 @@ class HeuristicBot:
 
     # ------------------------------------------------------------------ leading
 
-    def _lead(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+    def _lead(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         if JOKER_INDEX in cards and len(cards) > 1:
             return Card(JOKER_INDEX), Reason(
                 N_("Leading the Joker is a free discard: it goes to the waste and you lead again.")
@@ -168,7 +171,7 @@ class HeuristicBot:
             return self._lead_punjab(view, t, cards)
         return self._lead_classic(view, t, cards)
 
-    def _lead_punjab(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+    def _lead_punjab(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         hand = view.hand_mask
         later = self._active_after(view, view.seat)
         last = len(view.hand or ()) == 1
@@ -208,7 +211,7 @@ class HeuristicBot:
         assert best is not None
         return Card(best[1]), best_why
 
-    def _lead_classic(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+    def _lead_classic(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         hand = view.hand_mask
         later = self._active_after(view, view.seat)
         if len(cards) == 1 or len(view.hand or ()) == 1:
@@ -249,7 +252,7 @@ class HeuristicBot:
 
     # ------------------------------------------------------------------ following
 
-    def _follow(self, view: PlayerView, t: Tracker, cards: list[Card], legal: Sequence[Action]) -> tuple[Action, str]:
+    def _follow(self, view: PlayerView, t: Knowledge, cards: list[Card], legal: Sequence[Action]) -> tuple[Action, str]:
         hand = view.hand_mask
         led = view.led_suit
         assert led is not None
@@ -271,7 +274,7 @@ class HeuristicBot:
             return self._follow_punjab(view, t, cards)
         return self._follow_classic(view, t, cards)
 
-    def _void(self, view: PlayerView, t: Tracker, cards: list[Card], legal: Sequence[Action]) -> tuple[Action, str]:
+    def _void(self, view: PlayerView, t: Knowledge, cards: list[Card], legal: Sequence[Action]) -> tuple[Action, str]:
         hand = view.hand_mask
         led = view.led_suit
         assert led is not None
@@ -297,7 +300,7 @@ class HeuristicBot:
         act = PASS if PASS in legal else PICKUP
         return act, Reason(N_("You cannot follow suit."))
 
-    def _follow_punjab(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+    def _follow_punjab(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         hand = view.hand_mask
         win = self._winning(view)
         trumped = view.rules.trump is not None and win // 13 == SPADES and view.led_suit != SPADES
@@ -333,7 +336,7 @@ class HeuristicBot:
             winner=_name(win),
         )
 
-    def _follow_classic(self, view: PlayerView, t: Tracker, cards: list[Card]) -> tuple[Action, str]:
+    def _follow_classic(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         win = self._winning(view)
         later = self._still_to_play(view)
         if len(view.hand or ()) == 1:
@@ -355,7 +358,7 @@ class HeuristicBot:
 
     # ------------------------------------------------------------------ takes
 
-    def take_reason(self, view: PlayerView, t: Tracker) -> str | None:
+    def take_reason(self, view: PlayerView, t: Knowledge) -> str | None:
         """Why taking the left neighbour's hand pays now, or ``None`` (then pass).
 
         It pays (pagat's note) when the neighbour's few cards are all known, all low, in

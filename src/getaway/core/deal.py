@@ -348,7 +348,6 @@ class Deal:
         self._actions: list[tuple[int, Action]] = []
         # R-LOOP: how often each position (hands, leader, forced lead) began a trick
         self._seen: dict[tuple[tuple[int, ...], int, Card | None], int] = {}
-        self._views: dict[int | None, list[Any]] = {}  # per viewer, see view._catch_up
         if position is not None and position.blind_draw is not None:
             # R-P-DRAW before the position: the drawn card went into the waste pile (when, and
             # with which trick, the position does not say: no seat) and its holder drew it
@@ -417,8 +416,38 @@ class Deal:
 
     @property
     def events(self) -> tuple[Event, ...]:
-        """Every event so far, hidden cards included (the referee's log; players see :meth:`view`)."""
+        """Every event so far, hidden cards included (the referee's log; players see :func:`.view.player_view`)."""
         return tuple(self._events)
+
+    def events_since(self, start: int) -> list[Event]:
+        """The events from index ``start`` on (a new list; ``[]`` when none): an incremental
+        reader (:class:`getaway.core.knowledge.Knowledge`) reads only what is new."""
+        return self._events[start:]
+
+    @property
+    def event_count(self) -> int:
+        """Number of events so far."""
+        return len(self._events)
+
+    @property
+    def pickups(self) -> tuple[int, ...]:
+        """Per seat, how many times it picked up (public)."""
+        return tuple(self._pickups)
+
+    @property
+    def takes(self) -> tuple[tuple[int, int], ...]:
+        """``(taker, taken)`` of every take so far (public, R-P-TAKE)."""
+        return tuple(self._takes)
+
+    @property
+    def captured_tens(self) -> tuple[int, ...]:
+        """Per seat, the bit set of the tens it captured (V-DEHLA, public)."""
+        return tuple(self._tens)
+
+    @property
+    def out_mask(self) -> int:
+        """Bit set of the seats that have got away (bit ``seat``)."""
+        return self._out
 
     @property
     def actions(self) -> tuple[tuple[int, Action], ...]:
@@ -436,7 +465,7 @@ class Deal:
         return self._forced
 
     def hand(self, seat: CheckedInt) -> tuple[Card, ...]:
-        """The cards of ``seat`` (referee knowledge; a player sees only their own via :meth:`view`).
+        """The cards of ``seat`` (referee knowledge; a player sees only their own in :func:`.view.player_view`).
 
         Raises:
             ValueError: no such seat.
@@ -1166,7 +1195,6 @@ class Deal:
         other._events = list(self._events)
         other._actions = list(self._actions)
         other._seen = dict(self._seen)
-        other._views = {}
         return other
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -1174,12 +1202,6 @@ class Deal:
         states): every attribute (``__getstate__``), set on a deal made without ``__init__``,
         as the compiled class's ``__new__`` would run it."""
         return (_DealCopy, (), self.__getstate__())
-
-    def view(self, seat: CheckedInt | None):  # noqa: ANN201 - PlayerView (import cycle)
-        """What ``seat`` may know (``None``: a spectator); see :func:`getaway.core.view.player_view`."""
-        from .view import player_view
-
-        return player_view(self, seat)
 
     def snapshot(self) -> dict[str, Any]:
         """The full state as a JSON-ready dict (referee knowledge: every hand and the waste).

@@ -1,6 +1,9 @@
-"""A player's view: exactly what one seat may know (R-INFO). The one place where hidden
-information is filtered: bots, the terminal, the web server and AI environments all read a
-deal only through :func:`player_view`, so a leak is fixed here once.
+"""A player's view: exactly what one seat may know (R-INFO). A view is the deal's public
+facts plus the seat's :class:`~getaway.core.knowledge.Knowledge` (which hides from the
+history what the seat may not see: :func:`~getaway.core.knowledge.redact`, the one filter):
+bots, the terminal, the web server and AI environments all read a deal only through
+:func:`player_view`, so a leak is fixed in one place. The view reads the deal through its
+public API only.
 
 Public: every card played to a trick, who picked up which cards, what went into the waste
 pile (not its order), hand sizes, takes (who took whose hand, not the cards), who got away,
@@ -12,67 +15,17 @@ order, the seed or the random generator.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, overload
+from dataclasses import dataclass, field
+from typing import Any
 
 from .cards import Card, cards_of
-from .events import Action, Event, EventKind, Outcome
+from .deal import Deal
+from .events import Action, Outcome
+from .knowledge import EventLog, Knowledge
 from .messages import N_, Text, at
 from .rules import Rules
 
-if TYPE_CHECKING:
-    from .deal import Deal
-
 __all__ = ["PlayerView", "player_view", "EventLog"]
-
-
-class EventLog(Sequence[Event]):
-    """An immutable, read-only window on the first ``length`` events of an append-only list.
-
-    A view's history is one of these: making a view costs nothing per past event, and the
-    window never changes even as the deal goes on. Compares equal to a tuple of the same
-    events.
-    """
-
-    __slots__ = ("_events", "_length")
-
-    def __init__(self, events: list[Event], length: int) -> None:
-        self._events = events
-        self._length = length
-
-    def __len__(self) -> int:
-        return self._length
-
-    @overload
-    def __getitem__(self, index: int) -> Event: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
-    def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(self._length)
-            return tuple(self._events[start:stop:step])
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError("event index out of range")
-        return self._events[index]
-
-    def __iter__(self) -> Iterator[Event]:
-        events = self._events
-        for i in range(self._length):
-            yield events[i]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, EventLog):
-            other = tuple(other)
-        return isinstance(other, tuple) and tuple(self) == other
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"EventLog({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +37,8 @@ class PlayerView:
         rules: the rules in force.
         players: number of seats.
         dealer: the dealer's seat.
-        hand: the viewer's cards (suit order, low to high); ``None`` for a spectator.
+        hand: the viewer's cards (suit order, low to high); ``None`` for a spectator
+            (a property, from ``hand_mask``).
         hand_mask: the same as a bit set (0 for a spectator).
         hand_sizes: cards per seat.
         got_away: per seat, whether it has got away.
@@ -97,22 +51,25 @@ class PlayerView:
         first_trick_done: whether the first trick is over.
         waste_size: cards in the waste pile.
         waste_seen: cards the viewer saw go into the waste and has not seen come out
+            (a property, from ``waste_seen_mask``, the same as a bit set)
             (after someone else's blind draw this still holds the drawn card until it is led).
         must_lead: the card the viewer drew and must lead (R-P-DRAW), else ``None``.
         tricks_played: tricks resolved so far.
         pickups: per seat, how many times it picked up.
         takes: ``(taker, taken)`` pairs so far.
-        captured_tens: per seat, tens captured (V-DEHLA), public.
+        captured_tens: per seat, tens captured (V-DEHLA), public (a property, from
+            ``captured_tens_masks``, the same as bit sets).
         stripped: cards removed before the deal (R-UNEVEN strip), public.
         history: every event so far, with hidden cards removed (``hidden`` counts them).
         outcome: the outcome once the deal is over (public), else ``None``.
+        knowledge: what the viewer can deduce (:class:`~getaway.core.knowledge.Knowledge`,
+            a read-only snapshot of this moment: known cards, proven voids, blind draws).
     """
 
     seat: int | None
     rules: Rules
     players: int
     dealer: int
-    hand: tuple[Card, ...] | None
     hand_mask: int
     hand_sizes: tuple[int, ...]
     got_away: tuple[bool, ...]
@@ -124,15 +81,31 @@ class PlayerView:
     trick: tuple[tuple[int, Card], ...]
     first_trick_done: bool
     waste_size: int
-    waste_seen: tuple[Card, ...]
+    waste_seen_mask: int
     must_lead: Card | None
     tricks_played: int
     pickups: tuple[int, ...]
     takes: tuple[tuple[int, int], ...]
-    captured_tens: tuple[tuple[Card, ...], ...]
+    captured_tens_masks: tuple[int, ...]
     stripped: tuple[Card, ...]
     history: EventLog
     outcome: Outcome | None
+    knowledge: Knowledge = field(compare=False, repr=False)
+
+    @property
+    def hand(self) -> tuple[Card, ...] | None:
+        """The viewer's cards (suit order, low to high); ``None`` for a spectator."""
+        return None if self.seat is None else cards_of(self.hand_mask)
+
+    @property
+    def waste_seen(self) -> tuple[Card, ...]:
+        """Cards the viewer saw go into the waste and has not seen come out."""
+        return cards_of(self.waste_seen_mask)
+
+    @property
+    def captured_tens(self) -> tuple[tuple[Card, ...], ...]:
+        """Per seat, the tens it captured (V-DEHLA)."""
+        return tuple(cards_of(t) if t else () for t in self.captured_tens_masks)
 
     @property
     def finished(self) -> bool:
@@ -179,90 +152,62 @@ class PlayerView:
         return data
 
 
-def _catch_up(deal: Deal, seat: int | None) -> list[Any]:
-    """The seat's redacted history and waste knowledge, brought up to date incrementally.
-
-    Kept on the deal (``deal._views``: seat → ``[events read, redacted events, waste seen]``)
-    so that making a view reads only the events since the last one. ``waste seen`` holds the
-    cards the seat saw go into the waste pile and has not seen come out: a blind draw is seen
-    leaving only by the drawer (and by whoever later takes that hand); everyone sees a drawn
-    card once it is played.
-    """
-    cache = deal._views.get(seat)
-    if cache is None:
-        cache = deal._views[seat] = [0, [], deal.start.waste if deal.start is not None else 0]
-    events = deal._events
-    done, history, seen = cache
-    if done == len(events):
-        return cache
-    for e in events[done:]:
-        kind = e.kind
-        if kind == EventKind.WASTE:
-            for c in e.cards:
-                seen |= 1 << c
-        elif kind == EventKind.PLAY or kind == EventKind.IRREGULARITY:
-            seen &= ~(1 << e.cards[0])
-        elif kind == EventKind.DRAW:
-            if e.seat == seat:
-                seen &= ~(1 << e.cards[0])
-            else:
-                e = e._replace(cards=(), hidden=len(e.cards))
-        elif kind == EventKind.TAKE:
-            if seat is not None and seat in (e.seat, e.other):
-                for c in e.cards:
-                    seen &= ~(1 << c)
-            else:
-                e = e._replace(cards=(), hidden=len(e.cards))
-        history.append(e)
-    cache[0] = len(events)
-    cache[2] = seen
-    return cache
-
-
 @functools.cache
 def _got_away(players: int, out: int) -> tuple[bool, ...]:
     """Per seat, whether bit ``seat`` of ``out`` is set (at most 2⁸ patterns per table size)."""
     return tuple(bool(out >> s & 1) for s in range(players))
 
 
-def player_view(deal: Deal, seat: int | None) -> PlayerView:
+def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None) -> PlayerView:
     """What ``seat`` may know about ``deal`` now; ``seat=None`` is a spectator (no hand).
 
+    Args:
+        deal: the deal.
+        seat: the viewer, or ``None``.
+        knowledge: that seat's :class:`~getaway.core.knowledge.Knowledge` of this deal, kept
+            by the caller from one view to the next (brought up to date here, so a view
+            costs O(new events)); ``None`` reads the whole history afresh.
+
     Raises:
-        ValueError: ``seat`` is not a seat of this deal.
+        ValueError: ``seat`` is not a seat of this deal, or ``knowledge`` is another seat's.
     """
     n = deal.players
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
         raise ValueError(at("seat", Text(N_("no seat {seat!r} among {n} players"), seat=seat, n=n)))
-    done, events, waste_seen = _catch_up(deal, seat)
-    hand_mask = 0 if seat is None else deal._hands[seat]
-    forced = deal._forced
+    if knowledge is None:
+        knowledge = Knowledge.of(deal, seat)
+    elif knowledge.seat != seat or knowledge.players != n:
+        message = N_("this knowledge is seat {other}'s, not seat {seat}'s")
+        raise ValueError(at("knowledge", Text(message, other=knowledge.seat, seat=seat)))
+    else:
+        knowledge.follow(deal)
+    hand_mask = 0 if seat is None else deal.hand_mask(seat)
+    forced = deal.forced_lead
+    leader = deal.leader
     return PlayerView(
         seat=seat,
         rules=deal.rules,
         players=n,
         dealer=deal.dealer,
-        hand=None if seat is None else cards_of(hand_mask),
         hand_mask=hand_mask,
         hand_sizes=deal.hand_sizes,
-        got_away=_got_away(n, deal._out),
+        got_away=_got_away(n, deal.out_mask),
         out_order=deal.out_order,
-        leader=deal.leader,
+        leader=leader,
         to_act=deal.to_act,
         decision=deal.decision,
         legal_actions=() if seat is None else tuple(deal.legal_actions(seat)),
         trick=deal.trick,
         first_trick_done=deal.first_trick_done,
         waste_size=deal.waste_size,
-        waste_seen=cards_of(waste_seen),
-        must_lead=forced
-        if forced is not None and seat is not None and hand_mask >> forced & 1 and seat == deal.leader
-        else None,
+        waste_seen_mask=knowledge.waste,
+        must_lead=forced if forced is not None and hand_mask >> forced & 1 and seat == leader else None,
         tricks_played=deal.tricks_played,
-        pickups=tuple(deal._pickups),
-        takes=tuple(deal._takes),
-        captured_tens=tuple(cards_of(t) if t else () for t in deal._tens),
+        pickups=deal.pickups,
+        takes=deal.takes,
+        captured_tens_masks=deal.captured_tens,
         stripped=deal.stripped,
-        history=EventLog(events, done),
+        history=knowledge.history,
         outcome=deal.outcome,
+        knowledge=knowledge.snapshot(),
     )

@@ -35,7 +35,9 @@ import numpy as np
 from ..bots import make_bot
 from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS
-from .encoding import Tracker, encode, observation_size
+from ..core.knowledge import Knowledge
+from ..core.view import player_view
+from .encoding import encode, observation_size
 from .pettingzoo import action_of, as_whole_number, deal_rewards, legal_mask_array, rules_from_options
 
 __all__ = ["GetawayEnv"]
@@ -112,8 +114,8 @@ class GetawayEnv(gymnasium.Env):
             if self.seat_choice == "random":
                 self.seat = self._rng.randrange(n)
             self.deal = Deal(self.rules, self._rng.randrange(n), self._rng.getrandbits(63))
-            self._tracker = Tracker(n)
             self._ended = False
+            self._knowledge = [Knowledge.of(self.deal, s) for s in range(n)]  # followed incrementally
             self._bots_play()
             if not self.deal.is_over and self.deal.to_act == self.seat:
                 return self._observation(), self._info()
@@ -127,14 +129,17 @@ class GetawayEnv(gymnasium.Env):
         while not deal.is_over and deal.to_act != self.seat:
             seat = deal.to_act
             assert seat is not None
-            view = deal.view(seat)
-            legal = view.legal_actions
-            action = legal[0] if len(legal) == 1 else self._bot_of(seat).act(view, legal, self._rng)
+            legal = deal.legal_actions(seat)
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                view = player_view(deal, seat, self._knowledge[seat])
+                action = self._bot_of(seat).act(view, view.legal_actions, self._rng)
             deal.apply(action, seat)
 
     def _observation(self) -> np.ndarray:
         assert self.deal is not None
-        return encode(self.deal.view(self.seat), self._tracker)
+        return encode(player_view(self.deal, self.seat, self._knowledge[self.seat]))
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         deal = self.deal
@@ -178,7 +183,7 @@ class GetawayEnv(gymnasium.Env):
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.deal is None:
             return None
-        view = self.deal.view(self.seat)
+        view = player_view(self.deal, self.seat)
         hand = " ".join(str(c) for c in view.hand or ())
         trick = " ".join(f"{s}:{c}" for s, c in view.trick)
         return f"seat {self.seat} hand: {hand}\ntrick: {trick}\nsizes: {list(view.hand_sizes)}"

@@ -52,12 +52,14 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
-from ..core.cards import ACE_OF_SPADES, JOKER_INDEX, SUIT_MASKS, Card, cards_of
+from ..core.cards import JOKER_INDEX, Card, cards_of
 from ..core.deal import Deal, deal_hands
-from ..core.events import NUM_ACTIONS, PASS, action_from_id
-from ..core.position import Position
+from ..core.events import NUM_ACTIONS, action_from_id
+from ..core.knowledge import Knowledge
 from ..core.rules import Rules
-from .encoding import Tracker, encode, layout, observation_size
+from ..core.view import player_view
+from ..core.worlds import SamplingError, deal_of, sample
+from .encoding import encode, layout, observation_size
 from .pettingzoo import deal_rewards, rules_from_options
 
 __all__ = ["GetawayGame", "GetawayState", "resample", "rules_of_params", "SHORT_NAME"]
@@ -292,12 +294,12 @@ class GetawayGame(pyspiel.Game):
 class _Core:
     """The mutable part of a state, copied quickly by :func:`copy.deepcopy` (state clones)."""
 
-    __slots__ = ("order", "deal", "trackers", "pending", "before", "candidates")
+    __slots__ = ("order", "deal", "knowledge", "pending", "before", "candidates")
 
     def __init__(self, players: int) -> None:
         self.order: list[int] = []  # the pack as chosen so far (dealing chance nodes)
         self.deal: Deal | None = None
-        self.trackers = [Tracker(players) for _ in range(players)]
+        self.knowledge: list[Knowledge | None] = [None] * players  # each seat's, made at its first observation
         self.pending: tuple[int, int] | None = None  # (seat, action) awaiting a blind draw
         self.before: Deal | None = None
         self.candidates: tuple[Card, ...] = ()
@@ -306,7 +308,7 @@ class _Core:
         other = _Core.__new__(_Core)
         other.order = list(self.order)
         other.deal = None if self.deal is None else self.deal.clone()
-        other.trackers = [t.copy() for t in self.trackers]
+        other.knowledge = [None if k is None else k.copy() for k in self.knowledge]
         other.pending = self.pending
         other.before = self.before  # never mutated: a draw outcome applies to a clone of it
         other.candidates = self.candidates
@@ -417,7 +419,8 @@ class GetawayState(pyspiel.State):
                     out[c] = 1.0
             return out
         deal = core.before if core.pending is not None else core.deal
-        return encode(deal.view(player), core.trackers[player])  # type: ignore[union-attr]
+        assert deal is not None
+        return encode(player_view(deal, player, _knowledge_of(core, deal, player)))
 
     def __str__(self) -> str:
         deal = self.core.deal
@@ -427,6 +430,13 @@ class GetawayState(pyspiel.State):
         trick = " ".join(f"{s}:{c}" for s, c in deal.trick)
         state = "draw pending" if self.core.pending else ("over" if deal.is_over else f"{deal.decision} {deal.to_act}")
         return f"{hands} || trick {trick} || waste {deal.waste_size} || {state}"
+
+
+def _knowledge_of(core: _Core, deal: Deal, player: int) -> Knowledge:
+    k = core.knowledge[player]
+    if k is None:
+        k = core.knowledge[player] = Knowledge.of(deal, player)
+    return k
 
 
 class _Observer:
@@ -478,7 +488,7 @@ def resample(
     The sampled world starts from a :class:`Position` at the start of the current trick
     and replays the trick's actions; public counters the encoding does not use (tricks
     played, pick-up counts, the R-LOOP memory) start afresh there, and the other seats keep
-    only the public part of their tracking.
+    only what anyone knows (:meth:`~getaway.core.knowledge.Knowledge.public`) plus their hand.
 
     Raises:
         ValueError: not a decision of ``player``.
@@ -491,132 +501,25 @@ def resample(
         rng = random.Random()
     elif isinstance(rng, np.random.RandomState):
         rng = random.Random(int(rng.randint(0, 2**31 - 1)))
-    game = state._game_ref
     n = deal.players
-    view = deal.view(player)
-    tracker = core.trackers[player].update(view)
-    target_key = encode(view, tracker.copy())
+    view = player_view(deal, player, _knowledge_of(core, deal, player))
+    knowledge = view.knowledge
+    target_key = encode(view)
+    public = knowledge.public()
     for _attempt in range(50):
-        new_deal = _sample_deal(game, deal, view, tracker, player, rng)
-        if new_deal is None:
+        try:
+            new_deal = deal_of(view, sample(knowledge, rng), rng=_CHANCE)
+        except (SamplingError, RuntimeError, ValueError):
             continue
         new_state = GetawayState(state.get_game())
         new_core = new_state.core
         new_core.order = list(core.order)
         new_core.deal = new_deal
-        seen = len(new_deal.events)
-        trackers = [tracker.public_copy() for _ in range(n)]
-        trackers[player] = tracker.copy()
-        for t in trackers:
-            t.seen = seen
-        new_core.trackers = trackers
-        if new_deal.to_act == player and np.array_equal(
-            encode(new_deal.view(player), trackers[player].copy()), target_key
-        ):
+        # the others keep what anyone knows, plus their hand in this world
+        others: list[Knowledge | None] = [public.seen_by(s, new_deal.hand_mask(s)).rebase(new_deal) for s in range(n)]
+        mine = knowledge.copy().rebase(new_deal)
+        others[player] = mine
+        new_core.knowledge = others
+        if new_deal.to_act == player and np.array_equal(encode(player_view(new_deal, player, mine)), target_key):
             return new_state
-    raise RuntimeError("resample: no consistent world found (a tracking bug)")
-
-
-def _sample_deal(game: _Setup, deal: Deal, view: Any, tracker: Tracker, player: int, rng: random.Random) -> Deal | None:
-    n = deal.players
-    pack = 0
-    for c in game.pack:
-        pack |= 1 << c
-    sizes = list(view.hand_sizes)
-    fixed = [tracker.known[s] & ~view.hand_mask for s in range(n)]
-    fixed[player] = view.hand_mask
-    for s, c in view.trick:  # back to the start of the trick
-        sizes[s] += 1
-        fixed[s] |= 1 << c
-    if not view.first_trick_done and not view.trick:
-        fixed[view.leader] |= 1 << ACE_OF_SPADES
-    waste = 0
-    for c in view.waste_seen:
-        waste |= 1 << c
-    drawn = None
-    holder = tracker.pending
-    if holder >= 0 and holder != player:
-        choices = cards_of(tracker.pending_cards & waste)
-        drawn = choices[rng.randrange(len(choices))]
-        waste &= ~(1 << drawn)
-        fixed[holder] |= 1 << drawn
-    placed = waste
-    for m in fixed:
-        placed |= m
-    pool = pack & ~placed
-    need = [sizes[s] - fixed[s].bit_count() for s in range(n)]
-    if pool.bit_count() != sum(need) or min(need) < 0:
-        raise RuntimeError("resample: card counts do not add up (a tracking bug)")
-    hands = _fill(fixed, need, pool, tracker.voids, rng, player)
-    if hands is None:
-        return None
-    first_done = view.first_trick_done
-    forced = view.must_lead
-    if drawn is not None and tracker.pending_forced and not view.trick and holder == view.leader:
-        forced = drawn
-    lead = forced if forced is not None and not view.trick else None
-    # A card drawn blind and not yet led (R-P-DRAW): the position holds it, and the deal's
-    # history then says it went into the waste and that its holder drew it, so that the
-    # view shows it where the player believes it is.
-    blind_draw = None
-    if drawn is not None:
-        blind_draw = (holder, drawn)
-    elif view.must_lead is not None:
-        blind_draw = (player, view.must_lead)
-    try:
-        position = Position(tuple(hands), waste, view.leader, first_done, lead, blind_draw)
-        new = Deal(game.rules, deal.dealer, position=position, rng=_CHANCE)
-    except ValueError:
-        return None
-    # Replay: the poll (passes), then the actions of the trick on the table.
-    try:
-        if not view.trick:
-            while new.decision == "take" and not (deal.decision == "take" and new.to_act == deal.to_act):
-                new.apply(PASS)
-        else:
-            while new.decision == "take":
-                new.apply(PASS)
-            actions = deal.actions
-            lead = view.trick[0]
-            start = max(i for i, (s, a) in enumerate(actions) if s == lead[0] and a == lead[1])
-            for s, a in actions[start:]:
-                new.apply(a, s)
-    except ValueError:
-        return None
-    if new.is_over or new.to_act != deal.to_act or new.decision != deal.decision:
-        return None
-    return new
-
-
-def _fill(
-    fixed: list[int], need: list[int], pool: int, voids: list[int], rng: random.Random, player: int
-) -> list[int] | None:
-    """Deal ``pool`` so that seat s gets ``need[s]`` more cards, none of a suit it is proven
-    void in (random, most constrained seat first, with retries; the last tries ignore voids
-    rather than fail)."""
-    n = len(fixed)
-    banned = [0] * n
-    for s in range(n):
-        for suit in range(4):
-            if voids[s] >> suit & 1:
-                banned[s] |= SUIT_MASKS[suit]
-    for attempt in range(60):
-        strict = attempt < 50
-        hands = list(fixed)
-        left = pool
-        seats = [s for s in range(n) if need[s] > 0]
-        ok = True
-        while seats:
-            room = {s: (left & ~banned[s] if strict else left).bit_count() - need[s] for s in seats}
-            s = min(seats, key=lambda t: (room[t], rng.random()))
-            seats.remove(s)
-            options = cards_of(left & ~banned[s] if strict else left)
-            if len(options) < need[s]:
-                ok = False
-                break
-            for c in rng.sample(options, need[s]):
-                hands[s] |= 1 << c
-                left &= ~(1 << c)
-        if ok and not left:
-            return hands
-    return None
+    raise RuntimeError("resample: no consistent world found (a knowledge bug)")

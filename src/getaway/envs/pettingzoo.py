@@ -38,8 +38,10 @@ from pettingzoo.utils import wrappers
 
 from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS, Action, EventKind, action_from_id
+from ..core.knowledge import Knowledge
 from ..core.rules import Rules
-from .encoding import Tracker, encode, observation_size
+from ..core.view import player_view
+from .encoding import encode, observation_size
 
 __all__ = ["env", "raw_env", "rules_from_options", "deal_rewards", "action_of", "legal_mask_array", "as_whole_number"]
 
@@ -162,7 +164,7 @@ def env(render_mode: str | None = None, **rules_options: Any) -> AECEnv:
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
     """The unwrapped AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "getaway_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["human", "ansi"], "name": "getaway_v1", "is_parallelizable": False}
 
     def __init__(self, render_mode: str | None = None, **rules_options: Any) -> None:
         super().__init__()
@@ -211,7 +213,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
             self.rules, drawn_dealer if dealer is None else dealer, drawn_seed if deal_seed is None else deal_seed
         )
         self._rng = rng
-        self._trackers: list[Tracker | None] = [None] * n  # made at a seat's first observation
+        self._knowledge: list[Knowledge | None] = [None] * n  # made at a seat's first observation
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -231,15 +233,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         if deal is None:
             raise RuntimeError("observe() before reset(): call reset() first")
         seat = self._seat[agent]
-        view = deal.view(seat)
+        knowledge = self._knowledge[seat]
+        if knowledge is None:
+            knowledge = self._knowledge[seat] = Knowledge.of(deal, seat)
+        view = player_view(deal, seat, knowledge)
         if agent == self.agent_selection and not deal.is_over:
             mask = legal_mask_array(deal)
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        tracker = self._trackers[seat]
-        if tracker is None:
-            tracker = self._trackers[seat] = Tracker(deal.players)
-        return {"observation": encode(view, tracker), "action_mask": mask}
+        return {"observation": encode(view), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``, with the same result, in fewer steps (it runs once per action)."""

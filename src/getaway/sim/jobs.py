@@ -12,8 +12,10 @@ from typing import Any
 from ..bots import make_bot
 from ..core.deal import Deal
 from ..core.events import EventKind
+from ..core.knowledge import Knowledge
 from ..core.record import record_of
 from ..core.rules import Rules
+from ..core.view import player_view
 
 __all__ = ["Job", "DealResult", "play_job", "play_chunk", "check_counts"]
 
@@ -84,14 +86,16 @@ def play_job(job: Job) -> DealResult:
     rng = random.Random(job.seed * 7919 + 17)
     times: list[list[float]] = [[] for _ in range(n)]
     clock = time.perf_counter
+    knowledge = [Knowledge.of(deal, s) for s in range(n)]  # each seat's, followed incrementally
     while not deal.is_over:
         seat = deal.to_act
         assert seat is not None
-        view = deal.view(seat)
-        legal = view.legal_actions
+        legal = deal.legal_actions(seat)
         if len(legal) == 1:
             action = legal[0]  # no choice: not a decision, not timed
         else:
+            view = player_view(deal, seat, knowledge[seat])
+            legal = view.legal_actions
             start = clock()
             action = bots[seat].act(view, legal, rng)
             times[seat].append(clock() - start)

@@ -30,6 +30,7 @@ from ..core.deal import replay as replay_actions
 from ..core.match import FORMAT as MATCH_FORMAT
 from ..core.match import Match, MatchError
 from ..core.record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
+from ..core.view import player_view
 from .i18n import LANGUAGES, N_, _, click_gettext, localize, pgettext, use
 from .narrate import Narrator, describe
 from .rules_text import print_rules
@@ -803,7 +804,7 @@ def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[
     trick = 1
 
     def show_state() -> None:
-        view = deal.view(viewer)
+        view = player_view(deal, viewer)
         console.rule(Text(_("Trick {k}").format(k=trick)))
         for s in range(deal.players):
             if viewer is None:
@@ -817,7 +818,7 @@ def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[
         console.print(Text("  " + _("waste pile: {n}").format(n=view.waste_size), style="dim"))
 
     def history() -> list[Any]:
-        return list(deal.events) if viewer is None else list(deal.view(viewer).history)
+        return list(deal.events) if viewer is None else list(player_view(deal, viewer).history)
 
     show_state()
     for seat, action in actions:

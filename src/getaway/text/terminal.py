@@ -1,6 +1,6 @@
 """The terminal game: a person plays a match against bots (``getaway play``).
 
-Satellite of the core. Everything shown about a deal comes from ``deal.view(human)``
+Satellite of the core. Everything shown about a deal comes from ``player_view(deal, human)``
 (the player's view, R-INFO): the hand, the trick, hand sizes, who got away, the waste size
 and the history of events with hidden cards removed. Bots are given their own seat's view.
 Rendering uses Rich, which wraps to the terminal's width, drops colour under ``NO_COLOR``
@@ -28,7 +28,7 @@ from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
 from ..core.match import Match
 from ..core.record import dumps, record_of
-from ..core.view import PlayerView
+from ..core.view import PlayerView, player_view
 from .i18n import _, card_name, localize, ngettext, pgettext
 from .narrate import Narrator
 
@@ -250,7 +250,7 @@ class TerminalGame:
         self._narrator = Narrator(self.names, special_first=match.rules.special_first_trick)
         self._seen = 0
         head = _("Deal {k} of {n}").format(k=number, n=match.rules.deals)
-        dealer = _("dealer {name}").format(name=self.names[deal.view(self.human).dealer])
+        dealer = _("dealer {name}").format(name=self.names[player_view(deal, self.human).dealer])
         self.console.rule(Text(f"{head} · {dealer} · " + _("you are {name}").format(name=self.names[self.human])))
         self._last_screen, self._last_marked = None, False
         while not deal.is_over:
@@ -262,14 +262,14 @@ class TerminalGame:
             else:
                 bot = self.bots[seat]
                 assert bot is not None
-                bview = deal.view(seat)
+                bview = player_view(deal, seat)
                 action = bot.act(bview, bview.legal_actions, self.rng)
                 deal.apply(action, seat)
         self._narrate()
         self._deal_over()
 
     def _deal_over(self) -> None:
-        view = self.match.deal.view(self.human)
+        view = player_view(self.match.deal, self.human)
         outcome = view.outcome
         assert outcome is not None
         order = " → ".join(", ".join(self.names[s] for s in group) for group in outcome.out_order)  # shared: commas
@@ -307,7 +307,7 @@ class TerminalGame:
     # ------------------------------------------------------------------ narration and screen
 
     def _narrate(self) -> None:
-        history = self.match.deal.view(self.human).history
+        history = player_view(self.match.deal, self.human).history
         new = history[self._seen :]
         self._seen = len(history)
         for line in self._narrator.feed(new):
@@ -381,7 +381,7 @@ class TerminalGame:
 
     def _human_turn(self) -> None:
         deal = self.match.deal
-        view = deal.view(self.human)
+        view = player_view(deal, self.human)
         if view.decision == "take":
             self._poll(view)
             return
@@ -509,7 +509,7 @@ class TerminalGame:
         self.console.print(Text(line, style="cyan"))
 
     def _history(self) -> None:
-        history = self.match.deal.view(self.human).history
+        history = player_view(self.match.deal, self.human).history
         self.console.rule(Text(_("History of this deal")))
         deal = self.match.deal
         narrator = Narrator(self.names, special_first=deal.rules.special_first_trick and deal.start is None)

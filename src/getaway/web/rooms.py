@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..bots import LEVELS, Bot, make_bot
+from ..core.deal import Deal
 from ..core.events import Action, IllegalActionError, InvalidActionError, parse_action
+from ..core.knowledge import Knowledge
 from ..core.match import Match, MatchError
 from ..core.messages import error_text
 from ..core.record import record_of
@@ -292,6 +294,8 @@ class Room:
         #: replaying a stored log: commands accepted then are not checked again against policies
         #: added since (unique names), only against the rules
         self.replaying = False
+        # each viewer's Knowledge of the current deal, followed from one view to the next
+        self._knowledge: tuple[Deal | None, dict[int | None, Knowledge]] = (None, {})
 
     # ------------------------------------------------------------------ reading
 
@@ -324,7 +328,15 @@ class Room:
         """What ``seat`` (``None``: a spectator) may see of the current deal; ``None`` before the start."""
         if self.match is None:
             return None
-        return player_view(self.match.deal, seat)
+        deal = self.match.deal
+        of, known = self._knowledge
+        if of is not deal:
+            known = {}
+            self._knowledge = (deal, known)
+        knowledge = known.get(seat)
+        if knowledge is None:
+            knowledge = known[seat] = Knowledge.of(deal, seat)
+        return player_view(deal, seat, knowledge)
 
     def illegal(self, seat: int | None) -> dict[str, IllegalActionError]:
         """Why each card of ``seat``'s hand that it may not play now is not legal: the engine's

@@ -1,18 +1,22 @@
-"""Card tracking and the sampler of hidden hands (bots/tracking.py): every sampled world agrees
-with the public history, and the real deal always satisfies what the tracker deduced."""
+"""Worlds (core/worlds.py): every sampled world agrees with the knowledge it was drawn from,
+the real deal is one of them (consistent, and drawn with nonzero probability), and a view
+plus a world rebuilds a deal in the view's state; the heuristic model of the expert's
+rollouts plays exactly as the heuristic."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import SOAK, make_deal
-from getaway import Deal, Position, Rules
+from getaway import Deal, Knowledge, Position, Rules, player_view
 from getaway.bots.expert import rebuild
-from getaway.bots.tracking import Tracker, World
-from getaway.core.cards import FULL_PACK, SUIT_MASKS, Card
+from getaway.core.cards import FULL_PACK
 from getaway.core.events import TAKE
+from getaway.core.worlds import World, consistent, deal_of, sample
 
 VARIANTS = [
     {},
@@ -35,45 +39,40 @@ def _random_rules(rng: random.Random) -> Rules:
     return Rules.profile(profile, players=players, **options)
 
 
-def _check_view(deal: Deal, seat: int, rng: random.Random, samples: int = 1) -> None:
-    view = deal.view(seat)
-    t = Tracker(view)
+def true_world(deal: Deal, k: Knowledge) -> World:
+    """The real deal as a world of ``k`` (the cards drawn blind: the holder's cards still in ``k.waste``)."""
     n = deal.players
-    true = [deal.hand_mask(s) for s in range(n)]
-    if t.hidden_holder is not None:  # the card someone drew blind: one of the candidates, in the holder's hand
-        assert t.hidden_candidates & true[t.hidden_holder], "the blind draw is not where the tracker says"
-    # The truth satisfies every deduction (soundness).
-    for s in range(n):
-        if s == seat:
-            assert t.known[s] == true[s]
-            continue
-        assert t.known[s] & ~true[s] == 0, f"seat {s}: a 'known' card is not in the hand"
-        unknown = true[s] & ~t.known[s]
-        if s == t.hidden_holder:
-            unknown &= ~t.hidden_candidates
-        for suit in range(4):
-            if t.voids[s] >> suit & 1:
-                assert not unknown & SUIT_MASKS[suit], f"seat {s}: proven void in suit {suit} but holds one"
-        assert unknown & ~t.pool == 0
+    hands = tuple(deal.hand_mask(s) for s in range(n))
+    in_hands = k.waste & ~_waste(deal)
+    drawn = []
+    taken = 0
+    for holder, candidates, _ in k.hidden:
+        card = (hands[holder] & candidates & in_hands & ~taken).bit_length() - 1
+        taken |= 1 << card
+        drawn.append((holder, card))
+    return World(hands, _waste(deal), tuple(drawn))
+
+
+def _check_view(deal: Deal, seat: int, rng: random.Random, samples: int = 1) -> None:
+    view = player_view(deal, seat)
+    k = view.knowledge
+    n = deal.players
+    assert consistent(k, true_world(deal, k)), "the real deal does not fit the knowledge"
     trick = sum(1 << c for _, c in view.trick)
     for _ in range(samples):
-        world = t.sample(rng)
+        world = sample(k, rng)
+        assert consistent(k, world)
         placed = 0
         for s in range(n):
             hand = world.hands[s]
             assert hand.bit_count() == view.hand_sizes[s], "hand size"
-            assert hand & t.known[s] == t.known[s], "known cards"
+            assert hand & k.known[s] == k.known[s], "known cards"
             assert not placed & hand, "a card in two hands"
             placed |= hand
-            unknown = hand & ~t.known[s]
-            if s == t.hidden_holder and world.hidden is not None:
-                unknown &= ~(1 << world.hidden)
-            for suit in range(4):
-                if t.voids[s] >> suit & 1:
-                    assert not unknown & SUIT_MASKS[suit], "void"
-        assert world.hands[seat] == true[seat]
+        assert world.hands[seat] == deal.hand_mask(seat)
         assert not placed & world.waste and not placed & trick and not world.waste & trick
         assert world.waste.bit_count() == view.waste_size
+        true = [deal.hand_mask(s) for s in range(n)]
         assert placed | world.waste | trick == sum(true) | trick | _waste(deal), "the same cards in play"
 
 
@@ -105,14 +104,13 @@ def test_sampled_worlds_agree_with_the_public_history():
 def _check_rebuild(deal: Deal, seat: int, rng: random.Random) -> None:
     if deal.to_act != seat:
         seat = deal.to_act
-    view = deal.view(seat)
-    t = Tracker(view)
-    true = World(tuple(deal.hand_mask(s) for s in range(deal.players)), _waste(deal), deal.forced_lead)
-    again = rebuild(view, t, true, 1)
+    view = player_view(deal, seat)
+    k = view.knowledge
+    again = deal_of(view, true_world(deal, k), 1)
     assert again.legal_actions(seat) == deal.legal_actions(seat)
     assert again.trick == deal.trick and again.forced_lead == deal.forced_lead
-    assert again.view(seat).legal_actions == view.legal_actions
-    sampled = rebuild(view, t, t.sample(rng), 2)
+    assert player_view(again, seat).legal_actions == view.legal_actions
+    sampled = deal_of(view, sample(k, rng), 2)
     assert sampled.legal_actions(seat) == deal.legal_actions(seat)
     assert sampled.decision == deal.decision and sampled.to_act == deal.to_act
 
@@ -122,56 +120,35 @@ def test_rebuilt_deals_are_in_the_views_state():
 
 
 @pytest.mark.soak
-def test_soak_tracking_and_rebuild():
+def test_soak_worlds_and_rebuild():
     _random_histories(20 * SOAK, 90_000, _check_view)
     _random_histories(10 * SOAK, 70_000, _check_rebuild)
 
 
-def test_tochoo_proves_a_void_and_the_picker_holds_the_trick():
-    # Punjab: A leads 8♥, B plays Q♥, C has no heart: tochoo 3♣; B picks up (the seeds' example).
-    deal = make_deal(["8h 2s", "qh 5d", "3c 4c", "9h 6s"], waste="as")
-    for card in ("8h", "qh", "3c"):
-        deal.play(card)
-    t = Tracker(deal.view(3))
-    assert t.voids[2] >> 1 & 1  # C proved void in hearts
-    assert t.is_void(2, 1)
-    assert t.known[1] == sum(1 << Card.parse(c) for c in ("8h", "qh", "3c"))
-    assert not t.is_void(1, 1)
-
-
-def test_off_suit_card_on_punjabs_first_trick_proves_no_spades():
-    deal = make_deal(["as 2h", "3h 4h", "5s 6h"], first_trick_done=False)
-    deal.play("as")
-    deal.play("3h")
-    t = Tracker(deal.view(2))
-    assert t.is_void(1, 0) and t.voids[1] & 1
-
-
-def test_ace_of_spades_holder_is_known_before_the_first_lead():
-    deal = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=3)
-    leader = deal.to_act
-    other = (leader + 1) % 4
-    t = Tracker(deal.view(other))
-    assert t.known[leader] >> Card.parse("as") & 1
-
-
-def test_cards_seen_in_a_take_are_known_to_the_taken_player():
-    rules = Rules.profile("punjab", players=3)
-    deal = Deal(rules, dealer=0, seed=11)
-    taker = deal.to_act
-    taken = (taker + 1) % 3
-    cards = deal.hand_mask(taken)
-    deal.apply(TAKE, taker)
-    t = Tracker(deal.view(taken))
-    assert t.known[taker] & cards == cards
-    third = (taker + 2) % 3
-    assert Tracker(deal.view(third)).known[taker] & cards != cards  # the others did not see them
-
-
-def test_spectator_view_is_refused():
-    deal = Deal(Rules.profile("punjab", takes="off"), seed=1)
-    with pytest.raises(ValueError, match="spectator"):
-        Tracker(deal.view(None))
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), steps=st.integers(0, 400), punjab=st.booleans(), players=st.integers(3, 6))
+def test_property_the_real_world_can_be_sampled(seed: int, steps: int, punjab: bool, players: int) -> None:
+    """Late in a deal (few unknown cards), sampling often enough draws the real world itself."""
+    rules = Rules.profile("punjab" if punjab else "classic", players=players, takes="any")
+    deal = Deal(rules, seed % players, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if deal.is_over:
+            break
+        legal = deal.legal_actions()
+        plain = [a for a in legal if a is not TAKE] or legal
+        deal.apply(TAKE if TAKE in legal and rng.random() < 0.05 else rng.choice(plain))
+    if deal.is_over:
+        return
+    seat = deal.to_act
+    k = player_view(deal, seat).knowledge
+    real = true_world(deal, k)
+    assert consistent(k, real)
+    if k.pool.bit_count() > 4:
+        return
+    draws = {sample(k, rng) for _ in range(400)}
+    assert all(consistent(k, w) for w in draws)
+    assert real in draws
 
 
 # ---------------------------------------------------------------- the heuristic model (bots/model.py)
@@ -189,10 +166,10 @@ def _full_pack_deal(hands: list[str], leader: int = 0) -> Deal:
 
 @pytest.mark.parametrize("profile", ["punjab", "classic"])
 def test_the_rollout_model_plays_exactly_as_the_heuristic(profile):
-    # From a mid-deal decision, the model (public facts kept incrementally from one seat's
-    # tracker) chooses what HeuristicBot chooses from the full views, at every later decision.
+    # From a mid-deal decision, the model (the public knowledge followed incrementally)
+    # chooses what HeuristicBot chooses from the full views, at every later decision.
     from getaway.bots import HeuristicBot
-    from getaway.bots.model import PublicFacts, heuristic_action
+    from getaway.bots.model import heuristic_action
 
     bot = HeuristicBot()
     checked = 0
@@ -202,13 +179,13 @@ def test_the_rollout_model_plays_exactly_as_the_heuristic(profile):
         for _ in range(10 + 3 * i):
             if deal.is_over:
                 break
-            view = deal.view(deal.to_act)
+            view = player_view(deal, deal.to_act)
             deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
         if deal.is_over:
             continue
-        facts = PublicFacts(Tracker(deal.view(deal.to_act)), deal, len(deal.events))
+        facts = Knowledge.of(deal, None)
         while not deal.is_over:
-            view = deal.view(deal.to_act)
+            view = player_view(deal, deal.to_act)
             real = bot.act(view, view.legal_actions, random.Random(0))
             assert heuristic_action(bot, deal, facts) == real
             checked += len(view.legal_actions) > 1
@@ -225,17 +202,16 @@ def test_rebuild_with_the_model_keeps_only_worlds_where_the_opponents_play_fits(
     deal = _full_pack_deal(["9h 3c 4d", "kh 5c 6d", "3h 7c 8d", "10h 8c 9d"])
     deal.play("9h")
     deal.play("kh")
-    view = deal.view(2)
-    t = Tracker(view)
-    true = World(tuple(deal.hand_mask(s) for s in range(4)), _waste(deal), None)
-    rebuild(view, t, true, 1, HeuristicBot())  # the real deal fits
+    view = player_view(deal, 2)
+    k = view.knowledge
+    rebuild(view, true_world(deal, k), 1, HeuristicBot())  # the real deal fits
     rng = random.Random(3)
     kept = rejected = 0
     low_hearts = sum(1 << c for c in range(13, 13 + 7))  # 2♥ … 8♥
     for _ in range(200):
-        world = t.sample(rng)
+        world = sample(k, rng)
         try:
-            rebuild(view, t, world, 1, HeuristicBot())
+            rebuild(view, world, 1, HeuristicBot())
         except Inconsistent:
             rejected += 1
             continue
@@ -249,7 +225,7 @@ def _play_out(deal: Deal) -> Deal:
 
     bot = HeuristicBot()
     while not deal.is_over:
-        view = deal.view(deal.to_act)
+        view = player_view(deal, deal.to_act)
         deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
     return deal
 
@@ -262,7 +238,7 @@ def test_expert_finds_the_endgame_win_the_heuristic_misses():
     from getaway.bots import ExpertBot, HeuristicBot
 
     deal = _full_pack_deal(["2d 5d 6d 7d", "2h 4d jc", "", ""])
-    view = deal.view(0)
+    view = player_view(deal, 0)
     heuristic = HeuristicBot().act(view, view.legal_actions, random.Random(0))
     expert = ExpertBot(iterations=20).act(view, view.legal_actions, random.Random(0))
     assert str(heuristic) == "7♦" and str(expert) == "2♦"
@@ -287,16 +263,15 @@ def test_worlds_wound_back_through_finished_tricks():
         rng = random.Random(i)
         while not deal.is_over:
             seat = deal.to_act
-            view = deal.view(seat)
+            view = player_view(deal, seat)
             plan = plan_checks(view, 3) if len(view.legal_actions) > 1 else None
             if plan is not None:
-                t = Tracker(view)
-                true = World(tuple(deal.hand_mask(s) for s in range(4)), _waste(deal), None)
-                again = rebuild_checked(view, t, true, 1, bot, plan)
+                k = view.knowledge
+                again = rebuild_checked(view, true_world(deal, k), 1, bot, plan)
                 assert again.legal_actions(seat) == deal.legal_actions(seat) and again.trick == deal.trick
                 checked += 1
                 try:
-                    rebuild_checked(view, t, t.sample(rng), 1, bot, plan)
+                    rebuild_checked(view, sample(k, rng), 1, bot, plan)
                 except Inconsistent:
                     rejected += 1
             deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
