@@ -6,14 +6,14 @@ Rerun with::
     .venv/bin/python bench/web_load.py --rooms 50 --clients 10 --spectators 20 --deals 2
     .venv/bin/python bench/web_load.py --profile 20             # py-spy the server for 20 s
 
-It starts ONE server (the app of ``getaway serve``: uvicorn, loopback, a temporary SQLite file, no flood limits, bots
-without thinking time), creates ``--rooms`` rooms of ``--players`` seats through the HTTP API
-(bots at level ``easy``: the ``random`` bot). The first ``--clients`` rooms get one seated
-human each: a WebSocket client (the ``websockets`` library) that plays random legal moves as
-soon as it is its turn (and starts the next deal, being the host); the other rooms are
-bot-only (created without a name, started with the host token). ``--spectators`` more sockets
-watch rooms round-robin. Every room is started at once; the run lasts until every room has
-finished its match (``--deals`` deals).
+It starts ONE server (the app of ``getaway serve``: uvicorn, loopback, a temporary SQLite file,
+no flood limits nor limits on bot-only rooms and reads, bots without thinking time), creates
+``--rooms`` rooms of ``--players`` seats through the HTTP API (bots at level ``easy``: the
+``random`` bot). The first ``--clients`` rooms get one seated human each: a WebSocket client
+(the ``websockets`` library) that plays random legal moves as soon as it is its turn (and
+starts the next deal, being the host); the other rooms are bot-only (created without a name,
+started with the host token). ``--spectators`` more sockets watch rooms round-robin. Every room
+is started at once; the run lasts until every room has finished its match (``--deals`` deals).
 
 Reported:
 - actions per second (every ``act`` the server logged, bots' and humans', over the wall time);
@@ -104,8 +104,10 @@ class Server:
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
         self.log = open(directory / "server.log", "wb")  # noqa: SIM115 - closed in stop()
-        # no flood limits for programmed players (all of them on one address)
-        limits = "rate=1e6, burst=1e6, rooms_per_minute=1e9, sockets_per_address=10**6"
+        # no flood limits for programmed players (all of them on one address), nor the limits on
+        # bot-only rooms and reads
+        limits = "rate=1e6, burst=1e6, rooms_per_minute=1e9, sockets_per_address=10**6, reads_per_second=1e9"
+        limits += ", bot_rooms_per_address=10**6, max_bot_rooms=10**6"
         app = f"create_app({str(self.db)!r}, bot_delay={bot_delay!r}, grace=3600.0, idle=86400.0, {limits})"
         code = (
             "import uvicorn; from getaway.web.app import create_app; "

@@ -378,7 +378,17 @@ def test_the_tournament_command_speaks_every_language(lang: str) -> None:
 # ---------------------------------------------------------------------------------- the core's errors
 
 CORE_MODULES = (
-    "messages", "cards", "rules", "position", "events", "deal", "knowledge", "view", "worlds", "record", "match"
+    "messages",
+    "cards",
+    "rules",
+    "position",
+    "events",
+    "deal",
+    "knowledge",
+    "view",
+    "worlds",
+    "record",
+    "match",
 )
 ENGINE_ERRORS = {
     "RulesError",

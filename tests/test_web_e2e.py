@@ -544,3 +544,18 @@ def test_the_lobby_controls_are_built_from_the_option_schema(new_page, server):
     config = httpx.get(f"{server}/api/rooms/{code}", timeout=10).json()["config"]
     assert config["players"] == 5
     assert config["options"] == {"trump": "spades", "uneven": "loaded", "loaded_seat": 2}
+
+
+@pytest.mark.timeout(120)
+def test_the_host_closes_the_room_from_the_page(new_page, server):
+    page = new_page()
+    code = create_room(page, "Fay", players=3, alone=True, takes="off")
+    button = page.get_by_test_id("close-room")
+    page.once("dialog", lambda dialog: dialog.accept())  # "Close this room for everyone?"
+    button.click()
+    wait_status(page, "closed")
+    assert "closed" in page.get_by_role("alert").inner_text().lower()
+    state = httpx.get(f"{server}/api/rooms/{code}").json()
+    assert state["status"] == "closed"
+    page.reload()
+    wait_status(page, "closed")  # never resumes

@@ -14,7 +14,7 @@ from getaway.core.cards import Card
 from getaway.core.deal import replay
 from getaway.core.events import EventKind
 from getaway.core.record import parse_record
-from web_helpers import Player, create_room, drain_to, make_client, play_deal
+from web_helpers import Player, check_authority, create_room, drain_to, make_client, play_deal
 from web_helpers import seeded as seeded  # the fixture
 
 pytestmark = pytest.mark.timeout(30)
@@ -86,6 +86,8 @@ class Auditor:
         self.room = service.rooms[code].room if code in service.rooms else None
         stored = service.store.load_room(code)
         self.seed = stored.seed
+        self.secret = stored.secret.hex()
+        check_authority(stored.log, stored.config["players"])  # each move by its seat's controller
         self.acts: list[tuple[int, int, str]] = [
             (e.version, e.payload["seat"], e.payload["action"]) for e in stored.log if e.kind == "act"
         ]
@@ -101,6 +103,7 @@ class Auditor:
     def check(self, msg: dict[str, Any], seat: int | None, version: int) -> None:
         text = json.dumps(msg, ensure_ascii=False)
         assert str(self.seed) not in text, f"the match seed leaked in {msg['type']}"
+        assert self.secret not in text, f"the deal secret leaked in {msg['type']}"
         unknown = _keys(msg) - ALLOWED_KEYS
         assert not unknown, f"unexpected fields {unknown} in {msg['type']}"
         deal = self.deal_at(version)
@@ -185,7 +188,7 @@ def test_leak_audit_over_every_message_type(seed, seeded):
             auditor.check_all(messages, seat)
             types.update(m["type"] for m in messages)
         for _seat, body in http:
-            assert str(auditor.seed) not in json.dumps(body)
+            assert str(auditor.seed) not in json.dumps(body) and auditor.secret not in json.dumps(body)
             assert not _cards(body)
         assert {"welcome", "update", "sync", "absent", "error", "pong"} <= types
         assert auditor.checked > 30

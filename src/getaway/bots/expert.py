@@ -102,7 +102,13 @@ def _at_trick_start(view: PlayerView, public: Knowledge) -> Knowledge:
         sizes[s] += 1
     waste, first, stripped = public.start
     return Knowledge.from_history(
-        view.rules, None, hist[:start], sizes, waste=waste, stripped=stripped, first_trick_done=first,
+        view.rules,
+        None,
+        hist[:start],
+        sizes,
+        waste=waste,
+        stripped=stripped,
+        first_trick_done=first,
         leader=view.leader,
     )
 

@@ -336,7 +336,12 @@ class Knowledge:
             ValueError: as the constructor.
         """
         k = cls(
-            rules, seat, _sizes_before(sizes, history), hand=hand, waste=waste, stripped=stripped,
+            rules,
+            seat,
+            _sizes_before(sizes, history),
+            hand=hand,
+            waste=waste,
+            stripped=stripped,
             first_trick_done=first_trick_done,
         )
         k.observe(history)
@@ -355,8 +360,14 @@ class Knowledge:
         without the cards only :attr:`seat` saw (its draws, its takes). O(history)."""
         waste, first, stripped = self._start
         k = Knowledge.from_history(
-            self.rules, None, self.history, self.sizes, waste=waste, stripped=stripped,
-            first_trick_done=first, leader=self.leader,
+            self.rules,
+            None,
+            self.history,
+            self.sizes,
+            waste=waste,
+            stripped=stripped,
+            first_trick_done=first,
+            leader=self.leader,
         )
         k.read = self.read
         return k

@@ -3,7 +3,10 @@ R-C-SCORE, R-P-DEALER, R-C-DEALER, R-STAKES, V-BEGGAR, V-PROGRESSIVE, V-DEHLA, V
 
 A :class:`Match` owns its deals; everything it reports (penalty points, standings, pot)
 is computed from the deals' outcomes, so there is no second copy of the score to drift.
-Chance (the first dealer, each deal's shuffle) comes from one seeded generator.
+Chance (the first dealer, each deal's shuffle) comes from one seeded generator; or, where
+hands are hidden from a person (a web room, the terminal game), each deal's shuffle seed comes
+from a secret of at least 128 bits (``secret=``, :func:`secret_deal_seed`), so that no deal can
+be recovered from the cards one seat holds, nor from the seeds of the deals already over.
 
 >>> from getaway import Rules
 >>> from getaway.bots import RandomBot, play_deal
@@ -20,6 +23,8 @@ True
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,9 +37,20 @@ from .messages import N_, Text, TextError, at, error_text
 from .record import RecordError, parse_record, record_of
 from .rules import Rules
 
-__all__ = ["Match", "Standing", "MatchError", "choose_dealer", "joker_receiver", "FORMAT"]
+__all__ = [
+    "Match",
+    "Standing",
+    "MatchError",
+    "choose_dealer",
+    "joker_receiver",
+    "secret_deal_seed",
+    "FORMAT",
+    "SECRET_BYTES",
+]
 
 FORMAT: Final = "getaway-match/1"
+#: Fewest bytes of a match secret (128 bits); ``secrets.token_bytes(32)`` makes a good one.
+SECRET_BYTES: Final = 16
 
 
 def joker_receiver(outcome: Outcome, dealer: int, players: int) -> int | None:
@@ -106,26 +122,59 @@ def choose_dealer(rules: Rules, rng: random.Random) -> tuple[int, list[list[tupl
             return cutters[0], rounds
 
 
+def secret_deal_seed(secret: bytes, index: int) -> int:
+    """The shuffle seed of deal ``index`` (0-based) of a match played with ``secret``: the first
+    128 bits of HMAC-SHA256(secret, ``"getaway deal <index>"``), as an int in [0, 2**128).
+
+    A keyed hash, so the seed of one deal (published in its record once it is over) tells
+    nothing about the next one, and the 2**128 possible seeds cannot be searched from a hand.
+
+    >>> secret_deal_seed(bytes(16), 0) == secret_deal_seed(bytes(16), 0) != secret_deal_seed(bytes(16), 1)
+    True
+    >>> secret_deal_seed(bytes(16), 0) < 2**128
+    True
+    """
+    digest = hmac.new(secret, f"getaway deal {index}".encode("ascii"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
 class Match:
     """A match of ``rules.deals`` deals among named players.
 
     Args:
         rules: the rules (``rules.players`` seats).
         players: the names, clockwise; or a number of seats (names ``Seat 1`` …).
-        seed: seeds the first-dealer choice and every deal's shuffle.
+        seed: seeds the first-dealer choice and (without ``secret``) every deal's shuffle:
+            reproducible, for simulation, tests and research; each deal's seed is 32 bits.
         pot: chips already in the pot (the remainder of a previous match, R-STAKES).
+        secret: at least :data:`SECRET_BYTES` bytes kept from every player: each deal's seed is
+            then :func:`secret_deal_seed` (128 bits), and ``seed`` chooses only the first dealer.
+            For play where hands are hidden from a person. A finished deal's record carries its
+            seed and replays exactly either way.
 
     Raises:
-        MatchError: wrong number of names or a negative pot.
+        MatchError: wrong number of names, a negative pot, a secret that is not bytes or too short.
     """
 
-    def __init__(self, rules: Rules, players: Sequence[str] | int, seed: int = 0, *, pot: int = 0) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        players: Sequence[str] | int,
+        seed: int = 0,
+        *,
+        pot: int = 0,
+        secret: bytes | None = None,
+    ) -> None:
         names = [f"Seat {i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
         if len(names) != rules.players:
             message = N_("{k} names for rules.players={n}")
             raise MatchError(at("players", Text(message, k=len(names), n=rules.players)))
         if isinstance(pot, bool) or not isinstance(pot, int) or pot < 0:
             raise MatchError(at("pot", Text(N_("expected a whole number ≥ 0, got {value!r}"), value=pot)))
+        if secret is not None and (not isinstance(secret, bytes) or len(secret) < SECRET_BYTES):
+            message = N_("expected at least {n} bytes")
+            raise MatchError(at("secret", Text(message, n=SECRET_BYTES)))
+        self.secret: Final = secret
         self.rules: Final = rules
         self.names: Final = names
         self.seed: Final = seed
@@ -175,7 +224,11 @@ class Match:
         return self._start_deal(dealer, joker_to)
 
     def _start_deal(self, dealer: int, joker_to: int | None) -> Deal:
-        deal = Deal(self.rules, dealer, self._rng.getrandbits(32), joker_to=joker_to)
+        if self.secret is not None:
+            seed = secret_deal_seed(self.secret, len(self._deals))
+        else:
+            seed = self._rng.getrandbits(32)
+        deal = Deal(self.rules, dealer, seed, joker_to=joker_to)
         self._deals.append(deal)
         return deal
 
@@ -281,9 +334,10 @@ class Match:
     def to_dict(self) -> dict[str, Any]:
         """The match as a JSON-ready dict (format ``getaway-match/1``): enough to resume it.
 
-        Each deal is stored as its actions (poll passes omitted); resuming replays them.
+        Each deal is stored as its actions (poll passes omitted); resuming replays them. A
+        match with a ``secret`` stores it (hex): the save reveals every deal to come.
         """
-        return {
+        data: dict[str, Any] = {
             "format": FORMAT,
             "rules": self.rules.to_dict(),
             "players": list(self.names),
@@ -294,6 +348,9 @@ class Match:
             "deals": [record_of(d, self.names) for d in self._deals],
             "standings": [s.__dict__ for s in self.standings()],
         }
+        if self.secret is not None:
+            data["secret"] = self.secret.hex()
+        return data
 
     @classmethod
     def from_dict(cls, data: Any) -> Match:
@@ -305,9 +362,15 @@ class Match:
         """
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise MatchError(at("format", Text(N_("expected a saved match ({format!r})"), format=FORMAT)))
+        secret = data.get("secret")
+        if secret is not None:
+            try:
+                secret = bytes.fromhex(secret)
+            except (TypeError, ValueError):
+                raise MatchError(at("secret", Text(N_("expected hexadecimal text")))) from None
         try:
             rules = Rules.from_dict(data["rules"])
-            match = cls(rules, data["players"], data["seed"], pot=data.get("pot", 0))
+            match = cls(rules, data["players"], data["seed"], pot=data.get("pot", 0), secret=secret)
         except KeyError as exc:
             raise MatchError(at(Text(N_("saved match")), Text.plain(str(exc)))) from None
         except (TypeError, ValueError) as exc:

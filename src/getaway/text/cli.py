@@ -12,6 +12,7 @@ import copy
 import json
 import os
 import random
+import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -532,15 +533,15 @@ def play(
         human = _parse_seat(seat, players)
         others = _bot_list(bots, players - 1)
         bot_names = others[:human] + ["human"] + others[human:]
-        seed_used = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
-        match = Match(rules, seat_names(players), seed_used)
-        console.print(
-            Text(
-                _("Getaway, {profile} profile, {players} players, seed {seed}.").format(
-                    profile=rules.profile, players=players, seed=seed_used
-                )
-            )
-        )
+        if seed is not None:  # a chosen seed: a reproducible match (the seed tells every hand)
+            seed_used = seed
+            match = Match(rules, seat_names(players), seed_used)
+            line = _("Getaway, {profile} profile, {players} players, seed {seed}.")
+        else:  # hands hidden from the player: 128-bit deal seeds from a secret, never shown
+            seed_used = secrets.randbits(63)
+            match = Match(rules, seat_names(players), seed_used, secret=secrets.token_bytes(32))
+            line = _("Getaway, {profile} profile, {players} players.")
+        console.print(Text(line.format(profile=rules.profile, players=players, seed=seed_used)))
     game = TerminalGame(
         console,
         match,
@@ -988,7 +989,28 @@ def tournament(
     type=click.FloatRange(min=0),
     default=0.7,
     show_default=True,
-    help=N_("Seconds a bot thinks before each move."),
+    help=N_("Seconds from the start of a bot's turn to its move, whatever it holds."),
+)
+@click.option(
+    "--bot-rooms-per-address",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help=N_("Rooms played by bots alone that one client address may have running at once."),
+)
+@click.option(
+    "--max-bot-rooms",
+    type=click.IntRange(min=0),
+    default=4,
+    show_default=True,
+    help=N_("Rooms played by bots alone running at once on this server."),
+)
+@click.option(
+    "--reads-per-second",
+    type=click.FloatRange(min=0, min_open=True),
+    default=20.0,
+    show_default=True,
+    help=N_("Room reads (state, history, records) per client address and second."),
 )
 @click.option(
     "--forwarded-allow-ips",
@@ -1055,6 +1077,9 @@ def serve(
     grace: float,
     idle: float,
     bot_delay: float,
+    bot_rooms_per_address: int,
+    max_bot_rooms: int,
+    reads_per_second: float,
     forwarded_allow_ips: str,
     allowed_origin: tuple[str, ...],
     rooms_per_minute: float,
@@ -1093,6 +1118,9 @@ def serve(
         bot_delay=bot_delay,
         grace=grace,
         idle=idle,
+        bot_rooms_per_address=bot_rooms_per_address,
+        max_bot_rooms=max_bot_rooms,
+        reads_per_second=reads_per_second,
         rate=message_rate,
         burst=message_burst,
         rooms_per_minute=rooms_per_minute,

@@ -109,13 +109,16 @@ def create_app(
     forwarded_allow_ips: str | None = None,
     allowed_origins: Iterable[str] = (),
     rate_limit_storage: str = "memory://",
+    reads_per_second: float = 20.0,
+    bot_rooms_per_address: int = 2,
+    max_bot_rooms: int = 4,
     default_lang: str | None = None,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
 
     Args:
         database_url: SQLAlchemy URL (``None``: ``DATABASE_URL`` or ``sqlite:///getaway.db``).
-        bot_delay: seconds a bot thinks before each move (0 in tests and benchmarks).
+        bot_delay: seconds from the start of a bot's turn to its move (0 in tests and benchmarks).
         grace: seconds before a bot plays for a disconnected player.
         idle: seconds without a command before a room is closed.
         rate, burst: each socket's messages per second, and burst size (:class:`~getaway.web.edge.Limits`).
@@ -129,6 +132,10 @@ def create_app(
             the client is the peer.
         allowed_origins: origins other than the server's own allowed to post and open sockets.
         rate_limit_storage: the ``limits`` storage (``memory://``).
+        reads_per_second: room reads (state, history, records, a room's rules) per client
+            address and second (bursts up to three times as many).
+        bot_rooms_per_address, max_bot_rooms: rooms played by bots alone running at once, per
+            client address and in all (:class:`~getaway.web.rooms.RoomService`).
         default_lang: the page's language when the user has not picked one on the page (``serve
             --lang``); ``None``: the browser's.
 
@@ -139,7 +146,14 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(database_url)
-        service = RoomService(store, bot_delay=bot_delay, grace=grace, idle=idle)
+        service = RoomService(
+            store,
+            bot_delay=bot_delay,
+            grace=grace,
+            idle=idle,
+            bot_rooms_per_address=bot_rooms_per_address,
+            max_bot_rooms=max_bot_rooms,
+        )
         await service.start()
         app.state.service = service
         try:
@@ -172,7 +186,13 @@ def create_app(
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=forwarded_allow_ips)
-    limits = Limits(rooms_per_minute=rooms_per_minute, rate=rate, burst=burst, storage=rate_limit_storage)
+    limits = Limits(
+        rooms_per_minute=rooms_per_minute,
+        rate=rate,
+        burst=burst,
+        storage=rate_limit_storage,
+        reads_per_second=reads_per_second,
+    )
     app.state.limits = limits
     sockets: Counter[str] = Counter()  # open sockets per client address
     socket_ids = itertools.count(1)
@@ -184,6 +204,10 @@ def create_app(
         address = request.client.host if request.client is not None else "?"
         if not limits.room(address):
             raise RoomError("rate_limited", N_("too many rooms or seats from your address: wait a minute"), 429)
+
+    def check_reads(request: Request) -> None:
+        if not limits.read(_address(request)):
+            raise RoomError("rate_limited", N_("too many requests from your address: wait a moment"), 429)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -217,12 +241,10 @@ def create_app(
     @app.get("/api/rooms/{code}", response_model=protocol.RoomState, responses=_REFUSALS)
     async def room_state(request: Request, code: str) -> Any:
         """The public room state."""
-        service = service_of(request)
         try:
-            handle = service.rooms.get(code.upper())
-            if handle is not None:
-                return handle.room.public(handle.connected())
-            return (await service.load(code)).public()
+            check_reads(request)
+            # a Response: served as built (the read path is hot), the model documents it
+            return JSONResponse(await service_of(request).read_public(code))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
@@ -239,7 +261,15 @@ def create_app(
     async def start_room(request: Request, code: str, authorization: str | None = Header(None)) -> Any:
         """The host starts the match (``Authorization: Bearer <host token or the host's seat token>``)."""
         try:
-            return await service_of(request).start_match(code, _bearer(authorization))
+            return await service_of(request).start_match(code, _bearer(authorization), _address(request))
+        except RoomError as exc:
+            return _error(exc, client_lang(request))
+
+    @app.post("/api/rooms/{code}/close", response_model=protocol.RoomState, responses=_REFUSALS)
+    async def close_room(request: Request, code: str, authorization: str | None = Header(None)) -> Any:
+        """The host closes the room (same header as the start): it never resumes; reads stay."""
+        try:
+            return await service_of(request).close_room(code, _bearer(authorization))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
@@ -247,18 +277,20 @@ def create_app(
     async def deal_record(request: Request, code: str, index: int) -> Any:
         """The engine's record (``getaway/1``, docs/records.md) of finished deal ``index`` (0-based)."""
         try:
-            room = await service_of(request).load(code)
-            record = room.record(index)
+            check_reads(request)
+            record = await service_of(request).read_record(code, index)
         except RoomError as exc:
             return _error(exc, client_lang(request))
-        headers = {"Content-Disposition": f'attachment; filename="getaway-{room.code}-deal{index + 1}.json"'}
+        name = f"getaway-{code.upper()}-deal{index + 1}.json"  # a real room's code: the read found it
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         return JSONResponse(record, headers=headers)
 
     @app.get("/api/rooms/{code}/history", response_model=protocol.History, responses=_REFUSALS)
     async def room_history(request: Request, code: str) -> Any:
         """The match history: finished deals and the standings."""
         try:
-            return (await service_of(request).load(code)).history()
+            check_reads(request)
+            return JSONResponse(await service_of(request).read_history(code))
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
@@ -289,7 +321,8 @@ def create_app(
         try:
             game = None
             if code is not None:  # a room's rules: its profile and the variants in force
-                game = (await service_of(request).load(code)).rules
+                check_reads(request)
+                game = await service_of(request).read_rules(code)
                 profile = game.profile
             if profile not in ("punjab", "classic"):
                 raise RoomError("bad_message", N_("profile: expected punjab or classic"))
@@ -388,7 +421,7 @@ def create_app(
                     if msg.lang is not None:
                         lang = msg.lang
                     try:
-                        conn = await service.attach(handle, msg.payload())
+                        conn = await service.attach(handle, msg.payload(), _address(websocket))
                     except RoomError as exc:
                         await _send_error(websocket, exc, handle.room.version, lang)
                         continue
@@ -411,6 +444,11 @@ def create_app(
                     await sender
 
     return app
+
+
+def _address(request: Request | WebSocket) -> str:
+    """The client's address (the peer's, or a trusted proxy's client: ``forwarded_allow_ips``)."""
+    return request.client.host if request.client is not None else "?"
 
 
 def _parse(text: str | None) -> protocol.Hello | protocol.Act | Any:

@@ -89,17 +89,32 @@ class Limits:
         rate, burst: messages per second of each socket, in bursts of up to ``burst``
             (a window of ``burst / rate`` seconds, at least 1).
         storage: a ``limits`` storage URI (``memory://``; ``redis://…`` shares them between processes).
+        reads_per_second: room reads (state, history, records) per client address and second, in
+            bursts of up to three times as many (a window of 3 seconds).
     """
 
-    def __init__(self, *, rooms_per_minute: float, rate: float, burst: float, storage: str = "memory://") -> None:
+    def __init__(
+        self,
+        *,
+        rooms_per_minute: float,
+        rate: float,
+        burst: float,
+        storage: str = "memory://",
+        reads_per_second: float = 20.0,
+    ) -> None:
         self.storage = storage_from_string(storage)
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.rooms = RateLimitItemPerMinute(max(1, round(2 * rooms_per_minute)), 2)
         self.messages = RateLimitItemPerSecond(max(1, round(burst)), max(1, round(burst / max(rate, 1e-9))))
+        self.reads = RateLimitItemPerSecond(max(1, round(3 * reads_per_second)), 3)
 
     def room(self, address: str) -> bool:
         """Count a room creation or join from ``address``; ``False``: over the limit (refuse it)."""
         return self.limiter.hit(self.rooms, "rooms", address)
+
+    def read(self, address: str) -> bool:
+        """Count a room read from ``address``; ``False``: over the limit (refuse it, 429)."""
+        return self.limiter.hit(self.reads, "reads", address)
 
     def message(self, socket: str) -> bool:
         """Count a message of socket ``socket`` (a unique id); ``False``: over the limit (drop it)."""

@@ -399,9 +399,7 @@ class Hint(BaseModel):
     version: int
 
 
-ServerMessage = Annotated[
-    Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint, Field(discriminator="type")
-]
+ServerMessage = Annotated[Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint, Field(discriminator="type")]
 SERVER: Final = TypeAdapter(ServerMessage)
 
 

@@ -24,14 +24,15 @@ import random
 import secrets
 import time
 import unicodedata
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..bots import LEVELS, Bot, make_bot
 from ..core.deal import Deal
-from ..core.events import IllegalActionError, InvalidActionError, parse_action
+from ..core.events import Action, IllegalActionError, InvalidActionError, parse_action
 from ..core.knowledge import Knowledge
 from ..core.match import Match, MatchError
 from ..core.messages import error_text
@@ -41,7 +42,7 @@ from ..core.view import PlayerView, player_view
 from ..text import i18n
 from ..text.i18n import N_
 from ..text.narrate import Narrator
-from .store import NewEntry, Store, StoredRoom
+from .store import NewEntry, RoomSummary, Store, StoredRoom
 
 __all__ = [
     "Room",
@@ -51,6 +52,8 @@ __all__ = [
     "hash_token",
     "new_token",
     "new_code",
+    "new_secret",
+    "room_bot",
     "MAX_NAME",
     "STATUSES",
 ]
@@ -67,6 +70,30 @@ STATUSES: Final = ("lobby", "playing", "between_deals", "finished", "closed")
 MAX_DEALS: Final = 50
 _CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 _OPTION_NAMES: Final = frozenset(n for n, spec in Rules.schema()["options"].items() if spec["group"] != "setup")
+#: Share of the bot delay a searching bot may spend searching (``time_limit``): the rest is the
+#: margin for its last sampled world to finish, so that the move is ready by its send time.
+SEARCH_SHARE: Final = 0.6
+#: Rooms rebuilt from their log for reads (rooms made before stored snapshots) kept in memory.
+_REPLAYED_ROOMS: Final = 16
+#: Snapshots and records of rooms not in memory kept for reads (each).
+_READ_CACHE: Final = 512
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
+def room_bot(level: str, bot_delay: float) -> Bot:
+    """The bot of a room's level; a searching one (``expert`` kind) gets ``time_limit`` =
+    :data:`SEARCH_SHARE` × ``bot_delay``, so it has decided before its move is due (a move is
+    sent ``bot_delay`` after the turn began, whatever the bot holds: docs/web.md)."""
+    kind, _settings = LEVELS[level]
+    if kind == "expert" and bot_delay > 0:
+        return make_bot(level, time_limit=SEARCH_SHARE * bot_delay)
+    return make_bot(level)
 
 
 class RoomError(ValueError):
@@ -122,8 +149,14 @@ def new_code() -> str:
 
 
 def new_seed() -> int:
-    """A fresh 63-bit match seed (``secrets``): it never leaves the server."""
+    """A fresh 63-bit match seed (``secrets``): it chooses the first dealer and seeds the bots."""
     return secrets.randbits(63)
+
+
+def new_secret() -> bytes:
+    """A fresh 256-bit deal secret (``secrets``): every deal's 128-bit shuffle seed comes from it
+    (:func:`getaway.core.match.secret_deal_seed`); it never leaves the server."""
+    return secrets.token_bytes(32)
 
 
 def _same(token_hash: str | None, token: str) -> bool:
@@ -224,19 +257,30 @@ class Room:
     Args:
         code: the invite code.
         config: as returned by :func:`check_config`.
-        seed: the match seed (server-side only).
+        seed: the match seed (server-side only): the first dealer.
         host_hash: SHA-256 of the host token.
         created: creation time (Unix seconds).
+        secret: the deal secret (server-side only; :func:`new_secret`): each deal's shuffle
+            seed. ``None`` only for rooms made before it existed (deal seeds from ``seed``).
 
     Commands (:meth:`apply`; each raises :class:`RoomError` and changes nothing if refused):
     ``join {seat, name, token_hash, host}``, ``start {}``, ``act {seat, action, bot}``,
     ``absent {seat}``, ``reclaim {seat}``, ``next_deal {}``, ``close {reason}``.
     """
 
-    def __init__(self, code: str, config: dict[str, Any], seed: int, host_hash: str, created: float) -> None:
+    def __init__(
+        self,
+        code: str,
+        config: dict[str, Any],
+        seed: int,
+        host_hash: str,
+        created: float,
+        secret: bytes | None = None,
+    ) -> None:
         self.code = code
         self.config, self.rules = check_config(config)
         self.seed = seed
+        self.secret = secret
         self.host_hash = host_hash
         self.created = created
         self.updated = created
@@ -245,6 +289,8 @@ class Room:
         self.status = "lobby"
         self.version = 0
         self._standings: tuple[tuple[int, bool], list[dict[str, Any]]] | None = None
+        self._history: tuple[tuple[int, bool, str], dict[str, Any]] | None = None
+        self._records: dict[int, dict[str, Any]] = {}  # finished deals' records, made once
         #: replaying a stored log: commands accepted then are not checked again against policies
         #: added since (unique names), only against the rules
         self.replaying = False
@@ -346,7 +392,19 @@ class Room:
 
     def history(self) -> dict[str, Any]:
         """The match history: finished deals (dealer, loser, out order, termination, points)
-        and the standings. Unfinished deals are not listed."""
+        and the standings. Unfinished deals are not listed. Worked out again only when a deal
+        ends or the status changes."""
+        key = (0 if self.match is None else len(self.match.deals), self.deal_over, self.status)
+        if self._history is None or self._history[0] != key:
+            self._history = (key, self._make_history())
+        return self._history[1]
+
+    @property
+    def deal_over(self) -> bool:
+        """Whether the current deal is over (``False`` before the start)."""
+        return self.match is not None and self.match.deal.is_over
+
+    def _make_history(self) -> dict[str, Any]:
         deals = []
         if self.match is not None:
             for i, deal in enumerate(self.match.deals):
@@ -382,7 +440,14 @@ class Room:
         deal = self.match.deals[index]
         if not deal.is_over:
             raise RoomError("not_over", N_("deal {index} is not over"), 409, index=index)
-        return record_of(deal, self.names())
+        if index not in self._records:
+            self._records[index] = record_of(deal, self.names())
+        return self._records[index]
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the read routes serve for a room that is not in memory: ``{"public", "history"}``
+        (nobody connected). Stored when a deal ends and when the room closes."""
+        return {"public": self.public(), "history": self.history()}
 
     def names(self) -> list[str]:
         """The seat names of records, standings and the history: a bot seat is :data:`BOT_MARK`
@@ -458,7 +523,7 @@ class Room:
         for seat in self.seats:
             if seat.kind == "empty":
                 seat.kind = "bot"
-        self.match = Match(self.rules, self.names(), self.seed)
+        self.match = Match(self.rules, self.names(), self.seed, secret=self.secret)
         self.status = "playing"
         self._after_move()
         return {}
@@ -540,7 +605,7 @@ class Room:
         Raises:
             RoomError: a log entry that no longer applies (a corrupt log).
         """
-        room = cls(stored.code, stored.config, stored.seed, stored.host_hash, stored.created)
+        room = cls(stored.code, stored.config, stored.seed, stored.host_hash, stored.created, stored.secret)
         room.replaying = True
         for entry in stored.log:
             if entry.version != room.version + 1:
@@ -584,10 +649,11 @@ class Connection:
 
     OUTBOX: Final = 512
 
-    def __init__(self, seat: int | None, host: bool, lang: str) -> None:
+    def __init__(self, seat: int | None, host: bool, lang: str, address: str = "?") -> None:
         self.seat = seat
         self.host = host
         self.lang = lang
+        self.address = address  # the client's address (who started a room played by bots alone)
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue(self.OUTBOX)
         self.deal_index: int | None = None
         self.seen = 0  # events of the current deal's redacted history already sent
@@ -630,12 +696,13 @@ class _Job:
     call: Callable[[], Any] | None = None
     future: asyncio.Future[Any] | None = None
     version: int | None = None  # for acts: the version the sender saw
+    address: str | None = None  # for starts: the client's address
 
 
 class RoomHandle:
     """The runtime side of one room: its queue, worker, sockets and timers."""
 
-    def __init__(self, room: Room) -> None:
+    def __init__(self, room: Room, bot: Bot | None = None) -> None:
         self.room = room
         self.queue: asyncio.Queue[_Job] = asyncio.Queue()
         self.conns: set[Connection] = set()
@@ -646,7 +713,11 @@ class RoomHandle:
         self.bot_key: tuple[int, int] | None = None  # (version, seat) the planned bot move is for
         self.next_task: asyncio.Task[None] | None = None
         self.bot_rng = random.Random(room.seed ^ 0x5EED_B075)
-        self.bot: Bot = make_bot(room.level)
+        self.bot: Bot = bot if bot is not None else make_bot(room.level)
+        self.search: asyncio.Future[Any] | None = None  # the bot search running in a thread
+        self.address = f"restored:{room.code}"  # who started the room (set by the start)
+        self.slot = False  # holds one of the slots of rooms played by bots alone
+        self.paused = False  # played by bots alone and no slot free: bots wait
 
     def connected(self) -> set[int]:
         """Seats with at least one open socket."""
@@ -658,12 +729,21 @@ class RoomService:
 
     Args:
         store: the database.
-        bot_delay: seconds a bot "thinks" before acting (0 in tests and benchmarks).
+        bot_delay: seconds from the start of a bot's turn to its move, whatever it holds (0 in
+            tests and benchmarks); a searching bot's time limit is set below it.
         grace: seconds a human may stay disconnected before a bot plays for them.
         idle: seconds without any command after which a room is closed.
         clock: the wall clock (Unix seconds; injectable for tests).
+        bot_rooms_per_address: rooms played by bots alone (every seat a bot's, or every human
+            away) that one client address may have running at once.
+        max_bot_rooms: rooms played by bots alone running at once on this server. A bot-only
+            room's start beyond either limit is refused (``too_many_bot_rooms``); a room that
+            becomes played by bots alone (its humans away) beyond them waits until a slot frees.
+        timer, sleep: the monotonic clock and the sleep of bot moves (injectable for tests).
 
-    Call :meth:`start` inside the running event loop, :meth:`stop` at shutdown.
+    Bots search in threads: at most one search at a time per room; the rooms played by bots
+    alone share one thread. Call :meth:`start` inside the running event loop, :meth:`stop` at
+    shutdown.
     """
 
     def __init__(
@@ -674,14 +754,32 @@ class RoomService:
         grace: float = 60.0,
         idle: float = 7200.0,
         clock: Callable[[], float] = time.time,
+        bot_rooms_per_address: int = 2,
+        max_bot_rooms: int = 4,
+        timer: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
         self.grace = grace
         self.idle = idle
         self.clock = clock
+        self.bot_rooms_per_address = bot_rooms_per_address
+        self.max_bot_rooms = max_bot_rooms
+        self.timer = timer
+        self.sleep = sleep
         self.rooms: dict[str, RoomHandle] = {}
         self._db = ThreadPoolExecutor(1 if store.url.startswith("sqlite") else 4, thread_name_prefix="getaway-db")
+        self._reader = ThreadPoolExecutor(2, thread_name_prefix="getaway-read")  # reads, off the writer's thread
+        # Rooms with a person playing: enough threads that no search waits for another (a search's
+        # time limit is wall-clock time, so searches that share the cores just sample fewer worlds).
+        self._bots = ThreadPoolExecutor(64, thread_name_prefix="getaway-bot")
+        self._bots_alone = ThreadPoolExecutor(1, thread_name_prefix="getaway-bot-alone")  # rooms of bots alone
+        self._replayed: OrderedDict[str, Room] = OrderedDict()  # reads of rooms without a fresh snapshot
+        # Reads of rooms not in memory, kept: such a room changes only once it is opened again
+        # (then reads come from memory, and forgetting it drops these).
+        self._snapshots: OrderedDict[str, tuple[RoomSummary, dict[str, Any]]] = OrderedDict()
+        self._records: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
         self._sweeper: asyncio.Task[None] | None = None
         self._loading: dict[str, asyncio.Future[RoomHandle | None]] = {}
         self._pending: list[tuple[NewEntry, asyncio.Future[None]]] = []  # log entries to commit
@@ -699,6 +797,10 @@ class RoomService:
                 log.exception("room %s: cannot rebuild from its log", s.code)
                 continue
             handle = self._open(room)
+            if room.status != "lobby" and not any(seat.kind == "human" for seat in room.seats):
+                # A started bot-only room: nobody can be watching it now; it is not resumed.
+                handle.queue.put_nowait(_Job("close", {"reason": "restart"}))
+                continue
             for seat in self._humans(room):
                 self._start_absence(handle, seat, announce=False)
             self._schedule(handle)
@@ -721,6 +823,8 @@ class RoomService:
             with contextlib.suppress(BaseException):
                 await task
         self.rooms.clear()
+        for pool in (self._bots, self._bots_alone, self._reader):
+            pool.shutdown(wait=False, cancel_futures=True)
         self._db.shutdown(wait=True)
 
     async def _in_db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -757,7 +861,8 @@ class RoomService:
                     future.set_exception(error)
 
     def _open(self, room: Room) -> RoomHandle:
-        handle = RoomHandle(room)
+        self._drop_reads(room.code)
+        handle = RoomHandle(room, room_bot(room.level, self.bot_delay))
         handle.worker = asyncio.create_task(self._work(handle), name=f"room-{room.code}")
         self.rooms[room.code] = handle
         return handle
@@ -782,16 +887,18 @@ class RoomService:
             name = check_name(name)
         host_token = new_token()
         seed = new_seed()
+        secret = new_secret()
         now = self.clock()
+        host_hash = hash_token(host_token)
         for _ in range(20):
             code = new_code()
             if code not in self.rooms and await self._in_db(
-                self.store.create_room, code, config, seed=seed, host_hash=hash_token(host_token), now=now
+                self.store.create_room, code, config, seed=seed, host_hash=host_hash, now=now, secret=secret
             ):
                 break
         else:  # pragma: no cover - 32**6 codes
             raise RoomError("server_error", N_("no free room code"), 503)
-        room = Room(code, config, seed, hash_token(host_token), now)
+        room = Room(code, config, seed, host_hash, now, secret)
         handle = self._open(room)
         answer: dict[str, Any] = {"code": code, "url": f"/r/{code}", "host_token": host_token}
         answer.update(seat=None, token=None)
@@ -864,30 +971,154 @@ class RoomService:
         logged = await self.submit(handle, _Job("join", payload))
         return {"seat": logged["seat"], "token": token}
 
-    async def start_match(self, code: str, token: str) -> dict[str, Any]:
-        """The host starts the match (HTTP). Returns the public room state.
+    async def start_match(self, code: str, token: str, address: str = "?") -> dict[str, Any]:
+        """The host starts the match (HTTP) from client ``address``. Returns the public room state.
 
         Raises:
-            RoomError: ``room_not_found``, ``not_host`` (403), ``already_started``.
+            RoomError: ``room_not_found``, ``not_host`` (403), ``already_started``,
+                ``too_many_bot_rooms`` (429: a bot-only room beyond the limits).
         """
         handle = await self.handle(code)
         if not handle.room.is_host_token(token):
             raise RoomError("not_host", N_("only the host can do this"), 403)
-        await self.submit(handle, _Job("start"))
+        await self.submit(handle, _Job("start", address=address))
         return handle.room.public(handle.connected())
+
+    async def close_room(self, code: str, token: str) -> dict[str, Any]:
+        """The host closes the room (HTTP): sockets get ``closed``, bots stop, and the room
+        never resumes (its history and records stay readable). Returns the public room state.
+
+        Raises:
+            RoomError: ``room_not_found``, ``room_closed`` (410), ``not_host`` (403).
+        """
+        handle = await self.handle(code)
+        if not handle.room.is_host_token(token):
+            raise RoomError("not_host", N_("only the host can do this"), 403)
+        await self.submit(handle, _Job("close", {"reason": "host"}))
+        return handle.room.public()
+
+    # ------------------------------------------------------------------ reads (HTTP)
+
+    async def _in_reader(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._reader, lambda: fn(*args))
+
+    async def _summary(self, code: str) -> tuple[RoomSummary, dict[str, Any]]:
+        """A room that is not in memory: its stored row and its ``{"public", "history"}`` from
+        the stored snapshot (one row read), or, if the snapshot is missing or older than the
+        room, from a replay of its log (kept: :data:`_REPLAYED_ROOMS`).
+
+        Raises:
+            RoomError: ``room_not_found`` (404).
+        """
+        if len(code) > 16 or not (code.isascii() and code.isalnum()):  # no query for what no code can be
+            raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
+        known = self._snapshots.get(code)
+        if known is not None:
+            self._snapshots.move_to_end(code)
+            return known
+        summary = await self._in_reader(self.store.read_room, code)
+        if summary is None:
+            raise RoomError("room_not_found", N_("no room {code}"), 404, code=code)
+        snap = summary.snapshot
+        if snap is None or snap["public"]["version"] != summary.version:
+            snap = (await self._replay(code, summary.version)).snapshot()
+        if code not in self.rooms:  # not opened meanwhile
+            _remember(self._snapshots, code, (summary, snap), _READ_CACHE)
+        return summary, snap
+
+    async def _replay(self, code: str, version: int) -> Room:
+        room = self._replayed.get(code)
+        if room is None or room.version != version:
+            stored = await self._in_reader(self.store.load_room, code)
+            if stored is None:
+                raise RoomError("room_not_found", N_("no room {code}"), 404, code=code)
+            room = await self._in_reader(Room.restore, stored)
+            self._replayed[code] = room
+            while len(self._replayed) > _REPLAYED_ROOMS:
+                self._replayed.popitem(last=False)
+        self._replayed.move_to_end(code)
+        return room
+
+    async def read_public(self, code: str) -> dict[str, Any]:
+        """``GET /api/rooms/{code}``: the public room state (from memory, else the snapshot).
+
+        Raises:
+            RoomError: ``room_not_found`` (404).
+        """
+        code = str(code).upper()
+        handle = self.rooms.get(code)
+        if handle is not None:
+            return handle.room.public(handle.connected())
+        return (await self._summary(code))[1]["public"]
+
+    async def read_history(self, code: str) -> dict[str, Any]:
+        """``GET /api/rooms/{code}/history`` (from memory, else the snapshot).
+
+        Raises:
+            RoomError: ``room_not_found`` (404).
+        """
+        code = str(code).upper()
+        handle = self.rooms.get(code)
+        if handle is not None:
+            return handle.room.history()
+        return (await self._summary(code))[1]["history"]
+
+    async def read_record(self, code: str, index: int) -> dict[str, Any]:
+        """``GET /api/rooms/{code}/deals/{index}/record``: the record stored when the deal ended
+        (one row read; a live room's from memory).
+
+        Raises:
+            RoomError: ``room_not_found``, ``not_found`` (no such deal, 404), ``not_over`` (409).
+        """
+        code = str(code).upper()
+        handle = self.rooms.get(code)
+        if handle is not None:
+            return handle.room.record(index)
+        summary, snap = await self._summary(code)
+        record = self._records.get((code, index))
+        if record is None:
+            record = await self._in_reader(self.store.read_record, code, index)
+        if record is not None:
+            if code not in self.rooms:
+                _remember(self._records, (code, index), record, _READ_CACHE)
+            return record
+        finished = {d["index"] for d in snap["history"]["deals"]}
+        started = snap["public"]["deal_index"]
+        if started is None or not 0 <= index <= started:
+            raise RoomError("not_found", N_("no deal {index} in this room"), 404, index=index)
+        if index not in finished:
+            raise RoomError("not_over", N_("deal {index} is not over"), 409, index=index)
+        return (await self._replay(code, summary.version)).record(index)  # a room from before stored records
+
+    async def read_rules(self, code: str) -> Rules:
+        """The rules of room ``code`` (``GET /api/rules/{lang}?code=``).
+
+        Raises:
+            RoomError: ``room_not_found`` (404).
+        """
+        code = str(code).upper()
+        handle = self.rooms.get(code)
+        if handle is not None:
+            return handle.room.rules
+        if len(code) > 16 or not (code.isascii() and code.isalnum()):  # no query for what no code can be
+            raise RoomError("room_not_found", N_("no room {code}"), 404, code=code[:16])
+        summary = await self._in_reader(self.store.read_room, code)
+        if summary is None:
+            raise RoomError("room_not_found", N_("no room {code}"), 404, code=code)
+        return check_config(summary.config)[1]
 
     # ------------------------------------------------------------------ sockets
 
-    async def attach(self, handle: RoomHandle, hello: dict[str, Any]) -> Connection:
-        """Register a socket after its ``hello``; sends it ``welcome``.
+    async def attach(self, handle: RoomHandle, hello: dict[str, Any], address: str = "?") -> Connection:
+        """Register a socket (of client ``address``) after its ``hello``; sends it ``welcome``.
 
         Raises:
             RoomError: ``bad_token`` (a token that is neither a seat's nor the host's),
                 ``bad_message`` (bad language or neither token nor spectate).
         """
-        return await self.submit(handle, _Job("hello", call=lambda: self._hello(handle, hello)))
+        return await self.submit(handle, _Job("hello", call=lambda: self._hello(handle, hello, address)))
 
-    def _hello(self, handle: RoomHandle, hello: dict[str, Any]) -> Connection:
+    def _hello(self, handle: RoomHandle, hello: dict[str, Any], address: str = "?") -> Connection:
         room = handle.room
         lang = _lang(hello.get("lang", "en"))
         token = hello.get("token")
@@ -902,7 +1133,7 @@ class RoomService:
                 raise RoomError("bad_token", N_("unknown token"), 403)
         elif hello.get("spectate") is not True:
             raise RoomError("bad_message", N_("hello needs a token or spectate: true"))
-        conn = Connection(seat, host, lang)
+        conn = Connection(seat, host, lang, address)
         handle.conns.add(conn)
         if seat is not None:
             timer = handle.timers.pop(seat, None)
@@ -954,7 +1185,7 @@ class RoomService:
             if not conn.host:
                 conn.error(RoomError("not_host", N_("only the host can do this"), 403), room.version)
                 return
-            job = _Job("start" if kind == "start" else "next_deal")
+            job = _Job("start" if kind == "start" else "next_deal", address=conn.address)
         else:
             conn.error(RoomError("unknown_type", N_("unknown message type")), room.version)
             return
@@ -1020,12 +1251,26 @@ class RoomService:
             if room.status == "closed":
                 raise RoomError("room_closed", N_("this room is closed"), 410)
             room.check_version(job.version)
+        if job.kind == "start" and room.status == "lobby":
+            self._start_bot_only(handle, job.address)
         before = room.version
         now = self.clock()
-        logged = room.apply(job.kind, job.payload, now)
-        seat_hash = (logged["seat"], logged["token_hash"]) if job.kind == "join" else None
         try:
-            await self._write(NewEntry(room.code, room.version, job.kind, logged, now, room.status, seat_hash))
+            logged = room.apply(job.kind, job.payload, now)
+        except RoomError:
+            if job.kind == "start":
+                self._free_slot(handle)
+            raise
+        seat_hash = (logged["seat"], logged["token_hash"]) if job.kind == "join" else None
+        record = None
+        if job.kind == "act" and room.deal_over:  # this move ended the deal: its record, stored once
+            index = room.deal_index
+            assert index is not None
+            record = (index, room.record(index))
+        snapshot = room.snapshot() if room.status in ("between_deals", "finished", "closed") else None
+        entry = NewEntry(room.code, room.version, job.kind, logged, now, room.status, seat_hash, record, snapshot)
+        try:
+            await self._write(entry)
         except Exception:
             # Not persisted: go back to what the database holds (the log is the truth).
             log.exception("room %s: cannot write version %d", room.code, before + 1)
@@ -1039,8 +1284,9 @@ class RoomService:
         room = handle.room
         if kind == "close":
             for conn in list(handle.conns):
-                conn.send({"type": "closed"})
+                conn.send({"type": "closed", "reason": logged["reason"]})
                 conn.close()
+            self._free_slot(handle)
             return
         if kind == "start":
             connected = handle.connected()
@@ -1054,8 +1300,17 @@ class RoomService:
         for task in (handle.bot_task, handle.next_task, *handle.timers.values()):
             if task is not None:
                 task.cancel()
+        self._free_slot(handle)
         if self.rooms.get(handle.room.code) is handle:
             del self.rooms[handle.room.code]
+        self._drop_reads(handle.room.code)
+
+    def _drop_reads(self, code: str) -> None:
+        """Forget what reads kept of room ``code`` (it is opened, or changed)."""
+        self._snapshots.pop(code, None)
+        self._replayed.pop(code, None)
+        for key in [k for k in self._records if k[0] == code]:
+            del self._records[key]
 
     # ------------------------------------------------------------------ messages
 
@@ -1145,8 +1400,21 @@ class RoomService:
     def _schedule(self, handle: RoomHandle) -> None:
         """Start a bot's move if a bot is to act (cancelling one planned for an older version),
         or the next deal of a room without a host to press "next" (a bot-only room, or an
-        absent host). Called by the worker after every command."""
+        absent host). Called by the worker after every command. A room played by bots alone
+        runs only while it holds a slot (:meth:`_take_slot`); otherwise it waits, paused."""
         room = handle.room
+        if self._bots_alone_play(room):
+            if not handle.slot and not self._take_slot(handle):
+                if not handle.paused:
+                    log.info("room %s: played by bots alone and no slot free: paused", room.code)
+                handle.paused = True
+                if handle.bot_task is not None:
+                    handle.bot_task.cancel()
+                handle.bot_task, handle.bot_key = None, None
+                return
+        elif handle.slot:
+            self._free_slot(handle)
+        handle.paused = False
         seat = room.to_act()
         key = (room.version, seat) if seat is not None and room.seats[seat].bot_controlled else None
         if handle.bot_key != key:
@@ -1155,7 +1423,7 @@ class RoomService:
             handle.bot_task = None
             handle.bot_key = key
             if key is not None:
-                handle.bot_task = asyncio.create_task(self._bot_move(handle, *key))
+                handle.bot_task = asyncio.create_task(self._bot_move(handle, *key, self.timer()))
         idle_next = handle.next_task is None or handle.next_task.done()
         if room.status == "between_deals" and idle_next and self._no_host(handle):
             handle.next_task = asyncio.create_task(self._auto_next(handle, room.version))
@@ -1169,10 +1437,77 @@ class RoomService:
         host_present = any(c.host and not c.closed for c in handle.conns)
         return not host_present and all(room.seats[i].bot_playing for i in hosts)
 
-    async def _bot_move(self, handle: RoomHandle, version: int, seat: int) -> None:
+    # ------------------------------------------------------------------ rooms of bots alone
+
+    @staticmethod
+    def _bots_alone_play(room: Room) -> bool:
+        """Whether a started, unfinished room is played by bots alone (every seat a bot's or
+        an absent human's): such rooms need a slot to run."""
+        return room.status in ("playing", "between_deals") and all(s.bot_controlled for s in room.seats)
+
+    def _take_slot(self, handle: RoomHandle) -> bool:
+        """Take a slot for a room played by bots alone if both limits allow; whether it has one."""
+        if handle.slot:
+            return True
+        holders = [h for h in self.rooms.values() if h.slot]
+        mine = sum(1 for h in holders if h.address == handle.address)
+        if len(holders) >= self.max_bot_rooms or mine >= self.bot_rooms_per_address:
+            return False
+        handle.slot = True
+        return True
+
+    def _free_slot(self, handle: RoomHandle) -> None:
+        """Give the room's slot back and let a paused room try again."""
+        if not handle.slot:
+            return
+        handle.slot = False
+        for other in self.rooms.values():
+            if other.paused and other is not handle:
+                other.queue.put_nowait(_Job("wake", call=lambda h=other: self._schedule(h)))
+
+    def _start_bot_only(self, handle: RoomHandle, address: str | None) -> None:
+        """Before the start of room ``handle`` by ``address``: a room without a human seat will
+        be played by bots alone; it must get a slot now.
+
+        Raises:
+            RoomError: ``too_many_bot_rooms`` (429).
+        """
+        handle.address = address or handle.address
+        if any(s.kind == "human" for s in handle.room.seats):
+            return
+        if not self._take_slot(handle):
+            raise RoomError(
+                "too_many_bot_rooms",
+                N_("too many rooms played by bots alone are running (at most {n} per address, {total} in all)"),
+                429,
+                n=self.bot_rooms_per_address,
+                total=self.max_bot_rooms,
+            )
+
+    # ------------------------------------------------------------------ bot moves
+
+    async def _search(self, handle: RoomHandle, view: PlayerView, legal: Sequence[Action]) -> Action:
+        """The bot's choice, searched in a thread: one search at a time per room (a move
+        cancelled mid-search lets its search finish before the next one starts); the rooms
+        played by bots alone share one thread, and the time limit of their searches is the
+        search share of the delay divided among them, so the thread keeps up with their delays."""
+        while handle.search is not None and not handle.search.done():
+            await asyncio.wait({handle.search})
+        alone = self._bots_alone_play(handle.room)
+        pool = self._bots_alone if alone else self._bots
+        if self.bot_delay > 0 and getattr(handle.bot, "time_limit", None) is not None:
+            # The rooms of bots alone take turns on one thread: their searches share the delay.
+            share = max(1, sum(1 for h in self.rooms.values() if h.slot)) if alone else 1
+            handle.bot.time_limit = SEARCH_SHARE * self.bot_delay / share  # type: ignore[attr-defined]
+        loop = asyncio.get_running_loop()
+        handle.search = loop.run_in_executor(pool, handle.bot.act, view, legal, handle.bot_rng)
+        return await asyncio.shield(handle.search)
+
+    async def _bot_move(self, handle: RoomHandle, version: int, seat: int, began: float) -> None:
+        """The bot's move for ``(version, seat)``, sent ``bot_delay`` seconds after ``began``
+        (the turn's start, :attr:`timer`), however long it took to choose (a search has a time
+        limit below the delay; a move ready late is sent at once and logged)."""
         try:
-            if self.bot_delay > 0:
-                await asyncio.sleep(self.bot_delay)
             room = handle.room
             if room.version != version:
                 return  # the room moved on; the worker has planned the next move
@@ -1186,7 +1521,17 @@ class RoomService:
             elif handle.bot.name == "random":
                 action = handle.bot.act(view, legal, handle.bot_rng)
             else:  # searching bots take milliseconds to seconds: off the event loop
-                action = await asyncio.to_thread(handle.bot.act, view, legal, handle.bot_rng)
+                action = await self._search(handle, view, legal)
+            if self.bot_delay > 0:
+                wait = began + self.bot_delay - self.timer()
+                if wait > 0:
+                    await self.sleep(wait)
+                else:
+                    log.warning(
+                        "room %s: bot of seat %d decided %.0f ms after its move was due", room.code, seat, -wait * 1000
+                    )
+            if handle.room.version != version:
+                return
             job = _Job("act", {"seat": seat, "action": str(action), "bot": True}, version=version)
             try:
                 await self.submit(handle, job)
@@ -1199,7 +1544,7 @@ class RoomService:
             log.exception("room %s: bot of seat %d failed", handle.room.code, seat)
 
     async def _auto_next(self, handle: RoomHandle, version: int) -> None:
-        await asyncio.sleep(max(self.bot_delay * 3, 0.0))
+        await self.sleep(max(self.bot_delay * 3, 0.0))
         if handle.room.version == version and handle.room.status == "between_deals":
             with contextlib.suppress(RoomError):
                 await self.submit(handle, _Job("next_deal"))

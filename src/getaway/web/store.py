@@ -1,12 +1,17 @@
 """Persistence of the web app: rooms, seat tokens and an append-only room log (SQLAlchemy Core).
 
-A room is its creation row (config, the server-side match seed, the host token's hash) plus
-its log of accepted commands; :mod:`getaway.web.rooms` rebuilds a room by replaying the log
-(event sourcing). The same code runs on SQLite (the default: a file ``getaway.db``, WAL
-journal, ``synchronous=NORMAL``) and PostgreSQL (``DATABASE_URL=postgresql+psycopg://…``).
+A room is its creation row (config, the server-side match seed and deal secret, the host
+token's hash) plus its log of accepted commands; :mod:`getaway.web.rooms` rebuilds a room by
+replaying the log (event sourcing). Reads do not replay: each finished deal's record is stored
+once (``room_deals``), and the room's public state and history are stored as a snapshot
+(``rooms.snapshot``) by the command that ends a deal or closes the room. The same code runs on
+SQLite (the default: a file ``getaway.db``, WAL journal, ``synchronous=NORMAL``) and
+PostgreSQL (``DATABASE_URL=postgresql+psycopg://…``).
 
 Writes are synchronous and short; the room service runs them on one worker thread, so the
-event loop never waits on the disk and SQLite sees one writer at a time.
+event loop never waits on the disk and SQLite sees one writer at a time. Reads
+(:meth:`Store.read_room`, :meth:`Store.read_record`) run on other threads (SQLite's WAL lets
+readers run beside the writer), off the writer's path.
 
 >>> store = Store("sqlite://")
 >>> store.create_room("ABC123", {"profile": "punjab"}, seed=7, host_hash="h", now=1.0)
@@ -46,7 +51,17 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["Store", "StoredRoom", "LogEntry", "NewEntry", "database_url", "migrate", "DEFAULT_DATABASE", "MIGRATIONS"]
+__all__ = [
+    "Store",
+    "StoredRoom",
+    "RoomSummary",
+    "LogEntry",
+    "NewEntry",
+    "database_url",
+    "migrate",
+    "DEFAULT_DATABASE",
+    "MIGRATIONS",
+]
 
 #: The Alembic migrations (``alembic.ini``, ``env.py``, ``versions/``): every change of the tables
 #: below is a new revision there (docs/web.md, "Migrations").
@@ -68,6 +83,8 @@ rooms = Table(
     Column("host_hash", String(64), nullable=False),  # SHA-256 of the host token
     Column("status", String(16), nullable=False),
     Column("version", Integer, nullable=False, default=0),
+    Column("secret", String(64), nullable=True),  # hex of the 32-byte deal secret: never leaves the server
+    Column("snapshot", Text, nullable=True),  # JSON {"public", "history"} at the last deal end or close
     Index("ix_rooms_status", "status"),
 )
 
@@ -87,6 +104,16 @@ room_log = Table(
     Column("kind", String(16), nullable=False),
     Column("payload", Text, nullable=False),  # JSON
     Column("time", Float, nullable=False),
+)
+
+
+#: Finished deals' records (issue 13): written once, with the command that ended the deal.
+room_deals = Table(
+    "room_deals",
+    metadata,
+    Column("room", String(16), ForeignKey("rooms.code"), primary_key=True),
+    Column("deal", Integer, primary_key=True),  # 0-based
+    Column("record", Text, nullable=False),  # JSON, the engine's getaway/1 record
 )
 
 
@@ -128,12 +155,27 @@ class StoredRoom:
     status: str
     seat_hashes: dict[int, str] = field(default_factory=dict)
     log: list[LogEntry] = field(default_factory=list)
+    secret: bytes | None = field(default=None, repr=False)  # None: a room made before issue 13
+
+
+@dataclass(frozen=True)
+class RoomSummary:
+    """What the read routes need of a room, without its log: ``status``, ``version``,
+    ``config``, and ``snapshot`` (``{"public", "history"}`` as of version ``snapshot["public"]
+    ["version"]``, or ``None``)."""
+
+    code: str
+    status: str
+    version: int
+    config: dict[str, Any]
+    snapshot: dict[str, Any] | None
 
 
 # Built once: building a statement per call (``insert(...).values(...)``) cost SQLAlchemy more
 # than SQLite's own work, on the one database thread every move waits for (bench/web_load.py).
 _INSERT_LOG = insert(room_log)
 _UPDATE_ROOM = update(rooms).where(rooms.c.code == bindparam("room_code"))
+_UPDATE_SNAPSHOT = update(rooms).where(rooms.c.code == bindparam("room_code")).values(snapshot=bindparam("snapshot"))
 
 
 def _dumps(obj: Any) -> str:
@@ -153,6 +195,8 @@ class NewEntry:
     now: float
     status: str
     seat_hash: tuple[int, str] | None = None
+    record: tuple[int, dict[str, Any]] | None = None  # (deal index, record) of a deal this command ended
+    snapshot: dict[str, Any] | None = None  # the room's {"public", "history"} after this command
 
 
 class Store:
@@ -185,9 +229,20 @@ class Store:
 
     # ------------------------------------------------------------------ writes
 
-    def create_room(self, code: str, config: dict[str, Any], *, seed: int, host_hash: str, now: float) -> bool:
-        """Insert a new room (status ``lobby``, version 0); ``False`` if ``code`` is taken."""
+    def create_room(
+        self,
+        code: str,
+        config: dict[str, Any],
+        *,
+        seed: int,
+        host_hash: str,
+        now: float,
+        secret: bytes | None = None,
+    ) -> bool:
+        """Insert a new room (status ``lobby``, version 0); ``False`` if ``code`` is taken.
+        ``secret``: the deal secret (kept as hex, never sent)."""
         row = {
+            "secret": None if secret is None else secret.hex(),
             "code": code,
             "created": now,
             "updated": now,
@@ -221,12 +276,27 @@ class Store:
         Raises:
             sqlalchemy.exc.IntegrityError: ``version`` already written (a second writer).
         """
+        self._append_one(NewEntry(code, version, kind, payload, now, status, seat_hash))
+
+    def _append_one(self, e: NewEntry) -> None:
         with self.engine.begin() as conn:
-            log_row = {"room": code, "version": version, "kind": kind, "payload": _dumps(payload), "time": now}
-            conn.execute(_INSERT_LOG, log_row)
-            conn.execute(_UPDATE_ROOM, {"room_code": code, "updated": now, "status": status, "version": version})
-            if seat_hash is not None:
-                conn.execute(insert(seats).values(room=code, seat=seat_hash[0], token_hash=seat_hash[1]))
+            log_row = {"room": e.code, "version": e.version, "kind": e.kind, "payload": _dumps(e.payload)}
+            conn.execute(_INSERT_LOG, {**log_row, "time": e.now})
+            room_row = {"room_code": e.code, "updated": e.now, "status": e.status, "version": e.version}
+            conn.execute(_UPDATE_ROOM, room_row)
+            if e.seat_hash is not None:
+                conn.execute(insert(seats).values(room=e.code, seat=e.seat_hash[0], token_hash=e.seat_hash[1]))
+            self._write_reads(conn, [e])
+
+    @staticmethod
+    def _write_reads(conn: Any, entries: list[NewEntry]) -> None:
+        """The read side of ``entries``: finished deals' records and the rooms' snapshots."""
+        records = [{"room": e.code, "deal": e.record[0], "record": _dumps(e.record[1])} for e in entries if e.record]
+        if records:
+            conn.execute(insert(room_deals), records)
+        snapshots = {e.code: e.snapshot for e in entries if e.snapshot is not None}  # a room's latest
+        if snapshots:
+            conn.execute(_UPDATE_SNAPSHOT, [{"room_code": c, "snapshot": _dumps(s)} for c, s in snapshots.items()])
 
     def append_many(self, entries: list[NewEntry]) -> list[Exception | None]:
         """Group commit: append many accepted commands (of any rooms) in ONE transaction.
@@ -271,6 +341,7 @@ class Store:
                 ]
                 if joins:
                     conn.execute(insert(seats), joins)
+                self._write_reads(conn, entries)
             return [None] * len(entries)
         except Exception as exc:
             if len(entries) == 1:
@@ -278,7 +349,7 @@ class Store:
         results: list[Exception | None] = []
         for e in entries:
             try:
-                self.append(e.code, e.version, e.kind, e.payload, now=e.now, status=e.status, seat_hash=e.seat_hash)
+                self._append_one(e)
                 results.append(None)
             except Exception as exc:
                 results.append(exc)
@@ -294,12 +365,40 @@ class Store:
                 return None
             return self._load(conn, row)
 
-    def unfinished(self) -> list[StoredRoom]:
-        """Every room not ``finished`` nor ``closed`` (to rebuild at start-up), oldest first."""
+    def unfinished(self, *, with_humans: bool = False) -> list[StoredRoom]:
+        """Every room not ``finished`` nor ``closed`` (to rebuild at start-up), oldest first;
+        ``with_humans``: only rooms where a person has taken a seat."""
         with self.engine.connect() as conn:
             live = select(rooms).where(rooms.c.status.not_in(["finished", "closed"])).order_by(rooms.c.created)
+            if with_humans:
+                live = live.where(select(seats.c.seat).where(seats.c.room == rooms.c.code).exists())
             rows = conn.execute(live).mappings().all()
             return [self._load(conn, row) for row in rows]
+
+    def unfinished_codes(self, *, with_humans: bool) -> list[str]:
+        """The codes of the rooms not ``finished`` nor ``closed`` with (or without) a person seated."""
+        with self.engine.connect() as conn:
+            query = select(rooms.c.code).where(rooms.c.status.not_in(["finished", "closed"]))
+            has = select(seats.c.seat).where(seats.c.room == rooms.c.code).exists()
+            query = query.where(has if with_humans else ~has).order_by(rooms.c.created)
+            return [r.code for r in conn.execute(query)]
+
+    def read_room(self, code: str) -> RoomSummary | None:
+        """Room ``code``'s status, version, config and snapshot (one row, no log), or ``None``."""
+        query = select(rooms.c.code, rooms.c.status, rooms.c.version, rooms.c.config, rooms.c.snapshot)
+        with self.engine.connect() as conn:
+            row = conn.execute(query.where(rooms.c.code == code)).first()
+        if row is None:
+            return None
+        snapshot = None if row.snapshot is None else json.loads(row.snapshot)
+        return RoomSummary(row.code, row.status, row.version, json.loads(row.config), snapshot)
+
+    def read_record(self, code: str, index: int) -> dict[str, Any] | None:
+        """The stored record of finished deal ``index`` of room ``code``, or ``None``."""
+        query = select(room_deals.c.record).where(room_deals.c.room == code, room_deals.c.deal == index)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else json.loads(row.record)
 
     @staticmethod
     def _load(conn: Any, row: Any) -> StoredRoom:
@@ -324,6 +423,7 @@ class Store:
             status=row["status"],
             seat_hashes=hashes,
             log=log,
+            secret=None if row["secret"] is None else bytes.fromhex(row["secret"]),
         )
 
 

@@ -61,6 +61,8 @@ _PAGE: tuple[str, ...] = (
     N_("Start when everyone is seated: empty seats are played by bots."),
     N_("Waiting for the host to start."),
     N_("Start the match"),
+    N_("Close the room"),
+    N_("Close this room for everyone? It cannot be opened again."),
     N_("{rank} of {suit}"),
     N_("profile default"),
     N_("Join a room"),

@@ -13,7 +13,8 @@
 //           hand-card (data-card="10♥", data-legal="true"|"false"; a button: click or Enter plays),
 //           take, pass, pickup, hint (the expert's move: hint-text), next-deal (host, between deals), outcome, loser, match-over, new-game,
 //           log (narration lines, role=log), standings (rows standing-<seat>), deals (record-<i>
-//           download links), lang (language select), rules-button, rules-panel, error (the last
+//           download links), lang (language select), rules-button, rules-panel, close-room (host,
+//           in the header until the match is over), error (the last
 //           error/notice), connection (shown while reconnecting), reconnect (retry button).
 //   The <body> carries data-status (lobby, joining, connecting, lobby/playing/between_deals/
 //   finished/closed from the room) and data-version (the last version applied).
@@ -66,6 +67,9 @@ function renderHeader() {
     S.code ? h("span", { class: "room-code", "data-testid": "room-code", title: t("Room {code}", { code: S.code }) },
       h("span", { class: "sr-only" }, t("Room {code}", { code: S.code })), h("span", { "aria-hidden": "true" }, S.code)) : null,
     h("span", { class: "spacer" }),
+    S.code && S.isHost && S.room && !["finished", "closed"].includes(S.room.status)
+      ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
+      : null,
     S.code ? soundButton() : null,
     h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
       "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
@@ -339,6 +343,8 @@ function applyState(room, view) {
   if (view !== undefined) S.view = view;
   const seats = (S.room && S.room.seats) || [];
   S.isHost = !!S.hostToken || !!S.hostSocket || (S.seat !== null && !!(seats[S.seat] && seats[S.seat].host));
+  const headerKey = `${S.isHost}|${S.room && S.room.status}`;  // the header's close button follows them
+  if (headerKey !== S.headerKey) { S.headerKey = headerKey; renderHeader(); }
   for (const s of seats) if (s.connected === true || s.bot_playing || s.kind !== "human") delete S.absent[s.seat];
   document.body.dataset.version = S.version ?? "";
   // Fetch the match history when a deal has finished (losers per deal, for the records list).
@@ -416,6 +422,15 @@ function renderWaiting() {
     S.seat === null ? h("p", {}, t("You are watching.")) : null,
     h("p", { class: "status", "data-testid": "status" }, S.isHost ? t("Start when everyone is seated: empty seats are played by bots.") : t("Waiting for the host to start.")),
     S.isHost ? h("button", { type: "button", class: "primary", "data-testid": "start", onclick: startMatch }, t("Start the match")) : null));
+}
+
+async function closeRoom() {
+  if (!window.confirm(t("Close this room for everyone? It cannot be opened again."))) return;
+  try {
+    await api("POST", `/api/rooms/${encodeURIComponent(S.code)}/close`, undefined, S.hostToken || S.token);
+  } catch (e) {
+    showError(e.message);
+  }
 }
 
 async function startMatch() {
