@@ -3,6 +3,7 @@ drives one socket through a deal (issue 6)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -19,10 +20,15 @@ from getaway.web.store import metadata
 
 @pytest.fixture
 def seeded(monkeypatch):
-    """Rooms get fixed 63-bit match seeds, ``SEED_BASE + 1``, ``+ 2`` … (deterministic deals;
-    the server draws them from ``secrets`` otherwise)."""
+    """Rooms get fixed 63-bit match seeds, ``SEED_BASE + 1``, ``+ 2`` … and fixed deal secrets
+    (the SHA-256 of ``"secret 1"``, ``"secret 2"`` …): deterministic deals (the server draws
+    both from ``secrets`` otherwise; the secret makes each deal's shuffle)."""
     counter = iter(range(1, 1_000_000))
+    secrets_counter = iter(range(1, 1_000_000))
     monkeypatch.setattr("getaway.web.rooms.new_seed", lambda: SEED_BASE + next(counter))
+    monkeypatch.setattr(
+        "getaway.web.rooms.new_secret", lambda: hashlib.sha256(b"secret %d" % next(secrets_counter)).digest()
+    )
 
 
 #: Base of the seeds of :func:`seeded` (long enough to be found if it leaks into a message).
