@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from typing import Any
 
 import httpx
 import websockets
+from serverproc import free_port, wait_ready
 
 MB = 1 << 20
 
@@ -62,12 +62,6 @@ class Sampler(threading.Thread):
             with contextlib.suppress(Exception):
                 self.peak = max(self.peak, rss_mb(self.pid))
             time.sleep(self.period)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def big_frame(url: str) -> str:
@@ -184,16 +178,12 @@ def main() -> int:
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                httpx.get(f"{base}/api/strings/en", timeout=1)
-                break
-            except httpx.HTTPError:
-                if proc.poll() is not None or time.time() > deadline:
-                    print((tmp / "server.log").read_text(), file=sys.stderr)
-                    return 2
-                time.sleep(0.1)
+        log.flush()
+        try:
+            wait_ready(base, proc, tmp / "server.log", 30)
+        except SystemExit as exc:
+            print(exc, file=sys.stderr)
+            return 2
         code = httpx.post(f"{base}/api/rooms", json={"name": "Asha"}).json()["code"]
         for _ in range(20):  # warm up: the page, the strings, the room
             httpx.get(f"{base}/")

@@ -40,7 +40,6 @@ import json
 import os
 import random
 import shlex
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -51,17 +50,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from serverproc import Server, free_port
 from websockets.asyncio.client import connect
 
 from getaway.core.record import deal_from_record
 
 TARGET_P99_MS = 100.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -91,56 +85,6 @@ class Stats:
     gaps: list[str] = field(default_factory=list)  # sockets that missed a version
     errors: list[str] = field(default_factory=list)
     human_moves: int = 0
-
-
-class Server:
-    """The app of ``getaway serve`` (uvicorn, one process) in a subprocess on a loopback port and a
-    temporary SQLite file. Started through ``create_app`` rather than the command, only to lift
-    the per-socket flood limit: the load's programmed players move as fast as the server answers
-    (a human's turn can come back every few milliseconds), which a person never does."""
-
-    def __init__(self, directory: Path, port: int, bot_delay: float = 0.0) -> None:
-        self.db = directory / "load.db"
-        self.port = port
-        self.base = f"http://127.0.0.1:{port}"
-        self.log = open(directory / "server.log", "wb")  # noqa: SIM115 - closed in stop()
-        # no flood limits for programmed players (all of them on one address), nor the limits on
-        # bot-only rooms and reads
-        limits = "rate=1e6, burst=1e6, rooms_per_minute=1e9, sockets_per_address=10**6, reads_per_second=1e9"
-        limits += ", bot_rooms_per_address=10**6, max_bot_rooms=10**6"
-        app = f"create_app({str(self.db)!r}, bot_delay={bot_delay!r}, grace=3600.0, idle=86400.0, {limits})"
-        code = (
-            "import uvicorn; from getaway.web.app import create_app; "
-            f"uvicorn.run({app}, host='127.0.0.1', port={port}, log_level='warning')"
-        )
-        cmd = [sys.executable, "-c", code]
-        self.proc = subprocess.Popen(
-            cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=self.log, stderr=subprocess.STDOUT
-        )
-
-    def wait_ready(self, timeout: float = 30) -> None:
-        deadline = time.time() + timeout
-        while True:
-            try:
-                httpx.get(f"{self.base}/api/strings/en", timeout=1)
-                return
-            except httpx.HTTPError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    raise SystemExit("the server did not start:\n" + self.output()) from None
-                time.sleep(0.1)
-
-    def output(self) -> str:
-        self.log.flush()
-        return Path(self.log.name).read_text(errors="replace")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(15)
-        self.log.close()
 
 
 class Watcher:
@@ -236,7 +180,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     stats = Stats()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="getaway-load-") as tmp:
-        server = Server(Path(tmp), args.port or _free_port(), args.bot_delay)
+        # no flood limits for programmed players (all of them on one address), nor the limits on
+        # bot-only rooms and reads
+        server = Server(
+            Path(tmp) / "load.db",
+            args.port or free_port(),
+            bot_delay=args.bot_delay,
+            sockets_per_address=10**6,
+            reads_per_second=1e9,
+            bot_rooms_per_address=10**6,
+            max_bot_rooms=10**6,
+        )
         try:
             server.wait_ready()
             result = await _drive(args, server, stats, rng)

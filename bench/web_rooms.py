@@ -39,11 +39,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import shlex
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,13 +48,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from serverproc import Server, free_port
 from websockets.asyncio.client import connect
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _auth(room: dict[str, Any]) -> dict[str, str]:
@@ -84,46 +76,6 @@ def summary(values_s: list[float]) -> dict[str, float]:
         out[name] = round(percentile(ms, q), 1)
     out["max"] = round(max(ms), 1) if ms else float("nan")
     return out
-
-
-class Server:
-    """``create_app(...)`` under uvicorn in a subprocess on a loopback port and a SQLite file."""
-
-    def __init__(self, db: Path, port: int, **settings: Any) -> None:
-        self.db = db
-        self.base = f"http://127.0.0.1:{port}"
-        self.log = open(db.with_suffix(".log"), "ab")  # noqa: SIM115 - closed in stop()
-        settings = {"grace": 3600.0, "idle": 86400.0, "rate": 1e6, "burst": 1e6, "rooms_per_minute": 1e9, **settings}
-        args = ", ".join(f"{k}={v!r}" for k, v in settings.items())
-        code = (
-            "import uvicorn; from getaway.web.app import create_app; "
-            f"uvicorn.run(create_app({str(db)!r}, {args}), host='127.0.0.1', port={port}, log_level='warning')"
-        )
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", code], env=dict(os.environ, PYTHONUTF8="1"), stdout=self.log, stderr=self.log
-        )
-        deadline = time.time() + 60
-        while True:
-            try:
-                httpx.get(f"{self.base}/api/strings/en", timeout=1)
-                return
-            except httpx.HTTPError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    raise SystemExit("the server did not start:\n" + self.output()) from None
-                time.sleep(0.1)
-
-    def output(self) -> str:
-        self.log.flush()
-        return Path(self.log.name).read_text(errors="replace")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(15)
-        self.log.close()
 
 
 class HumanRoom:
@@ -307,7 +259,8 @@ def _long_room(directory: Path, entries: int) -> tuple[Path, str]:
     """Play a bot-only 50-deal room of ``easy`` bots at full speed until it has about
     ``entries`` log entries, then close it (its host): a long room, not in memory."""
     db = directory / "rooms.db"
-    server = Server(db, _free_port(), bot_delay=0.0, max_bot_rooms=10, bot_rooms_per_address=10)
+    server = Server(db, free_port(), bot_delay=0.0, max_bot_rooms=10, bot_rooms_per_address=10)
+    server.wait_ready()
     try:
         with httpx.Client(base_url=server.base, timeout=60) as http:
             body = {"profile": "punjab", "players": 4, "deals": 50, "bot_level": "easy", "options": {"takes": "any"}}
@@ -366,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
             settings["max_bot_rooms"] = settings["bot_rooms_per_address"] = max(args.rooms, args.max_bot_rooms)
         if args.legacy:
             settings = {"bot_delay": args.bot_delay}
-        server = Server(db, _free_port(), **settings)
+        server = Server(db, free_port(), **settings)
+        server.wait_ready()
         try:
             run = {"timing": timing, "starve": starve, "reads": reads}[args.mode]
             result = asyncio.run(run(args, server))

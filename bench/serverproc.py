@@ -1,0 +1,84 @@
+"""A getaway web server in a subprocess on a loopback port, for the web benchmarks
+(bench/web_load.py, bench/web_rooms.py, bench/web_edge.py): one way to start it, wait until it
+answers, read its log and stop it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+__all__ = ["Server", "free_port", "wait_ready"]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(base: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    """Wait until the server at ``base`` answers (``GET /api/strings/en``).
+
+    Raises:
+        SystemExit: the process ended or ``timeout`` seconds passed; the message holds its log.
+    """
+    deadline = time.time() + timeout
+    while True:
+        try:
+            httpx.get(f"{base}/api/strings/en", timeout=1)
+            return
+        except httpx.HTTPError:
+            if proc.poll() is not None or time.time() > deadline:
+                raise SystemExit("the server did not start:\n" + log.read_text(errors="replace")) from None
+            time.sleep(0.1)
+
+
+class Server:
+    """``create_app(db, **settings)`` (getaway.web.app) under uvicorn in a subprocess on ``port``
+    of 127.0.0.1, its output in ``db``'s folder (``<db>.log``); :meth:`wait_ready` before use.
+    ``settings`` are create_app's keyword arguments; the defaults lift the per-socket flood limit
+    and the room creation limit (programmed players move as fast as the server answers, all from
+    one address, which people never do)."""
+
+    def __init__(self, db: Path, port: int, **settings: Any) -> None:
+        self.db = db
+        self.port = port
+        self.base = f"http://127.0.0.1:{port}"
+        self.log_path = db.with_suffix(".log")
+        self.log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
+        settings = {"grace": 3600.0, "idle": 86400.0, "rate": 1e6, "burst": 1e6, "rooms_per_minute": 1e9, **settings}
+        args = ", ".join(f"{k}={v!r}" for k, v in settings.items())
+        code = (
+            "import uvicorn; from getaway.web.app import create_app; "
+            f"uvicorn.run(create_app({str(db)!r}, {args}), host='127.0.0.1', port={port}, log_level='warning')"
+        )
+        env = dict(os.environ, PYTHONUTF8="1")
+        self.proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        """See :func:`wait_ready`."""
+        self.log.flush()
+        wait_ready(self.base, self.proc, self.log_path, timeout)
+
+    def output(self) -> str:
+        """What the server printed so far."""
+        self.log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after 15 s."""
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(15)
+        self.log.close()
