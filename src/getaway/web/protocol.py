@@ -475,8 +475,8 @@ def refusal(error: ValidationError | list[Any], *, body: bool = False, field: st
         if body:
             return RoomError("bad_message", N_("expected a JSON object"))
         return RoomError("bad_message", N_("expected a JSON object with a type"))
-    if loc and loc[0] in ("hello", "act", "start", "next", "lang", "ping", "hint"):
-        loc = loc[1:]  # the union's tag
+    if not body and loc and loc[0] in ("hello", "act", "start", "next", "lang", "ping", "hint"):
+        loc = loc[1:]  # the socket union's tag (an HTTP body has no union: a field may be called "lang")
     whole = "body" if body else "message"
     if "template" in ctx:  # our own checks (names, text): their code and message
         args = {k: (printable(v) if isinstance(v, str) else v) for k, v in ctx.items() if k != "template"}

@@ -21,6 +21,7 @@ import hmac
 import json
 import logging
 import random
+import re
 import secrets
 import time
 import unicodedata
@@ -178,7 +179,14 @@ def check_name(name: Any) -> str:
         raise RoomError("name_too_long", N_("names have at most {n} characters"), n=MAX_NAME)
     if BOT_MARK in name:
         raise RoomError("bad_message", N_("the name may not hold {mark}: it marks the bots"), mark=BOT_MARK)
+    if _BOT_NAME.fullmatch(name_key(name)):  # "Bot 3", "bot3", "ＢＯＴ ３": what the bots are called
+        message = N_("{name} is what the bots are called here: choose another name")
+        raise RoomError("name_reserved", message, name=name)
     return name
+
+
+#: A bot's name, "Bot n" in every language of the page, as :func:`name_key` folds it.
+_BOT_NAME: Final = re.compile(r"bot[0-9]+")
 
 
 def name_key(name: str) -> str:
