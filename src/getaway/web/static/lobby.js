@@ -218,13 +218,12 @@ export async function renderLobby(root, { go, showError }) {
     });
   }
   function roomItem(room) {
-    const i = specs.profile.choices.indexOf(room.profile);
-    const profileName = i >= 0 ? t(specs.profile.choice_labels[i]) : room.profile;
-    const who = room.seats.map((s) => (s.kind === "human" ? s.name : s.kind === "bot" ? `🤖 ${t("Bot {n}", { n: s.seat + 1 })}` : t("free seat")));
+    // who is there: the players' names, bots marked by their seat kind (a name cannot hold the mark)
+    const who = room.seats.filter((s) => s.kind !== "empty").map((s) => (s.kind === "bot" ? `🤖 ${t("Bot {n}", { n: s.seat + 1 })}` : s.name));
     const variants = variantsOf(room);
     return h("li", { class: "public-room", "data-testid": `public-room-${room.code}`, "data-code": room.code },
       h("div", {},
-        h("strong", {}, `${profileName} · ${t("{n} players", { n: room.players })}`),
+        h("strong", {}, `${room.profile} · ${t("{n} players", { n: room.players })} · ${t("Free seats: {n}", { n: room.free })}`),
         h("p", { class: "hint" }, variants.length ? variants.join(", ") : t("no variants")),
         h("p", { class: "who" }, who.join(" · "))),
       h("button", { type: "button", "data-testid": `join-public-${room.code}`, "aria-label": t("Join {names}", { names: who.join(", ") }),
