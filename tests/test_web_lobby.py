@@ -133,3 +133,31 @@ def test_rematch_leaves_the_seat_of_a_human_who_left_and_refuses_spectators():
         seats = client.get(f"/api/rooms/{new}").json()["seats"]
         assert [s["kind"] for s in seats] == ["human", "empty", "empty"]
         assert not any(m["type"] == "rematch" for m in spec.seen)
+
+
+def test_a_public_rematch_room_is_listed_only_once_its_players_are_seated():
+    rng = random.Random(7)
+    with make_client() as client:
+        room, ben, code = _two_humans(client, public=True)
+        service = client.app.state.service
+        join = service.join
+        listed_while_seating: list[list[str]] = []
+
+        async def watching_join(*args, **kwargs):
+            listed_while_seating.append([r["code"] for r in service.public_rooms()])
+            return await join(*args, **kwargs)
+
+        service.join = watching_join
+        with client.websocket_connect(f"/ws/{code}") as ws_a, client.websocket_connect(f"/ws/{code}") as ws_b:
+            asha, benp = Player(ws_a, "asha"), Player(ws_b, "ben")
+            asha.hello(token=room["token"])
+            benp.hello(token=ben["token"])
+            asha.send(type="start")
+            drain_to(asha, 3)
+            drain_to(benp, 3)
+            play_deal([asha, benp], rng)
+            asha.send(type="rematch")
+            new = asha.until(lambda m: m["type"] == "rematch")["code"]
+            benp.until(lambda m: m["type"] == "rematch")
+        assert len(listed_while_seating) == 2 and not any(new in codes for codes in listed_while_seating)
+        assert _listed(client)[new]["free"] == 1  # then listed: public, one seat free

@@ -749,6 +749,7 @@ class RoomHandle:
         self.slot = False  # holds one of the slots of rooms played by bots alone
         self.paused = False  # played by bots alone and no slot free: bots wait
         self.rematch: str | None = None  # the code of this finished match's rematch room, once asked
+        self.unlisted = False  # a rematch room while its players are seated: not in the public list yet
 
     def connected(self) -> set[int]:
         """Seats with at least one open socket."""
@@ -1034,7 +1035,7 @@ class RoomService:
         """The public rooms waiting in their lobby with a free seat (:func:`listing`), oldest
         first, at most ``limit``. Every unfinished room is in memory (:meth:`start` rebuilds
         them), so this reads no database."""
-        rooms = sorted((h.room for h in self.rooms.values()), key=lambda r: (r.created, r.code))
+        rooms = sorted((h.room for h in self.rooms.values() if not h.unlisted), key=lambda r: (r.created, r.code))
         found = [entry for entry in map(listing, rooms) if entry is not None]
         return found[:limit]
 
@@ -1091,25 +1092,37 @@ class RoomService:
             raise
         code = created["code"]
         handle.rematch = code
+        new = self.rooms[code]  # no await since the create: nobody has seen the room yet
+        new.unlisted = True  # a stranger's quick play must not take a returning player's seat
+        try:
+            hosts = [c for c in conns if c.seat is None and c.host]  # a hosted room's host, without a seat
+            await self._seat_again(room, created, seated, hosts, conn if not host_present else None)
+        finally:
+            new.unlisted = False
+
+    async def _seat_again(
+        self,
+        room: Room,
+        created: dict[str, Any],
+        seated: dict[int, Connection],
+        hosts: list[Connection],
+        asked: Connection | None,
+    ) -> None:
+        """Sit the humans of ``seated`` (seat → socket) of finished ``room`` in its rematch room
+        ``created`` (:meth:`rematch`), the host as host (``asked`` instead when the host is
+        gone), and send each socket, and each seat-less host's socket of ``hosts``, its own
+        ``rematch`` message. A human who cannot be seated again (the room closed meanwhile) is
+        left out: nothing is sent to that socket."""
+        code, url, host_token = created["code"], created["url"], created["host_token"]
         for seat, c in sorted(seated.items()):
-            host = room.seats[seat].host if host_present else c is conn
-            joined = await self.join(code, room.seats[seat].name, seat, host=host)
-            message = {"type": "rematch", "code": code, "url": created["url"], **joined, "host_token": None}
-            if host:
-                message["host_token"] = created["host_token"]
-            c.send(message)
-        for c in conns:  # the host without a seat (a hosted room): the new room's host token
-            if c.seat is None and c.host:
-                c.send(
-                    {
-                        "type": "rematch",
-                        "code": code,
-                        "url": created["url"],
-                        "seat": None,
-                        "token": None,
-                        "host_token": created["host_token"],
-                    }
-                )
+            host = c is asked if asked is not None else room.seats[seat].host
+            try:
+                joined = await self.join(code, room.seats[seat].name, seat, host=host)
+            except RoomError:
+                continue
+            c.send({"type": "rematch", "code": code, "url": url, **joined, "host_token": host_token if host else None})
+        for c in hosts:
+            c.send({"type": "rematch", "code": code, "url": url, "seat": None, "token": None, "host_token": host_token})
 
     # ------------------------------------------------------------------ reads (HTTP)
 
