@@ -161,3 +161,31 @@ def test_a_public_rematch_room_is_listed_only_once_its_players_are_seated():
             benp.until(lambda m: m["type"] == "rematch")
         assert len(listed_while_seating) == 2 and not any(new in codes for codes in listed_while_seating)
         assert _listed(client)[new]["free"] == 1  # then listed: public, one seat free
+
+
+def test_rematch_of_a_hosted_room_gives_the_new_host_token_to_the_host_alone():
+    rng = random.Random(8)
+    with make_client() as client:
+        room = create_room(client, name=None, players=3)  # a hosted room: the host has no seat
+        code = room["code"]
+        tokens = [client.post(f"/api/rooms/{code}/join", json={"name": n}).json()["token"] for n in ("Ana", "Bo")]
+        with (
+            client.websocket_connect(f"/ws/{code}") as ws_h,
+            client.websocket_connect(f"/ws/{code}") as ws_a,
+            client.websocket_connect(f"/ws/{code}") as ws_b,
+        ):
+            host, ana, bo = Player(ws_h, "host"), Player(ws_a, "ana"), Player(ws_b, "bo")
+            host.hello(token=room["host_token"])
+            ana.hello(token=tokens[0])
+            bo.hello(token=tokens[1])
+            host.send(type="start")
+            for p in (host, ana, bo):
+                drain_to(p, 3)
+            play_deal([ana, bo], rng)
+            bo.send(type="rematch")
+            got = {p.label: p.until(lambda m: m["type"] == "rematch") for p in (host, ana, bo)}
+        assert got["host"]["seat"] is None and got["host"]["token"] is None and got["host"]["host_token"]
+        assert got["ana"]["host_token"] is None and got["bo"]["host_token"] is None
+        new = client.app.state.service.rooms[got["host"]["code"]].room
+        assert new.is_host_token(got["host"]["host_token"]) and not new.is_host_token(got["bo"]["token"])
+        assert [(s.name, s.host) for s in new.seats] == [("Ana", False), ("Bo", False), ("", False)]
