@@ -28,7 +28,7 @@ ALLOWED_KEYS = {
     "deadline", "illegal", "text",
     # room
     "status", "config", "seats", "deal_index", "deals", "standings",
-    "profile", "players", "options", "bot_level", "name", "kind", "connected", "bot_playing",
+    "profile", "players", "options", "bot_level", "public", "name", "kind", "connected", "bot_playing",
     "points", "losses", "tens", "place", "chips",
     # view (PlayerView.to_dict) and events
     "rules", "dealer", "hand", "hand_sizes", "got_away", "out_order", "leader", "to_act", "decision",
@@ -39,6 +39,13 @@ ALLOWED_KEYS = {
     "uneven", "loaded_seat", "take_protocol", "enforcement", "ante", "trump", "nopickup", "kicker", "dehla",
     "joker", "beggar", "progressive",
 }  # fmt: skip
+
+
+#: The keys of a ``rematch`` message (to one socket: its own new seat token, the host's new host token).
+REMATCH_KEYS = {"type", "code", "url", "seat", "token", "host_token"}
+#: The keys of the lobby's list of public rooms.
+LISTING_KEYS = {"rooms", "code", "url", "profile", "players", "deals", "options", "bot_level", "free", "seats",
+                "seat", "name", "kind"} | ALLOWED_KEYS  # fmt: skip
 
 
 def _keys(obj: Any) -> set[str]:
@@ -104,7 +111,7 @@ class Auditor:
         text = json.dumps(msg, ensure_ascii=False)
         assert str(self.seed) not in text, f"the match seed leaked in {msg['type']}"
         assert self.secret not in text, f"the deal secret leaked in {msg['type']}"
-        unknown = _keys(msg) - ALLOWED_KEYS
+        unknown = _keys(msg) - ALLOWED_KEYS - (REMATCH_KEYS if msg.get("type") == "rematch" else set())
         assert not unknown, f"unexpected fields {unknown} in {msg['type']}"
         deal = self.deal_at(version)
         assert str(deal.seed) not in text or deal.is_over, f"the deal seed leaked in {msg['type']}"
@@ -339,3 +346,60 @@ def test_http_refusals_keep_the_error_shape_and_room_creation_is_limited():
         assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
         service = client.app.state.service
         assert len(service.rooms) == 60
+
+
+@pytest.mark.timeout(60)
+def test_the_public_list_and_rematch_messages_pass_the_leak_audit(seeded):
+    """Private rooms never appear in the list; the list and the lobby's reads carry no token,
+    hash, seed or secret; each socket's ``rematch`` carries its own new token only."""
+    rng = random.Random(4)
+    with make_client() as client:
+        private = create_room(client, name="Zed")
+        room = create_room(client, public=True, players=3)
+        code = room["code"]
+        ben = client.post(f"/api/rooms/{code}/join", json={"name": "Ben"}).json()
+        listing = client.get("/api/rooms?public=1").json()
+        assert [r["code"] for r in listing["rooms"]] == [code]
+        assert not _keys(listing) - LISTING_KEYS
+        service = client.app.state.service
+        secrets = {room["token"], room["host_token"], ben["token"], private["token"], private["host_token"]}
+        for c in (code, private["code"]):
+            r = service.rooms[c].room
+            secrets |= {str(r.seed), r.secret.hex(), r.host_hash} | {s.token_hash for s in r.seats if s.token_hash}
+        text = json.dumps(listing)
+        assert not [x for x in secrets if x in text] and private["code"] not in text and "Zed" not in text
+        with client.websocket_connect(f"/ws/{code}") as ws_a, client.websocket_connect(f"/ws/{code}") as ws_b:
+            asha, benp = Player(ws_a, "asha"), Player(ws_b, "ben")
+            with client.websocket_connect(f"/ws/{code}") as ws_s:
+                spec = Player(ws_s, "spectator")
+                asha.hello(token=room["token"])
+                benp.hello(token=ben["token"])
+                spec.hello(spectate=True)
+                asha.send(type="start")
+                drain_to(asha, 3)
+                drain_to(benp, 3)
+                play_deal([asha, benp], rng)
+                drain_to(spec, asha.version)
+                # the deal's own messages are test_leak_audit_over_every_message_type's: from here on
+                seen = {p.label: len(p.seen) for p in (asha, benp, spec)}
+                asha.send(type="rematch")
+                mine = asha.until(lambda m: m["type"] == "rematch")
+                his = benp.until(lambda m: m["type"] == "rematch")
+                for p in (asha, benp, spec):  # everything sent after the rematch has been read
+                    p.send(type="ping")
+                    p.until(lambda m: m["type"] == "pong")
+        auditor = Auditor(client, code)
+        for p, seat in ((asha, 0), (benp, 1), (spec, None)):
+            after = p.seen[seen[p.label] :]
+            assert {m["type"] for m in after} >= ({"pong"} if seat is None else {"rematch", "pong"})
+            for msg in after:
+                auditor.check(msg, seat, asha.version)
+        assert mine["token"] and his["token"] and mine["host_token"] and his["host_token"] is None
+        for p, own in ((asha, {mine["token"], mine["host_token"]}), (benp, {his["token"]}), (spec, set())):
+            text = json.dumps(p.seen)
+            others = ({mine["token"], mine["host_token"], his["token"]} - own) | secrets
+            assert not [x for x in others if x in text], f"{p.label} received another's secret"
+        assert not any(m["type"] == "rematch" for m in spec.seen)
+        new = service.rooms[mine["code"]].room
+        assert new.seat_of(mine["token"]) == 0 and new.seat_of(his["token"]) == 1
+        assert new.is_host_token(mine["host_token"]) and not new.is_host_token(his["token"])

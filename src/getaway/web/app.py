@@ -238,6 +238,27 @@ def create_app(
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
+    @app.get("/api/rooms", response_model=protocol.PublicRooms, responses=_REFUSALS)
+    async def public_rooms(request: Request, public: bool = False) -> Any:
+        """The public rooms waiting for players with a free seat (``?public=1``; private rooms are
+        never listed): profile, players, options, who is there (names and seat kinds)."""
+        try:
+            check_reads(request)
+            if not public:
+                raise RoomError("bad_message", N_("only public rooms are listed: add ?public=1"))
+            return JSONResponse({"rooms": service_of(request).public_rooms()}, headers={"Cache-Control": "no-store"})
+        except RoomError as exc:
+            return _error(exc, client_lang(request))
+
+    @app.post("/api/quickplay", response_model=protocol.QuickPlayed, responses=_REFUSALS)
+    async def quick_play(request: Request, body: protocol.QuickPlay) -> Any:
+        """Quick play: a seat in a public room waiting for players, or a new public room with you as host."""
+        try:
+            check_address(request)
+            return await service_of(request).quick_play(body.name)
+        except RoomError as exc:
+            return _error(exc, client_lang(request))
+
     @app.get("/api/rooms/{code}", response_model=protocol.RoomState, responses=_REFUSALS)
     async def room_state(request: Request, code: str) -> Any:
         """The public room state."""
@@ -430,6 +451,9 @@ def create_app(
                 if isinstance(msg, protocol.Hello):
                     conn.error(RoomError("bad_message", N_("already said hello")), handle.room.version)
                     continue
+                if isinstance(msg, protocol.AskRematch):  # makes a room: the address's room limit
+                    await _rematch(service, handle, conn, _address(websocket))
+                    continue
                 await service.message(handle, conn, msg.model_dump())
         except WebSocketDisconnect:
             pass
@@ -442,6 +466,14 @@ def create_app(
                 sender.cancel()
                 with contextlib.suppress(BaseException):
                     await sender
+
+    async def _rematch(service: RoomService, handle: RoomHandle, conn: Connection, address: str) -> None:
+        try:
+            if not limits.room(address):
+                raise RoomError("rate_limited", N_("too many rooms or seats from your address: wait a minute"), 429)
+            await service.rematch(handle, conn)
+        except RoomError as exc:
+            conn.error(exc, handle.room.version)
 
     return app
 

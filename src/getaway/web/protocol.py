@@ -48,6 +48,10 @@ __all__ = [
     "JoinRoom",
     "Created",
     "Joined",
+    "QuickPlay",
+    "QuickPlayed",
+    "PublicRooms",
+    "Rematch",
     "RoomState",
     "History",
     "ErrorBody",
@@ -163,6 +167,7 @@ class CreateRoom(_Model):
     options: RoomOptions = Field(default_factory=RoomOptions)  # type: ignore[valid-type]
     bot_level: Level = "medium"
     hints: StrictBool = True
+    public: StrictBool = False
     name: Name | None = None
 
     def config(self) -> dict[str, Any]:
@@ -187,6 +192,53 @@ class Created(BaseModel):
     host_token: str
     seat: int | None
     token: str | None
+
+
+class QuickPlay(_Model):
+    """``POST /api/quickplay``: your name (a seat in a public room waiting for players, or a new one)."""
+
+    name: Name
+
+
+class QuickPlayed(BaseModel):
+    """The answer to quick play: the room, your seat and its secret token; ``host_token`` and
+    ``created`` when no public room had a free seat and a new one was made with you as host."""
+
+    code: str
+    url: str
+    seat: int
+    token: str
+    host_token: str | None
+    created: bool
+
+
+class PublicSeat(BaseModel):
+    """A seat of a listed room: its player's name (empty for a free seat) and ``kind``."""
+
+    seat: int
+    name: str
+    kind: Literal["human", "bot", "empty"]
+
+
+class PublicRoom(BaseModel):
+    """A public room waiting in its lobby with a free seat (:func:`getaway.web.rooms.listing`):
+    only what its room page shows anyone (no token, seed or hand)."""
+
+    code: str
+    url: str
+    profile: str
+    players: int
+    deals: int
+    options: dict[str, Any]
+    bot_level: str
+    free: int
+    seats: list[PublicSeat]
+
+
+class PublicRooms(BaseModel):
+    """``GET /api/rooms?public=1``: the public rooms with a free seat, oldest first."""
+
+    rooms: list[PublicRoom]
 
 
 class Joined(BaseModel):
@@ -325,7 +377,16 @@ class AskHint(_Model):
     type: Literal["hint"]
 
 
-ClientMessage = Annotated[Hello | Act | Start | Next | SetLang | Ping | AskHint, Field(discriminator="type")]
+class AskRematch(_Model):
+    """At the end of a match (a seat's or the host's socket): a new room with the same players
+    and options; each human's socket is answered with ``rematch`` (its own token only)."""
+
+    type: Literal["rematch"]
+
+
+ClientMessage = Annotated[
+    Hello | Act | Start | Next | SetLang | Ping | AskHint | AskRematch, Field(discriminator="type")
+]
 _CLIENT: Final = TypeAdapter(ClientMessage)
 
 
@@ -399,7 +460,22 @@ class Hint(BaseModel):
     version: int
 
 
-ServerMessage = Annotated[Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint, Field(discriminator="type")]
+class Rematch(BaseModel):
+    """The rematch room of a finished match, to one socket: its ``code`` and ``url``, this
+    socket's new ``seat`` and secret ``token`` (``None`` for a host without a seat), and the new
+    ``host_token`` for the host's socket only (else ``None``)."""
+
+    type: Literal["rematch"]
+    code: str
+    url: str
+    seat: int | None
+    token: str | None
+    host_token: str | None
+
+
+ServerMessage = Annotated[
+    Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint | Rematch, Field(discriminator="type")
+]
 SERVER: Final = TypeAdapter(ServerMessage)
 
 
@@ -475,7 +551,7 @@ def refusal(error: ValidationError | list[Any], *, body: bool = False, field: st
         if body:
             return RoomError("bad_message", N_("expected a JSON object"))
         return RoomError("bad_message", N_("expected a JSON object with a type"))
-    if not body and loc and loc[0] in ("hello", "act", "start", "next", "lang", "ping", "hint"):
+    if not body and loc and loc[0] in ("hello", "act", "start", "next", "lang", "ping", "hint", "rematch"):
         loc = loc[1:]  # the socket union's tag (an HTTP body has no union: a field may be called "lang")
     whole = "body" if body else "message"
     if "template" in ctx:  # our own checks (names, text): their code and message

@@ -55,6 +55,7 @@ __all__ = [
     "new_code",
     "new_secret",
     "room_bot",
+    "listing",
     "MAX_NAME",
     "STATUSES",
 ]
@@ -239,7 +240,36 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
         raise RoomError("bad_message", N_("hints: expected true or false"))
     if not hints:  # the host switched the hint off (web/hints.py); absent means on
         config["hints"] = False
+    public = data.get("public", False)
+    if not isinstance(public, bool):
+        raise RoomError("bad_message", N_("public: expected true or false"))
+    if public:  # listed in the lobby (GET /api/rooms?public=1); absent means private
+        config["public"] = True
     return config, rules
+
+
+def listing(room: Room) -> dict[str, Any] | None:
+    """What the lobby's list (``GET /api/rooms?public=1``) shows of ``room``: ``None`` unless it
+    is public, waiting in its lobby, with a free seat; else ``{"code", "url", "profile",
+    "players", "deals", "options", "bot_level", "free", "seats": [{"seat", "name", "kind"}]}``
+    (``kind`` ``human``/``bot``/``empty``). Only public room facts: no token, hash, seed or hand."""
+    if not room.config.get("public") or room.status != "lobby":
+        return None
+    free = sum(1 for s in room.seats if s.kind == "empty")
+    if free == 0:
+        return None
+    config = room.config
+    return {
+        "code": room.code,
+        "url": f"/r/{room.code}",
+        "profile": config["profile"],
+        "players": config["players"],
+        "deals": config["deals"],
+        "options": dict(config["options"]),
+        "bot_level": config["bot_level"],
+        "free": free,
+        "seats": [{"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(room.seats)],
+    }
 
 
 @dataclass
@@ -726,6 +756,8 @@ class RoomHandle:
         self.address = f"restored:{room.code}"  # who started the room (set by the start)
         self.slot = False  # holds one of the slots of rooms played by bots alone
         self.paused = False  # played by bots alone and no slot free: bots wait
+        self.rematch: str | None = None  # the code of this finished match's rematch room, once asked
+        self.unlisted = False  # a rematch room while its players are seated: not in the public list yet
 
     def connected(self) -> set[int]:
         """Seats with at least one open socket."""
@@ -1004,6 +1036,101 @@ class RoomService:
             raise RoomError("not_host", N_("only the host can do this"), 403)
         await self.submit(handle, _Job("close", {"reason": "host"}))
         return handle.room.public()
+
+    # ------------------------------------------------------------------ the lobby: public rooms, quick play, rematch
+
+    def public_rooms(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The public rooms waiting in their lobby with a free seat (:func:`listing`), oldest
+        first, at most ``limit``. Every unfinished room is in memory (:meth:`start` rebuilds
+        them), so this reads no database."""
+        rooms = sorted((h.room for h in self.rooms.values() if not h.unlisted), key=lambda r: (r.created, r.code))
+        found = [entry for entry in map(listing, rooms) if entry is not None]
+        return found[:limit]
+
+    async def quick_play(self, name: Any) -> dict[str, Any]:
+        """Seat ``name`` in a public room waiting with a free seat (the fullest first, then the
+        oldest), or, when none will take it, create a public room (default options, empty seats
+        played by bots at the start) with ``name`` as host.
+
+        Returns:
+            ``{"code", "url", "seat", "token", "host_token", "created"}`` (``host_token``
+            ``None`` when joining someone's room).
+
+        Raises:
+            RoomError: ``name_too_long``, ``bad_message`` (a bad name).
+        """
+        name = check_name(name)
+        waiting = sorted(self.public_rooms(), key=lambda r: r["free"])  # stable: the oldest first among equals
+        for entry in waiting:
+            try:
+                joined = await self.join(entry["code"], name)
+            except RoomError:  # filled, started or closed meanwhile, or the name is taken there
+                continue
+            return {"code": entry["code"], "url": entry["url"], "host_token": None, "created": False, **joined}
+        created = await self.create({"public": True}, name)
+        return {**created, "created": True}
+
+    async def rematch(self, handle: RoomHandle, conn: Connection) -> None:
+        """A new room for a finished match, asked on socket ``conn`` (a seated human, or the
+        host): the same configuration, every connected human in the same seat (the host stays
+        host, else the one who asked), bot seats left to bots (and the seats of humans gone).
+        Each human's socket gets a ``rematch`` message with its own new seat token only (the
+        host's also with the new host token); nothing else is sent.
+
+        Raises:
+            RoomError: ``not_finished`` (409: the match is not over), ``spectator`` (neither a
+                seat nor the host), ``rematch_made`` (409: already asked; the message is sent again
+                to no one, since tokens are never kept).
+        """
+        room = handle.room
+        if room.status != "finished":
+            raise RoomError("not_finished", N_("the match is not over"), 409)
+        if conn.seat is None and not conn.host:
+            raise RoomError("spectator", N_("spectators cannot play"))
+        if handle.rematch is not None:
+            raise RoomError("rematch_made", N_("a rematch room was already made"), 409)
+        handle.rematch = "?"  # before any await: a second ask is refused
+        conns = [c for c in handle.conns if not c.closed]
+        seated = {c.seat: c for c in conns if c.seat is not None and room.seats[c.seat].kind == "human"}
+        host_present = any(c.host for c in conns)
+        try:
+            created = await self.create(dict(room.config))
+        except RoomError:
+            handle.rematch = None
+            raise
+        code = created["code"]
+        handle.rematch = code
+        new = self.rooms[code]  # no await since the create: nobody has seen the room yet
+        new.unlisted = True  # a stranger's quick play must not take a returning player's seat
+        try:
+            hosts = [c for c in conns if c.seat is None and c.host]  # a hosted room's host, without a seat
+            await self._seat_again(room, created, seated, hosts, conn if not host_present else None)
+        finally:
+            new.unlisted = False
+
+    async def _seat_again(
+        self,
+        room: Room,
+        created: dict[str, Any],
+        seated: dict[int, Connection],
+        hosts: list[Connection],
+        asked: Connection | None,
+    ) -> None:
+        """Sit the humans of ``seated`` (seat → socket) of finished ``room`` in its rematch room
+        ``created`` (:meth:`rematch`), the host as host (``asked`` instead when the host is
+        gone), and send each socket, and each seat-less host's socket of ``hosts``, its own
+        ``rematch`` message. A human who cannot be seated again (the room closed meanwhile) is
+        left out: nothing is sent to that socket."""
+        code, url, host_token = created["code"], created["url"], created["host_token"]
+        for seat, c in sorted(seated.items()):
+            host = c is asked if asked is not None else room.seats[seat].host
+            try:
+                joined = await self.join(code, room.seats[seat].name, seat, host=host)
+            except RoomError:
+                continue
+            c.send({"type": "rematch", "code": code, "url": url, **joined, "host_token": host_token if host else None})
+        for c in hosts:
+            c.send({"type": "rematch", "code": code, "url": url, "seat": None, "token": None, "host_token": host_token})
 
     # ------------------------------------------------------------------ reads (HTTP)
 

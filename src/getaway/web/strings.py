@@ -139,6 +139,22 @@ _PAGE: tuple[str, ...] = (
     # the hint (web/hints.py)
     N_("Hint"),
     N_("Hints allowed"),
+    # the lobby: public rooms, quick play, rematch (issue 15 item 8)
+    N_("Public room: listed in the lobby, anyone may join"),
+    N_("Public rooms"),
+    N_("Quick play"),
+    N_(
+        "Quick play seats you in a public room that is waiting for players, or opens one: "
+        "empty seats are played by bots."
+    ),
+    N_("{n} players"),
+    N_("Free seats: {n}"),
+    N_("no variants"),
+    N_("Join"),
+    N_("Join {names}"),
+    N_("No public room is waiting for players."),
+    N_("Rematch"),
+    N_("A new room with the same players and options: everyone here comes along."),
 )
 
 #: Every msgid the page shows: its own texts, then the option schema's.

@@ -4,7 +4,8 @@
 //
 // Test hooks (data-testid), for Playwright:
 //   lobby:  name-input, profile, players, deals, bot-level, opt-<option> (variant checkboxes and
-//           selects: opt-trump, opt-nopickup, opt-takes …), play-alone, create-room, code-input, go-room
+//           selects: opt-trump, opt-nopickup, opt-takes …), public, play-alone, create-room, code-input, go-room,
+//           public-rooms (the panel), quick-play, public-list (items public-room-<code>, buttons join-public-<code>)
 //   room:   join-form, name-input, seat-select, join, watch, seat-list (items seat-item-<i>),
 //           share-link, copy-link, start (host only), room-code
 //   table:  status (whose turn / what to do), table, seat-<i> (an opponent; hand-size-<i>,
@@ -12,6 +13,7 @@
 //           "tochoo"/"ruff"/"void"), trick-caption (who picked up / waste), waste, me, hand,
 //           hand-card (data-card="10♥", data-legal="true"|"false"; a button: click or Enter plays),
 //           take, pass, pickup, hint (the expert's move: hint-text), next-deal (host, between deals), outcome, loser, match-over, new-game,
+//           rematch (a seat or the host, when the match is over),
 //           log (narration lines, role=log), standings (rows standing-<seat>), deals (record-<i>
 //           download links), lang (language select), rules-button, rules-panel, close-room (host,
 //           in the header until the match is over), error (the last
@@ -325,6 +327,12 @@ function onMessage(msg) {
       if (msg.code === "room_not_found" || msg.code === "room_closed") { S.socket.stop(); roomGone(msg.message); return; }
       render();
       break;
+    case "rematch":
+      // The rematch room of this finished match: this socket's own new seat (and host) token.
+      if (msg.token) localStorage.setItem(tokenKey(msg.code), msg.token);
+      if (msg.host_token) localStorage.setItem(hostKey(msg.code), msg.host_token);
+      go(msg.url || `/r/${msg.code}`);
+      break;
     case "closed":
       S.socket.stop();
       roomGone(t("The room is closed."));
@@ -390,6 +398,20 @@ function renderRoom() {
     });
   }
   tableView.update(S);
+  renderRematch();
+}
+
+// At the end of the match a player (or the host) may ask for a rematch: a new room with the same
+// players and options; the server moves every connected player there ("rematch" message).
+function renderRematch() {
+  let bar = $("#rematch");
+  const can = S.room.status === "finished" && (S.seat !== null || S.isHost);
+  if (!can) { if (bar) bar.remove(); return; }
+  if (bar) return;
+  bar = h("div", { id: "rematch", class: "rematch buttons" },
+    h("button", { type: "button", class: "primary", "data-testid": "rematch", onclick: (e) => { e.target.disabled = true; send({ type: "rematch" }); } }, t("Rematch")),
+    h("span", { class: "hint" }, t("A new room with the same players and options: everyone here comes along.")));
+  main.append(bar);
 }
 
 function send(msg) {

@@ -1,4 +1,5 @@
-// The lobby page (/): create a room, play alone against bots, join by code.
+// The lobby page (/): create a room (private, or public: listed here), play alone against bots,
+// quick play, join a public room from the list, join by code.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
@@ -53,6 +54,8 @@ export async function renderLobby(root, { go, showError }) {
   level.value = saved.bot_level || "medium";
   // The hint (the expert's move on your own decision): the host may switch it off for the room.
   const hints = h("input", { type: "checkbox", id: "hints", "data-testid": "hints", checked: saved.hints !== false });
+  // A public room is listed below (GET /api/rooms?public=1) until its seats are taken or it starts.
+  const isPublic = h("input", { type: "checkbox", id: "public", "data-testid": "public", checked: saved.public === true });
 
   // Variants: check boxes; the other options: a select per choice ("" keeps the profile's
   // default), a number per whole number (a seat number: a select of the seats, counted from 1).
@@ -129,7 +132,7 @@ export async function renderLobby(root, { go, showError }) {
       options[key] = value;
     }
     const body = { profile: profile.value, players: Number(players.value), deals: Math.max(specs.deals.min, Number(deals.value) || 1),
-      options, bot_level: level.value, hints: hints.checked };
+      options, bot_level: level.value, hints: hints.checked, public: isPublic.checked };
     localStorage.setItem("getaway.lobby", JSON.stringify(body));
     const n = name.value.trim();
     if (n) localStorage.setItem("getaway.name", n);
@@ -170,6 +173,7 @@ export async function renderLobby(root, { go, showError }) {
     field(t(specs.profile.label), profile),
     h("div", { class: "row" }, field(t(specs.players.label), players), field(t(specs.deals.label), deals), field(t("Bot level"), level)),
     h("div", { class: "check" }, hints, h("label", { for: "hints" }, t("Hints allowed"))),
+    h("div", { class: "check" }, isPublic, h("label", { for: "public" }, t("Public room: listed in the lobby, anyone may join"))),
     h("details", { class: "variants" },
       h("summary", {}, t("Variants and options")),
       h("fieldset", {}, h("legend", {}, t("Variants")), variantBoxes),
@@ -179,9 +183,67 @@ export async function renderLobby(root, { go, showError }) {
       h("button", { type: "submit", "data-testid": "create-room" }, t("Create a room for friends"))),
     h("p", { class: "hint" }, t("Empty seats are played by bots. In a room for friends, share the link and start when everyone is seated.")));
 
+  // Seated by the server: remember the seat's token (and the host's), then open the room.
+  async function seated(request) {
+    const n = name.value.trim();
+    if (!n) { name.focus(); showError(t("Please enter your name.")); return; }
+    localStorage.setItem("getaway.name", n);
+    busy(true);
+    try {
+      const room = await request(n);
+      localStorage.setItem(tokenKey(room.code), room.token);
+      if (room.host_token) localStorage.setItem(hostKey(room.code), room.host_token);
+      go(room.url || `/r/${room.code}`);
+    } catch (e) {
+      showError(e.message);
+      busy(false);
+    }
+  }
+  const quickPlay = () => seated((n) => api("POST", "/api/quickplay", { name: n }));
+  const joinPublic = (code) => seated(async (n) => ({ code, ...(await api("POST", `/api/rooms/${encodeURIComponent(code)}/join`, { name: n })) }));
+
+  const publicList = h("ul", { class: "public-rooms", "data-testid": "public-list", "aria-live": "polite" });
+  const publicPanel = h("section", { class: "card-panel", "aria-labelledby": "public-title", "data-testid": "public-rooms" },
+    h("h2", { id: "public-title" }, t("Public rooms")),
+    h("button", { type: "button", class: "primary", "data-testid": "quick-play", onclick: quickPlay }, t("Quick play")),
+    h("p", { class: "hint" }, t("Quick play seats you in a public room that is waiting for players, or opens one: empty seats are played by bots.")),
+    publicList);
+
+  function variantsOf(room) {
+    return Object.entries(room.options || {}).filter(([key]) => specs[key]).map(([key, value]) => {
+      const spec = specs[key];
+      if (isSwitch(spec)) return t(spec.label);
+      const i = spec.choices ? spec.choices.indexOf(value) : -1;
+      return `${t(spec.label)}: ${i >= 0 && spec.choice_labels ? t(spec.choice_labels[i]) : value}`;
+    });
+  }
+  function roomItem(room) {
+    // who is there: the players' names, bots marked by their seat kind (a name cannot hold the mark)
+    const who = room.seats.filter((s) => s.kind !== "empty").map((s) => (s.kind === "bot" ? `🤖 ${t("Bot {n}", { n: s.seat + 1 })}` : s.name));
+    const variants = variantsOf(room);
+    return h("li", { class: "public-room", "data-testid": `public-room-${room.code}`, "data-code": room.code },
+      h("div", {},
+        h("strong", {}, `${room.profile} · ${t("{n} players", { n: room.players })} · ${t("Free seats: {n}", { n: room.free })}`),
+        h("p", { class: "hint" }, variants.length ? variants.join(", ") : t("no variants")),
+        h("p", { class: "who" }, who.join(" · "))),
+      h("button", { type: "button", "data-testid": `join-public-${room.code}`, "aria-label": t("Join {names}", { names: who.join(", ") }),
+        onclick: () => joinPublic(room.code) }, t("Join")));
+  }
+  let listTimer = null;
+  async function refreshList() {
+    clearTimeout(listTimer);
+    if (!root.contains(publicList)) return; // the lobby was left
+    try {
+      const { rooms } = await api("GET", "/api/rooms?public=1");
+      fill(publicList, ...(rooms.length ? rooms.map(roomItem) : [h("li", { class: "hint" }, t("No public room is waiting for players."))]));
+    } catch (e) { /* kept as it was; tried again below */ }
+    listTimer = setTimeout(refreshList, 4000);
+  }
+
   fill(root,
     h("section", { class: "lobby" },
       h("p", { class: "tagline" }, t("The South Asian shedding card game (Bhabhi): empty your hand, and do not be the last one holding cards.")),
-      h("div", { class: "lobby-grid" }, createForm, joinForm)));
+      h("div", { class: "lobby-grid" }, createForm, h("div", { class: "lobby-side" }, publicPanel, joinForm))));
+  refreshList();
   name.focus();
 }
