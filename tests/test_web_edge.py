@@ -586,3 +586,18 @@ def test_an_unknown_body_field_named_like_a_socket_message_is_named():
         for field in ("lang", "act", "hint"):
             r = client.post("/api/rooms", json={"name": "A", field: "xx"})
             assert r.status_code == 400 and r.json()["error"]["message"] == f"unknown field: {field}", r.text
+
+
+def test_a_host_the_server_does_not_answer_to_is_refused():
+    """DNS rebinding (the fresh user's trial): a page on evil.example rebound to the server's
+    address sends ``Origin`` and ``Host`` evil.example, which agree; the host list refuses it."""
+    from getaway.text.cli import default_hosts
+
+    with make_client(allowed_hosts=default_hosts("127.0.0.1")) as client:
+        evil = {"Origin": "http://evil.example", "Host": "evil.example"}
+        r = client.post("/api/rooms", json={}, headers=evil)
+        assert r.status_code == 400 and "host" in r.text.lower()
+        with pytest.raises(Exception), client.websocket_connect("/ws/ABCDEF", headers=evil):  # noqa: B017 - refused
+            pass
+        r = client.post("/api/rooms", json={}, headers={"Host": "localhost:8000", "Origin": "http://localhost:8000"})
+        assert r.status_code == 201, r.text

@@ -1028,6 +1028,15 @@ def tournament(
     help=N_("Another origin (scheme://host:port) whose pages may use this server; the server's own always may."),
 )
 @click.option(
+    "--allowed-host",
+    multiple=True,
+    metavar="NAME",
+    help=N_(
+        "A host name the server answers to (the Host header; * for any). Default: localhost and 127.0.0.1 "
+        "when it listens on a loopback address, else any."
+    ),
+)
+@click.option(
     "--rooms-per-minute",
     type=click.FloatRange(min=0.5),
     default=30.0,
@@ -1082,6 +1091,7 @@ def serve(
     reads_per_second: float,
     forwarded_allow_ips: str,
     allowed_origin: tuple[str, ...],
+    allowed_host: tuple[str, ...],
     rooms_per_minute: float,
     message_rate: float,
     message_burst: int,
@@ -1128,10 +1138,23 @@ def serve(
         hello_timeout=hello_timeout,
         forwarded_allow_ips=forwarded_allow_ips or None,
         allowed_origins=allowed_origin,
+        allowed_hosts=allowed_host or default_hosts(host),
         rate_limit_storage=rate_limit_storage,
         default_lang=lang,
     )
     uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False, ws_max_size=MAX_FRAME)
+
+
+def default_hosts(host: str) -> list[str]:
+    """The host names ``serve`` answers to when ``--allowed-host`` is not given: on a loopback
+    address only ``localhost`` and ``127.0.0.1`` (a page that rebinds its domain to 127.0.0.1
+    cannot drive the server: docs/web.md, "Seats and security"); elsewhere any (``*``), as the
+    server's public names are the operator's to list.
+
+    >>> default_hosts("127.0.0.1"), default_hosts("0.0.0.0")
+    (['localhost', '127.0.0.1'], ['*'])
+    """
+    return ["localhost", "127.0.0.1"] if host in ("127.0.0.1", "localhost", "::1") else ["*"]
 
 
 def _check_listen(host: str, port: int) -> None:

@@ -108,6 +108,7 @@ def create_app(
     max_body: int = MAX_BODY,
     forwarded_allow_ips: str | None = None,
     allowed_origins: Iterable[str] = (),
+    allowed_hosts: Iterable[str] | None = None,
     rate_limit_storage: str = "memory://",
     reads_per_second: float = 20.0,
     bot_rooms_per_address: int = 2,
@@ -131,6 +132,10 @@ def create_app(
             (comma-separated addresses or networks, ``*``: any); ``None`` or empty: trust nobody's,
             the client is the peer.
         allowed_origins: origins other than the server's own allowed to post and open sockets.
+        allowed_hosts: the host names (``Host`` header, without the port) the server answers to;
+            another gets 400 (Starlette's ``TrustedHostMiddleware``): a page that rebinds its own
+            domain to this server's address (DNS rebinding) is then refused even though its
+            ``Origin`` and ``Host`` agree. ``None``: any host (``getaway serve`` sets it).
         rate_limit_storage: the ``limits`` storage (``memory://``).
         reads_per_second: room reads (state, history, records, a room's rules) per client
             address and second (bursts up to three times as many).
@@ -186,6 +191,10 @@ def create_app(
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=forwarded_allow_ips)
+    if allowed_hosts is not None:  # added last: the outermost check
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     limits = Limits(
         rooms_per_minute=rooms_per_minute,
         rate=rate,
