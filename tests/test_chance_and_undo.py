@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from conftest import SOAK, make_deal
-from getaway import Card, Deal, EventKind, IllegalActionError, Position, Rules, player_view
+from getaway import Card, Deal, EventKind, IllegalActionError, InvalidActionError, Position, Rules, player_view
 from getaway.core.deal import DRAW
 from test_properties import CONFIGS, PROTOCOLS, VARIANT_OPTIONS, VARIANT_SETS, RandomPlayers, Trial, play_move
 
@@ -221,6 +221,9 @@ def test_a_supplied_draw_that_is_not_a_card_is_refused() -> None:
     deal = make_deal(["2h", "3h", "4h"], waste="9c 10c", leader=0)
     with pytest.raises(ValueError):
         deal.apply("2h", draw="zz")
+    for bad in (5.5, [1], True):  # a clear InvalidActionError, not the compiled engine's TypeError
+        with pytest.raises(InvalidActionError):
+            deal.apply("2h", draw=bad)
     with pytest.raises(IllegalActionError) as caught:
         deal.apply("2h", draw="9c")  # the trick goes on: seat 1 still plays
     assert caught.value.reason == "no_draw_due"

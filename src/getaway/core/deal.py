@@ -731,7 +731,7 @@ class Deal:
     # ------------------------------------------------------------------ applying actions
 
     def apply(
-        self, action: Action | str | int, seat: CheckedInt | None = None, *, draw: Card | str | int | None = None
+        self, action: Action | str | int, seat: CheckedInt | None = None, *, draw: CheckedInt = None
     ) -> list[Event]:
         """Apply ``action`` by ``seat`` (default: :attr:`to_act`) and return the events it caused.
 
@@ -812,7 +812,7 @@ class Deal:
     def _apply_drawing(self, action: Action, seat: CheckedInt | None, draw: object) -> list[Event]:
         """``apply(action, seat, draw=card)``: the action, its blind draw being ``card``; refused
         (and undone) if the card cannot be drawn or the action calls for no draw."""
-        card = draw if type(draw) is _CARD else parse_action(cast("str | int", draw))
+        card = draw if type(draw) is _CARD else parse_action(draw)  # any type: parse_action refuses it clearly
         if type(card) is not _CARD:
             raise IllegalActionError("not_a_draw_candidate", _not_drawable(card), action=card)
         record = _Undo(self)
@@ -838,7 +838,7 @@ class Deal:
     # -- undo --
 
     def push(
-        self, action: Action | str | int, seat: CheckedInt | None = None, *, draw: Card | str | int | None = None
+        self, action: Action | str | int, seat: CheckedInt | None = None, *, draw: CheckedInt = None
     ) -> list[Event]:
         """:meth:`apply` that :meth:`pop` can take back (python-chess's ``push``/``pop``), for
         search: cheaper than a :meth:`clone` per move. Same arguments, result and errors as
