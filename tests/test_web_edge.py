@@ -422,7 +422,7 @@ def test_openapi_and_socket_schema_come_from_the_models_and_match_what_is_sent()
         sockets = client.get("/api/socket-schema.json").json()
         client_types = set(sockets["client"]["discriminator"]["mapping"])
         server_types = set(sockets["server"]["discriminator"]["mapping"])
-        assert client_types == {"hello", "act", "start", "next", "lang", "ping", "hint"}
+        assert client_types == {"hello", "act", "back", "finish", "start", "next", "lang", "ping", "hint"}
         assert server_types == {"welcome", "sync", "update", "absent", "error", "pong", "closed", "hint"}
         # what the server sends fits its models
         room = create_room(client)
