@@ -173,3 +173,37 @@ def test_finish_plays_the_rest_at_once_only_when_no_human_is_left_to_act():
     refused, status = asyncio.run(main())
     assert refused == ["not_now"]
     assert status == "finished"
+
+
+def test_a_human_lead_waits_the_take_window_as_a_bots_would():
+    """A human due to lead who plays at once is held until the window has lasted the bot delay."""
+
+    async def main():
+        clock = FakeClock()
+        service = RoomService(Store("sqlite://"), bot_delay=0.7, timer=clock.now, sleep=clock.sleep)
+        await service.start()
+        try:
+            handle, conn, answer = await _human_room(service, turn_time=600)
+            handle.bot, handle.take_bot = FirstBot(), FirstBot()  # bots never take
+            await service.start_match(answer["code"], answer["host_token"])
+            deadline = time.monotonic() + 20
+            held = []
+            while handle.room.status == "playing" and len(held) < 3:
+                assert time.monotonic() < deadline, "no lead of ours came"
+                room = handle.room
+                if room.to_act() == 0 and room.take_window() and handle.window and handle.window[0] == room.version:
+                    opened = handle.window[1]
+                    card = next(a for a in room.view(0).legal_actions if a is not TAKE)
+                    await service.message(handle, conn, {"type": "act", "action": str(card), "version": room.version})
+                    held.append(round(clock.now() - opened, 9))
+                elif room.to_act() == 0:
+                    card = room.view(0).legal_actions[0]
+                    await service.message(handle, conn, {"type": "act", "action": str(card), "version": room.version})
+                else:
+                    await asyncio.sleep(0.001)
+            return held
+        finally:
+            await service.stop()
+
+    held = asyncio.run(main())
+    assert held and all(t >= 0.7 for t in held), held
