@@ -1591,8 +1591,9 @@ class RoomService:
         if human and seat in handle.connected() and not room.deal_over:
             assert seat is not None
             key = (room.version, seat)
-        if handle.turn_key == key:
-            return
+        running = handle.turn_task is not None and not handle.turn_task.done()
+        if handle.turn_key == key and (key is None or running):
+            return  # (a timer that ran out while its player was disconnected starts again on their return)
         if handle.turn_task is not None:
             handle.turn_task.cancel()
         handle.turn_task, handle.turn_key, handle.turn_deadline = None, key, None
