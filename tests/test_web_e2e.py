@@ -543,7 +543,8 @@ def test_the_lobby_controls_are_built_from_the_option_schema(new_page, server):
     code = page.url.rsplit("/", 1)[1]
     config = httpx.get(f"{server}/api/rooms/{code}", timeout=10).json()["config"]
     assert config["players"] == 5
-    assert config["options"] == {"trump": "spades", "uneven": "loaded", "loaded_seat": 2}
+    # new rooms take by interject (docs/web.md "Takes"): stored with the options the lobby sent
+    assert config["options"] == {"trump": "spades", "uneven": "loaded", "loaded_seat": 2, "take_protocol": "interject"}
 
 
 @pytest.mark.timeout(120)

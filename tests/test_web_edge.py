@@ -424,7 +424,7 @@ def test_openapi_and_socket_schema_come_from_the_models_and_match_what_is_sent()
         sockets = client.get("/api/socket-schema.json").json()
         client_types = set(sockets["client"]["discriminator"]["mapping"])
         server_types = set(sockets["server"]["discriminator"]["mapping"])
-        assert client_types == {"hello", "act", "start", "next", "lang", "ping", "hint", "rematch"}
+        assert client_types == {"hello", "act", "back", "finish", "start", "next", "lang", "ping", "hint", "rematch"}
         assert server_types == {"welcome", "sync", "update", "absent", "error", "pong", "closed", "hint", "rematch"}
         assert {"/api/quickplay", "/api/rooms"} <= set(openapi["paths"]) and "get" in openapi["paths"]["/api/rooms"]
         # what the server sends fits its models

@@ -25,10 +25,11 @@ CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]|Jk")
 ALLOWED_KEYS = {
     # messages
     "type", "seat", "host", "room", "view", "version", "log", "events", "history_length", "code", "message",
-    "deadline", "illegal", "text",
+    "deadline", "illegal", "text", "turn_ends_in",
     # room
     "status", "config", "seats", "deal_index", "deals", "standings",
-    "profile", "players", "options", "bot_level", "public", "name", "kind", "connected", "bot_playing",
+    "profile", "players", "options", "bot_level", "public", "turn_time", "name", "kind", "connected",
+    "bot_playing",
     "points", "losses", "tens", "place", "chips",
     # view (PlayerView.to_dict) and events
     "rules", "dealer", "hand", "hand_sizes", "got_away", "out_order", "leader", "to_act", "decision",

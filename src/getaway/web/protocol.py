@@ -37,7 +37,7 @@ from ..bots import LEVELS
 from ..core.rules import Rules
 from ..text import i18n
 from ..text.i18n import N_
-from .rooms import MAX_DEALS, RoomError, check_name
+from .rooms import MAX_DEALS, MAX_TURN_TIME, MIN_TURN_TIME, TURN_TIME, RoomError, check_name
 
 __all__ = [
     "MAX_MESSAGE",
@@ -168,6 +168,8 @@ class CreateRoom(_Model):
     bot_level: Level = "medium"
     hints: StrictBool = True
     public: StrictBool = False
+    #: seconds a connected human has for a turn before a bot plays it and they are away
+    turn_time: Annotated[StrictInt, Field(ge=MIN_TURN_TIME, le=MAX_TURN_TIME)] = TURN_TIME
     name: Name | None = None
 
     def config(self) -> dict[str, Any]:
@@ -345,6 +347,20 @@ class Act(_Model):
     version: Version
 
 
+class Back(_Model):
+    """A player marked away (their turn timed out, a bot plays for them) takes their seat back;
+    any ``act`` of theirs while away does the same (and is not played)."""
+
+    type: Literal["back"]
+
+
+class Finish(_Model):
+    """Finish the deal at once: bots play the rest without their delay. Refused (``not_now``)
+    while a human (not away) is still in the deal."""
+
+    type: Literal["finish"]
+
+
 class Start(_Model):
     """The host starts the match (empty seats become bots)."""
 
@@ -385,7 +401,7 @@ class AskRematch(_Model):
 
 
 ClientMessage = Annotated[
-    Hello | Act | Start | Next | SetLang | Ping | AskHint | AskRematch, Field(discriminator="type")
+    Hello | Act | Back | Finish | Start | Next | SetLang | Ping | AskHint | AskRematch, Field(discriminator="type")
 ]
 _CLIENT: Final = TypeAdapter(ClientMessage)
 
@@ -407,6 +423,8 @@ class Welcome(BaseModel):
     illegal: list[dict[str, Any]]
     version: int
     log: list[str]
+    #: seconds left of the turn timer of the human to act, ``None`` when no human's turn is timed
+    turn_ends_in: float | None = None
 
 
 class Update(BaseModel):
@@ -421,6 +439,8 @@ class Update(BaseModel):
     history_length: int
     illegal: list[dict[str, Any]]
     log: list[str]
+    #: as in :class:`Welcome`
+    turn_ends_in: float | None = None
 
 
 class Absent(BaseModel):

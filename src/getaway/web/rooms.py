@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from ..bots import LEVELS, Bot, make_bot
 from ..core.deal import Deal
-from ..core.events import Action, IllegalActionError, InvalidActionError, parse_action
+from ..core.events import PASS, TAKE, Action, IllegalActionError, InvalidActionError, parse_action
 from ..core.knowledge import Knowledge
 from ..core.match import Match, MatchError
 from ..core.messages import error_text
@@ -70,6 +70,14 @@ BOT_MARK: Final = "\N{ROBOT FACE}"
 STATUSES: Final = ("lobby", "playing", "between_deals", "finished", "closed")
 #: Most deals a web match may have.
 MAX_DEALS: Final = 50
+#: Seconds a connected human has for a turn before a bot plays it (a room's default ``turn_time``),
+#: and the range a room may choose.
+TURN_TIME: Final = 45
+MIN_TURN_TIME: Final = 1
+MAX_TURN_TIME: Final = 600
+#: The moment of a take window (after a trick, as a share of the bot delay) at which bots
+#: announce their takes, whatever they hold: no timing tells their thinking (docs/web.md "Takes").
+TAKE_MOMENT: Final = 0.5
 _CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 _OPTION_NAMES: Final = frozenset(n for n, spec in Rules.schema()["options"].items() if spec["group"] != "setup")
 #: Share of the bot delay a searching bot may spend searching (``time_limit``): the rest is the
@@ -204,8 +212,8 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
     """The room configuration of ``POST /api/rooms``, normalized, and its rules.
 
     ``{"profile": "punjab", "players": 4, "deals": 1, "options": {"trump": "spades"},
-    "bot_level": "medium", "hints": true}``; every key optional (defaults: punjab, 4 players, 1
-    deal, medium, hints on).
+    "bot_level": "medium", "hints": true, "turn_time": 45}``; every key optional (defaults: punjab,
+    4 players, 1 deal, medium, hints on, :data:`TURN_TIME` seconds a turn).
 
     Raises:
         RoomError: ``bad_message`` naming the bad field (unknown profile or option, bad value).
@@ -245,6 +253,12 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
         raise RoomError("bad_message", N_("public: expected true or false"))
     if public:  # listed in the lobby (GET /api/rooms?public=1); absent means private
         config["public"] = True
+    turn_time = data.get("turn_time", TURN_TIME)
+    if isinstance(turn_time, bool) or not isinstance(turn_time, int) or not MIN_TURN_TIME <= turn_time <= MAX_TURN_TIME:
+        template = N_("turn_time: expected whole seconds from {low} to {high}")
+        raise RoomError("bad_message", template, low=MIN_TURN_TIME, high=MAX_TURN_TIME)
+    if turn_time != TURN_TIME:  # absent means the default (rooms made before the option)
+        config["turn_time"] = turn_time
     return config, rules
 
 
@@ -270,6 +284,22 @@ def listing(room: Room) -> dict[str, Any] | None:
         "free": free,
         "seats": [{"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(room.seats)],
     }
+
+
+def live_config(data: Any) -> dict[str, Any]:
+    """The configuration a new room is created with: :func:`check_config`'s, with punjab's
+    takes offered by the ``interject`` protocol (R-P-TAKE) unless the creator chose a
+    protocol: a player who never takes is never asked (docs/web.md "Takes"). Stored with the
+    room, so that rooms made before (with ``poll``) replay as they were played.
+
+    Raises:
+        RoomError: as :func:`check_config`.
+    """
+    config, rules = check_config(data)
+    if rules.take_protocol == "poll" and "take_protocol" not in config["options"]:
+        config["options"]["take_protocol"] = "interject"
+        config, rules = check_config(config)
+    return config
 
 
 @dataclass
@@ -392,6 +422,35 @@ class Room:
         if self.status != "playing" or self.match is None:
             return None
         return self.match.deal.to_act
+
+    @property
+    def turn_time(self) -> int:
+        """Seconds a connected human has for a turn before a bot plays it (the room's option)."""
+        return int(self.config.get("turn_time", TURN_TIME))
+
+    def take_window(self) -> bool:
+        """Whether the deal is between tricks under the ``interject`` protocol, when any active
+        player may announce a take before the lead card (R-P-TAKE)."""
+        if self.status != "playing" or self.match is None or self.rules.take_protocol != "interject":
+            return False
+        deal = self.match.deal
+        return not deal.is_over and deal.decision == "play" and not deal.trick
+
+    def takers(self) -> list[int]:
+        """The seats that may take now, besides the seat to act (``[]`` outside a take window)."""
+        if not self.take_window():
+            return []
+        assert self.match is not None
+        deal = self.match.deal
+        return [s for s in range(self.rules.players) if s != deal.to_act and deal.legal_actions(s)]
+
+    def humans_to_act(self) -> list[int]:
+        """The human seats still in the current deal (not got away) that a human plays (not a
+        bot for an absent one): while there is none, the deal may be finished at once."""
+        if self.status != "playing" or self.match is None:
+            return []
+        out = self.match.deal.got_away_mask
+        return [i for i, s in enumerate(self.seats) if s.kind == "human" and not s.bot_playing and not out >> i & 1]
 
     def public(self, connected: set[int] | frozenset[int] = frozenset()) -> dict[str, Any]:
         """The public room state (docs/web.md): code, status, config, seats, deal index,
@@ -758,6 +817,14 @@ class RoomHandle:
         self.paused = False  # played by bots alone and no slot free: bots wait
         self.rematch: str | None = None  # the code of this finished match's rematch room, once asked
         self.unlisted = False  # a rematch room while its players are seated: not in the public list yet
+        self.take_bot: Bot = self.bot if LEVELS.get(room.level, ("",))[0] == "random" else make_bot("medium")
+        self.takes_key: int | None = None  # the version whose take window bots have decided on
+        self.take_tasks: list[asyncio.Task[None]] = []  # the bots' takes planned for it
+        self.window: tuple[int, float] | None = None  # (version, timer) a take window opened at
+        self.turn_task: asyncio.Task[None] | None = None  # a human's turn timer
+        self.turn_key: tuple[int, int] | None = None  # (version, seat) it runs for
+        self.turn_deadline: float | None = None  # its end (:attr:`RoomService.timer`)
+        self.fast: int | None = None  # the deal index being finished at once (no human left to act)
 
     def connected(self) -> set[int]:
         """Seats with at least one open socket."""
@@ -922,7 +989,7 @@ class RoomService:
         Raises:
             RoomError: ``bad_message`` (bad config), ``name_too_long``.
         """
-        config, _rules = check_config(config)
+        config = live_config(config)
         if name is not None:
             name = check_name(name)
         host_token = new_token()
@@ -1275,6 +1342,7 @@ class RoomService:
             if timer is not None:
                 timer.cancel()
             handle.deadlines.pop(seat, None)
+            self._plan_turn_timer(handle)
         conn.send(self._full(handle, conn, "welcome"))
         if seat is not None and room.seats[seat].bot_playing and room.status != "closed":
             handle.queue.put_nowait(_Job("reclaim", {"seat": seat}))
@@ -1310,12 +1378,21 @@ class RoomService:
         if kind == "hint":
             await self._hint(handle, conn)
             return
+        if kind in ("act", "back", "finish") and conn.seat is None:
+            conn.error(RoomError("spectator", N_("spectators cannot play")), room.version)
+            return
+        if kind == "finish":
+            handle.queue.put_nowait(_Job("finish", call=lambda: self._finish(handle, conn)))
+            return
+        if kind == "back" or (kind == "act" and room.seats[conn.seat].bot_playing):
+            if room.seats[conn.seat].bot_playing:  # away (timed out): acting again brings them back
+                with contextlib.suppress(RoomError):
+                    await self.submit(handle, _Job("reclaim", {"seat": conn.seat}))
+            return
         if kind == "act":
-            if conn.seat is None:
-                conn.error(RoomError("spectator", N_("spectators cannot play")), room.version)
-                return
             payload = {"seat": conn.seat, "action": msg.get("action"), "bot": False}
             job = _Job("act", payload, version=msg.get("version"))
+            await self._hold_lead(handle, msg)
         elif kind in ("start", "next"):
             if not conn.host:
                 conn.error(RoomError("not_host", N_("only the host can do this"), 403), room.version)
@@ -1328,6 +1405,35 @@ class RoomService:
             await self.submit(handle, job)
         except RoomError as exc:
             conn.error(exc, room.version)
+
+    async def _hold_lead(self, handle: RoomHandle, msg: dict[str, Any]) -> None:
+        """Hold a human's move made in a take window (a lead; a take is never held) until the
+        window has lasted the bot delay, as a bot's lead would: whoever leads, the others have
+        the same time to take (docs/web.md "Takes"). A take made meanwhile moves the room on,
+        and the held move is then refused as stale."""
+        window = handle.window
+        if window is None or window[0] != handle.room.version or msg.get("action") == "take":
+            return
+        wait = window[1] + self.bot_delay - self.timer()
+        if wait > 0:
+            await self.sleep(wait)
+
+    def _finish(self, handle: RoomHandle, conn: Connection) -> None:
+        """``finish``: bots play the rest of the deal without their delay, once no human is left
+        to act in it (:meth:`Room.humans_to_act`)."""
+        room = handle.room
+        if room.status != "playing" or room.humans_to_act():
+            conn.error(RoomError("not_now", N_("a player still has to act in this deal")), room.version)
+            return
+        handle.fast = room.deal_index
+        if handle.bot_task is not None:
+            handle.bot_task.cancel()
+        handle.bot_task, handle.bot_key, handle.takes_key = None, None, None
+        self._schedule(handle)
+
+    def _fast(self, handle: RoomHandle) -> bool:
+        """Whether bots play the current deal without their delay (it is being finished)."""
+        return handle.fast is not None and handle.fast == handle.room.deal_index
 
     async def _hint(self, handle: RoomHandle, conn: Connection) -> None:
         """Answer a ``hint`` (web/hints.py) to this socket only; nothing is logged or broadcast."""
@@ -1428,11 +1534,11 @@ class RoomService:
             for seat in self._humans(room):
                 if seat not in connected:
                     self._start_absence(handle, seat, announce=True)
+        self._schedule(handle)  # first: the turn timer's deadline is in the broadcast
         self._broadcast(handle)
-        self._schedule(handle)
 
     def _forget(self, handle: RoomHandle) -> None:
-        for task in (handle.bot_task, handle.next_task, *handle.timers.values()):
+        for task in (handle.bot_task, handle.next_task, handle.turn_task, *handle.take_tasks, *handle.timers.values()):
             if task is not None:
                 task.cancel()
         self._free_slot(handle)
@@ -1467,7 +1573,14 @@ class RoomService:
             "illegal": self._illegal(room, conn, room.illegal(conn.seat)),
             "version": room.version,
             "log": lines,
+            "turn_ends_in": self._turn_left(handle),
         }
+
+    def _turn_left(self, handle: RoomHandle) -> float | None:
+        """Seconds left of the turn timer of the human to act (public: whose turn it is is), or ``None``."""
+        if handle.turn_deadline is None or handle.turn_key != (handle.room.version, handle.room.to_act()):
+            return None
+        return round(max(0.0, handle.turn_deadline - self.timer()), 3)
 
     @staticmethod
     def _illegal(room: Room, conn: Connection, reasons: dict[str, IllegalActionError]) -> list[dict[str, Any]]:
@@ -1527,6 +1640,7 @@ class RoomService:
                     "events": events,
                     "history_length": 0 if view is None else len(view.history),
                     "log": lines,
+                    "turn_ends_in": self._turn_left(handle),
                 }
             )
 
@@ -1559,9 +1673,77 @@ class RoomService:
             handle.bot_key = key
             if key is not None:
                 handle.bot_task = asyncio.create_task(self._bot_move(handle, *key, self.timer()))
+        self._plan_takes(handle)
+        self._plan_turn_timer(handle)
         idle_next = handle.next_task is None or handle.next_task.done()
         if room.status == "between_deals" and idle_next and self._no_host(handle):
             handle.next_task = asyncio.create_task(self._auto_next(handle, room.version))
+
+    def _plan_takes(self, handle: RoomHandle) -> None:
+        """In a take window (interject protocol, R-P-TAKE): note when it opened (a human's lead
+        waits the bot delay from then, :meth:`_hold_lead`), and plan the takes of the bots not to
+        act, each decided now and announced at :data:`TAKE_MOMENT` of the bot delay, whatever
+        they decided (the bot to act decides with its move)."""
+        room = handle.room
+        version = room.version
+        if not room.take_window():
+            handle.window = None
+            return
+        if handle.window is None or handle.window[0] != version:
+            handle.window = (version, self.timer())
+        if handle.takes_key == version:
+            return
+        for task in handle.take_tasks:
+            task.cancel()
+        handle.takes_key, handle.take_tasks = version, []
+        began = handle.window[1]
+        for seat in room.takers():
+            if not room.seats[seat].bot_controlled:
+                continue
+            view = room.view(seat)
+            assert view is not None
+            if handle.take_bot.act(view, [TAKE, PASS], handle.bot_rng) is TAKE:
+                handle.take_tasks.append(asyncio.create_task(self._bot_take(handle, version, seat, began)))
+
+    async def _bot_take(self, handle: RoomHandle, version: int, seat: int, began: float) -> None:
+        """A bot's take announced at :data:`TAKE_MOMENT` of the window opened at ``began``."""
+        if self.bot_delay > 0 and not self._fast(handle):
+            wait = began + TAKE_MOMENT * self.bot_delay - self.timer()
+            if wait > 0:
+                await self.sleep(wait)
+        if handle.room.version != version or not handle.room.seats[seat].bot_controlled:
+            return
+        with contextlib.suppress(RoomError):
+            await self.submit(handle, _Job("act", {"seat": seat, "action": "take", "bot": True}, version=version))
+
+    def _plan_turn_timer(self, handle: RoomHandle) -> None:
+        """Start the turn timer of a connected human to act (the room's ``turn_time``): when it
+        runs out, a bot plays for them and they are away (``absent``) until they act again."""
+        room = handle.room
+        seat = room.to_act()
+        key = None
+        human = seat is not None and room.seats[seat].kind == "human" and not room.seats[seat].bot_playing
+        if human and seat in handle.connected() and not room.deal_over:
+            assert seat is not None
+            key = (room.version, seat)
+        running = handle.turn_task is not None and not handle.turn_task.done()
+        if handle.turn_key == key and (key is None or running):
+            return  # (a timer that ran out while its player was disconnected starts again on their return)
+        if handle.turn_task is not None:
+            handle.turn_task.cancel()
+        handle.turn_task, handle.turn_key, handle.turn_deadline = None, key, None
+        if key is None:
+            return
+        handle.turn_deadline = self.timer() + room.turn_time
+
+        async def timeout(version: int, seat: int) -> None:
+            await self.sleep(room.turn_time)
+            live = handle.room
+            if live.version == version and not live.seats[seat].bot_playing and seat in handle.connected():
+                with contextlib.suppress(RoomError):
+                    await self.submit(handle, _Job("absent", {"seat": seat}))
+
+        handle.turn_task = asyncio.create_task(timeout(*key))
 
     @staticmethod
     def _no_host(handle: RoomHandle) -> bool:
@@ -1657,7 +1839,7 @@ class RoomService:
                 action = handle.bot.act(view, legal, handle.bot_rng)
             else:  # searching bots take milliseconds to seconds: off the event loop
                 action = await self._search(handle, view, legal)
-            if self.bot_delay > 0:
+            if self.bot_delay > 0 and not self._fast(handle):
                 wait = began + self.bot_delay - self.timer()
                 if wait > 0:
                     await self.sleep(wait)

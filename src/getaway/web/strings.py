@@ -155,6 +155,14 @@ _PAGE: tuple[str, ...] = (
     N_("No public room is waiting for players."),
     N_("Rematch"),
     N_("A new room with the same players and options: everyone here comes along."),
+    # takes between tricks, the turn timer, finishing a deal (issue 15; docs/web.md)
+    N_("Their cards join yours and they get away: take only when it helps you."),
+    N_("Take at the next chance"),
+    N_("Take armed: cancel"),
+    N_("I'm back"),
+    N_("Finish the deal"),
+    N_("You were away: a bot plays for you."),
+    N_("{s} s left: then a bot plays for you"),
 )
 
 #: Every msgid the page shows: its own texts, then the option schema's.

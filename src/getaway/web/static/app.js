@@ -259,6 +259,9 @@ function connState(state) {
 }
 
 function onMessage(msg) {
+  if ("turn_ends_in" in msg && !(msg.type === "update" && S.version !== null && msg.version < S.version)) {
+    S.turnEnds = msg.turn_ends_in === null ? null : Date.now() / 1000 + msg.turn_ends_in;  // the turn timer (docs/web.md)
+  }
   switch (msg.type) {
     case "welcome":
     case "sync":
@@ -354,6 +357,7 @@ function applyState(room, view) {
   const headerKey = `${S.isHost}|${S.room && S.room.status}`;  // the header's close button follows them
   if (headerKey !== S.headerKey) { S.headerKey = headerKey; renderHeader(); }
   for (const s of seats) if (s.connected === true || s.bot_playing || s.kind !== "human") delete S.absent[s.seat];
+  takeIfArmed();
   document.body.dataset.version = S.version ?? "";
   // Fetch the match history when a deal has finished (losers per deal, for the records list).
   const done = (S.room.deal_index ?? 0) + (S.view && S.view.outcome ? 1 : 0);
@@ -365,6 +369,18 @@ function applyState(room, view) {
     }).catch(() => {});
   }
   render();
+}
+
+/** An armed take ("take at the next chance") is sent as soon as the take is legal (docs/web.md "Takes"). */
+function takeIfArmed() {
+  const v = S.view;
+  if (!S.armedTake || !v || S.pending) return;
+  if (v.outcome || (S.seat !== null && v.got_away[S.seat])) { S.armedTake = false; return; }
+  if (v.decision === "play" && !v.trick.length && v.legal_actions.includes("take")) {
+    S.armedTake = false;
+    localStorage.setItem("getaway-take-explained", "1");
+    sendAct("take");
+  }
 }
 
 function roomGone(message) {
@@ -394,6 +410,9 @@ function renderRoom() {
       act: sendAct,
       next: () => send({ type: "next" }),
       hint: () => send({ type: "hint" }),
+      back: () => send({ type: "back" }),
+      finish: () => send({ type: "finish" }),
+      armTake: (on) => { S.armedTake = on; render(); },
       notice: showError,
     });
   }
@@ -471,7 +490,7 @@ function route() {
   if (S.socket) { S.socket.stop(); S.socket = null; }
   tableView && tableView.destroy();
   tableView = null;
-  Object.assign(S, { code: null, seat: null, room: null, view: null, version: null, log: [], logReset: true, absent: {}, pending: false, history: null, historyFor: -1 });
+  Object.assign(S, { code: null, seat: null, room: null, view: null, version: null, log: [], logReset: true, absent: {}, pending: false, history: null, historyFor: -1, armedTake: false, turnEnds: null });
   const m = location.pathname.match(/^\/r\/([^/]+)\/?$/);
   connBar.hidden = true;
   if (m) {

@@ -18,6 +18,10 @@ const LIFT = 10;
 // The mark of a bot seat wherever its name is shown (the server refuses it in human names, so
 // a human called "Bot 3" never looks like one); the narration's names carry it too.
 export const BOT_MARK = "\u{1F916}";
+/** localStorage key: the take control's explanation was seen (it shows until the first take). */
+const TAKE_EXPLAINED = "getaway-take-explained";
+/** The turn timer's countdown shows in its last seconds. */
+const COUNTDOWN = 10;
 
 export function seatName(room, seat) {
   const s = room && room.seats && room.seats[seat];
@@ -396,11 +400,34 @@ export class TableView {
     const { view, room } = S;
     const legal = new Set(view ? view.legal_actions : []);
     const btns = [];
-    if (legal.has("take")) {
-      const target = leftActive(view, S.seat);
-      const who = target === null ? "" : seatName(room, target);
-      btns.push(h("button", { class: "primary", "data-testid": "take", "aria-describedby": "status",
-        title: who ? t("Take {name}'s hand", { name: who }) : null, onclick: () => this.actions.act("take") }, t("Take left hand")));
+    const target = leftActive(view, S.seat);
+    const who = target === null ? "?" : seatName(room, target);
+    const seated = S.seat !== null && S.seat !== undefined;
+    const live = view && !view.outcome && seated;
+    const interject = live && view.rules && view.rules.take_protocol === "interject" && !view.got_away[S.seat];
+    if (legal.has("take") && view.decision === "take") {
+      // The take poll of rooms made before interject (docs/web.md "Takes"): never the main button.
+      btns.push(h("button", { "data-testid": "take", "aria-describedby": "status",
+        title: t("Take {name}'s hand", { name: who }), onclick: () => this.actions.act("take") }, t("Take left hand")));
+    } else if (interject && legal.has("take")) {
+      // Between tricks: a secondary control (docs/web.md "Takes"), explained once.
+      btns.push(h("button", { type: "button", class: "secondary take-hand", "data-testid": "take-hand", "aria-describedby": "take-explain",
+        onclick: () => { localStorage.setItem(TAKE_EXPLAINED, "1"); this.actions.act("take"); } }, t("Take {name}'s hand", { name: who })));
+      if (!localStorage.getItem(TAKE_EXPLAINED)) {
+        btns.push(h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain" },
+          t("Their cards join yours and they get away: take only when it helps you.")));
+      }
+    } else if (interject && view.trick.length) {
+      // During a trick: arm a take for the next chance (after this trick, before the lead).
+      btns.push(h("button", { type: "button", class: `secondary arm-take${S.armedTake ? " armed" : ""}`, "data-testid": "arm-take",
+        "aria-pressed": String(!!S.armedTake), onclick: () => this.actions.armTake(!S.armedTake) },
+      S.armedTake ? t("Take armed: cancel") : t("Take at the next chance")));
+    }
+    if (seated && room.status !== "finished" && room.seats[S.seat] && room.seats[S.seat].bot_playing) {
+      btns.push(h("button", { type: "button", class: "primary", "data-testid": "back", onclick: () => this.actions.back() }, t("I'm back")));
+    }
+    if (live && noHumanToAct(room, view)) {  // you got away (or are away) and only bots are left to act
+      btns.push(h("button", { type: "button", class: "primary", "data-testid": "finish", onclick: () => this.actions.finish() }, t("Finish the deal")));
     }
     if (legal.has("pass")) btns.push(h("button", { "data-testid": "pass", onclick: () => this.actions.act("pass") }, t("Pass")));
     if (legal.has("pickup")) btns.push(h("button", { "data-testid": "pickup", onclick: () => this.actions.act("pickup") }, t("Pick up")));
@@ -410,7 +437,7 @@ export class TableView {
       btns.push(h("button", { type: "button", class: "ghost hint-button", "data-testid": "hint", "aria-describedby": "hint-text",
         onclick: () => this.actions.hint() }, t("Hint")));
     }
-    for (const b of btns) if (S.pending) b.disabled = true;
+    for (const b of btns) if (S.pending && b.tagName === "BUTTON") b.disabled = true;
     // Keep keyboard focus on the same button across updates.
     const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
     fill(this.buttons, btns);
@@ -579,7 +606,11 @@ export class TableView {
       text = view.decision === "take" ? t("{name} to take or pass", { name }) : t("{name} to play", { name });
     }
     if (S.seat === null || S.seat === undefined) text = `${t("You are watching.")} ${text}`;
-    fill(this.status, cardText(text));
+    else if (view && !view.outcome && room.seats[S.seat] && room.seats[S.seat].bot_playing) text = t("You were away: a bot plays for you.");
+    fill(this.status, cardText(text), h("span", { class: "countdown", "data-testid": "turn-countdown", hidden: true }));
+    this.countdown = this.status.lastChild;
+    this.countdownFor = mine ? S.turnEnds : null;
+    this.tickCountdown();
     this.status.classList.toggle("mine", mine);
     if (mine && !this.announcedVersion) this.announce.textContent = cardSpeech(text);
     this.announcedVersion = mine;
@@ -632,6 +663,16 @@ export class TableView {
   /** Refresh the absence countdowns (called every second). */
   tick() {
     for (const el of this.seats.querySelectorAll("[data-deadline]")) el.textContent = awayText(Number(el.dataset.deadline) || null);
+    this.tickCountdown();
+  }
+
+  /** The turn timer's countdown, shown in its last 10 s (docs/web.md "Turn timer"). */
+  tickCountdown() {
+    if (!this.countdown) return;
+    const left = this.countdownFor ? Math.ceil(this.countdownFor - Date.now() / 1000) : null;
+    const show = left !== null && left <= COUNTDOWN;
+    this.countdown.hidden = !show;
+    this.countdown.textContent = show ? ` ${t("{s} s left: then a bot plays for you", { s: Math.max(0, left) })}` : "";
   }
 }
 
@@ -649,6 +690,11 @@ function placeOf(view, seat) {
     place += group.length;
   }
   return "?";
+}
+
+/** Whether no human is left to act in the deal: every active seat is a bot's or an away human's. */
+export function noHumanToAct(room, view) {
+  return room.seats.every((s) => view.got_away[s.seat] || s.kind !== "human" || s.bot_playing);
 }
 
 /** The nearest active player on `seat`'s left (the hand a take would take). */
