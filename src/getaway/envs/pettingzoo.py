@@ -40,8 +40,7 @@ from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS, Action, action_from_id
 from ..core.knowledge import Knowledge
 from ..core.rules import Rules
-from ..core.view import player_view
-from .encoding import encode, observation_size
+from .encoding import encode_seat, observation_size
 
 __all__ = ["env", "raw_env", "rules_from_options", "deal_rewards", "action_of", "legal_mask_array", "as_whole_number"]
 
@@ -240,12 +239,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         knowledge = self._knowledge[seat]
         if knowledge is None:
             knowledge = self._knowledge[seat] = Knowledge.of(deal, seat)
-        view = player_view(deal, seat, knowledge)
+        observation = encode_seat(deal, seat, knowledge)  # encode(player_view(...)) without the view
         if agent == self.agent_selection and not deal.is_over:
             mask = legal_mask_array(deal)
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": encode(view), "action_mask": mask}
+        return {"observation": observation, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``, with the same result, in fewer steps (it runs once per action)."""
