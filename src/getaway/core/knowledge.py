@@ -55,7 +55,7 @@ from .rules import Rules
 if TYPE_CHECKING:
     from .deal import Deal
 
-__all__ = ["Knowledge", "EventLog", "redact"]
+__all__ = ["Knowledge", "EventLog", "redact", "followed_knowledge"]
 
 _JOKER_BIT = 1 << JOKER_INDEX
 _SNAPSHOT = N_("a view's knowledge is a snapshot: copy() it to follow the deal")
@@ -541,7 +541,7 @@ class Knowledge:
         return other
 
     def _clone(self) -> Knowledge:
-        other = Knowledge.__new__(Knowledge)
+        other = Knowledge(self.rules, None, self.sizes)  # (a compiled class has no bare __new__)
         other.seat = self.seat
         other.players = self.players
         other.rules = self.rules
@@ -568,7 +568,7 @@ class Knowledge:
         """This (public) knowledge plus ``seat``'s own hand ``hand``: what ``seat`` knows when
         it saw nothing private (no take of its own, no blind draw of its own pending). Fast:
         the history is not copied (the copy's :attr:`history` is empty)."""
-        other = Knowledge.__new__(Knowledge)
+        other = Knowledge(self.rules, None, self.sizes)  # (a compiled class has no bare __new__)
         other.seat = seat
         other.players = self.players
         other.rules = self.rules
@@ -740,3 +740,21 @@ def _hand_before(hand: int, e: Event, seat: int) -> int:
     elif e.kind == _TAKE and e.other == seat:
         return _mask(e.cards)
     return hand
+
+
+def followed_knowledge(deal: Deal, seat: int | None, knowledge: Knowledge | None) -> Knowledge:
+    """``knowledge`` brought up to date with ``deal`` (made afresh if ``None``), checked to be ``seat``'s.
+
+    Raises:
+        ValueError: ``seat`` is not a seat of the deal, or ``knowledge`` is another seat's.
+    """
+    n = deal.players
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+        raise ValueError(at("seat", Text(N_("no seat {seat!r} among {n} players"), seat=seat, n=n)))
+    if knowledge is None:
+        return Knowledge.of(deal, seat)
+    if knowledge.seat != seat or knowledge.players != n:
+        message = N_("this knowledge is seat {other}'s, not seat {seat}'s")
+        raise ValueError(at("knowledge", Text(message, other=knowledge.seat, seat=seat)))
+    return knowledge.follow(deal)
+

@@ -21,11 +21,10 @@ from typing import Any
 from .cards import Card, cards_of
 from .deal import Deal
 from .events import Action, Outcome
-from .knowledge import EventLog, Knowledge
-from .messages import N_, Text, at
+from .knowledge import EventLog, Knowledge, followed_knowledge
 from .rules import Rules
 
-__all__ = ["PlayerView", "player_view", "seat_facts", "EventLog"]
+__all__ = ["PlayerView", "player_view", "must_lead_card", "EventLog"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +170,7 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
     Raises:
         ValueError: ``seat`` is not a seat of this deal, or ``knowledge`` is another seat's.
     """
-    knowledge = _followed(deal, seat, knowledge)
+    knowledge = followed_knowledge(deal, seat, knowledge)
     n = deal.players
     hand_mask = 0 if seat is None else deal.hand_mask(seat)
     leader = deal.leader
@@ -192,7 +191,7 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
         first_trick_done=deal.first_trick_done,
         waste_size=deal.waste_size,
         waste_seen_mask=knowledge.waste,
-        must_lead=_must_lead(deal, seat, hand_mask, leader),
+        must_lead=must_lead_card(deal, seat, hand_mask, leader),
         tricks_played=deal.tricks_played,
         pickups=deal.pickups,
         takes=deal.takes,
@@ -204,51 +203,9 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
     )
 
 
-def _followed(deal: Deal, seat: int | None, knowledge: Knowledge | None) -> Knowledge:
-    """``knowledge`` brought up to date with ``deal`` (made afresh if ``None``), checked to be ``seat``'s."""
-    n = deal.players
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-        raise ValueError(at("seat", Text(N_("no seat {seat!r} among {n} players"), seat=seat, n=n)))
-    if knowledge is None:
-        return Knowledge.of(deal, seat)
-    if knowledge.seat != seat or knowledge.players != n:
-        message = N_("this knowledge is seat {other}'s, not seat {seat}'s")
-        raise ValueError(at("knowledge", Text(message, other=knowledge.seat, seat=seat)))
-    return knowledge.follow(deal)
-
-
-def _must_lead(deal: Deal, seat: int | None, hand_mask: int, leader: int) -> Card | None:
-    """The card ``seat`` drew and must lead (R-P-DRAW), else ``None``: only the drawer sees it."""
+def must_lead_card(deal: Deal, seat: int | None, hand_mask: int, leader: int) -> Card | None:
+    """The card ``seat`` (whose hand is ``hand_mask``; ``leader`` leads the trick) drew and must
+    lead (R-P-DRAW), else ``None``: only the drawer sees it."""
     forced = deal.forced_lead
     return forced if forced is not None and hand_mask >> forced & 1 and seat == leader else None
 
-
-def seat_facts(
-    deal: Deal, seat: int, knowledge: Knowledge
-) -> tuple[
-    int, tuple[tuple[int, Card], ...], tuple[int, ...], int, int | None, int, str | None, bool, Card | None, int
-]:
-    """The facts of ``player_view(deal, seat, knowledge)`` that an observation encodes, without
-    building the view (the AI environments' every-step path, :func:`getaway.envs.encoding.encode_seat`):
-    ``(hand_mask, trick, hand_sizes, got_away as a bit set, to_act, leader, decision,
-    first_trick_done, must_lead, waste_size)``, each the same as the view's (the rest of what
-    the seat knows is ``knowledge``, brought up to date here).
-
-    Raises:
-        ValueError: as :func:`player_view`.
-    """
-    _followed(deal, seat, knowledge)
-    hand_mask = deal.hand_mask(seat)
-    leader = deal.leader
-    return (
-        hand_mask,
-        deal.trick,
-        deal.hand_sizes,
-        deal.out_mask,
-        deal.to_act,
-        leader,
-        deal.decision,
-        deal.first_trick_done,
-        _must_lead(deal, seat, hand_mask, leader),
-        deal.waste_size,
-    )

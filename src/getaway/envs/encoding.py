@@ -44,7 +44,6 @@ seat, knowledge)``), so an observation costs O(new events).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
@@ -52,12 +51,11 @@ import numpy as np
 from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS
 from ..core.knowledge import Knowledge
-from ..core.view import PlayerView, seat_facts
+from ..core.observation import NUM_CARDS, ObservationBuffer, entries, observation_size, seat_observation
+from ..core.view import PlayerView
 
-__all__ = ["encode", "encode_seat", "layout", "observation_size", "action_mask", "NUM_CARDS"]
+__all__ = ["encode", "encode_seat", "ObservationBuffer", "layout", "observation_size", "action_mask", "NUM_CARDS"]
 
-#: Card slots per card plane: 52 cards and the Joker.
-NUM_CARDS: Final = 53
 
 
 def layout(players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
@@ -85,14 +83,7 @@ def layout(players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
     return out
 
 
-def observation_size(players: int) -> int:
-    """Length of the observation vector for ``players`` seats."""
-    return (2 + (players - 1) + players) * NUM_CARDS + 4 * players + 4 * players + 2 + 3 + 1
-
-
 _FLOAT32: Final = np.dtype(np.float32)
-_UINT8: Final = np.dtype(np.uint8)
-_unpackbits = np.unpackbits
 _frombuffer = np.frombuffer
 
 
@@ -112,89 +103,28 @@ def encode(view: PlayerView) -> np.ndarray:
     for s, gone in enumerate(view.got_away):
         if gone:
             out_mask |= 1 << s
-    return _encode(
-        view.players, me, view.hand_mask, view.knowledge, view.trick, view.hand_sizes, out_mask, view.to_act,
-        view.leader, view.decision, view.first_trick_done, view.must_lead is not None, view.waste_size,
+    n = view.players
+    rows, small = entries(
+        n, me, view.hand_mask, view.knowledge, view.trick, view.hand_sizes, out_mask, view.to_act, view.leader,
+        view.decision, view.first_trick_done, view.must_lead is not None, view.waste_size,
     )
+    return _frombuffer(ObservationBuffer(n).update(rows, small), _FLOAT32)
 
 
-def encode_seat(deal: Deal, seat: int, knowledge: Knowledge) -> np.ndarray:
-    """``encode(player_view(deal, seat, knowledge))``, the same vector, without building the view:
-    the view's facts that the encoding reads, taken where the view takes them
-    (:func:`~getaway.core.view.seat_facts`); ``knowledge`` (``seat``'s, kept by the caller) is
-    brought up to date. For the environments' every-step observation (docs/envs.md "Speed").
+def encode_seat(deal: Deal, seat: int, knowledge: Knowledge, buffer: ObservationBuffer | None = None) -> np.ndarray:
+    """``encode(player_view(deal, seat, knowledge))``, the same vector, without building the view
+    (:func:`~getaway.core.observation.seat_observation`, compiled with the engine): ``knowledge``
+    (``seat``'s, kept by the caller) is brought up to date, and so is ``buffer`` (``seat``'s last
+    observation, kept by the caller: only what changed is rewritten). For the environments'
+    every-step observation (docs/envs.md "Speed").
+
+    Returns:
+        A new, writable ``float32`` array of :func:`observation_size` entries.
 
     Raises:
         ValueError: as :func:`~getaway.core.view.player_view` (a bad seat, another seat's knowledge).
     """
-    hand, trick, sizes, out_mask, to_act, leader, decision, first_done, must_lead, waste_size = seat_facts(
-        deal, seat, knowledge
-    )
-    return _encode(
-        deal.players, seat, hand, knowledge, trick, sizes, out_mask, to_act, leader, decision, first_done,
-        must_lead is not None, waste_size,
-    )
-
-
-def _encode(
-    n: int,
-    me: int,
-    hand: int,
-    k: Knowledge,
-    trick: Sequence[tuple[int, int]],
-    sizes: Sequence[int],
-    out_mask: int,
-    to_act: int | None,
-    leader: int,
-    decision: str | None,
-    first_trick_done: bool,
-    must_lead: bool,
-    waste_size: int,
-) -> np.ndarray:
-    """The one definition of the observation (:func:`layout`), from the facts of a seat's view."""
-    # The card planes (hand, waste seen, known per other seat, trick per seat) as one integer,
-    # plane p at bits 53·p, unpacked to bits in one go.
-    planes = hand | k.waste << NUM_CARDS
-    known = k.known
-    for i in range(1, n):
-        planes |= known[(me + i) % n] << (NUM_CARDS * (i + 1))
-    trick_base = n + 1
-    for s, c in trick:
-        planes |= 1 << (c + NUM_CARDS * (trick_base + (s - me) % n))
-    cells = (2 * n + 1) * NUM_CARDS
-    out = np.empty(cells + 8 * n + 6, dtype=_FLOAT32)
-    card_bytes = _frombuffer(planes.to_bytes((cells + 7) >> 3, "little"), _UINT8)
-    out[:cells] = _unpackbits(card_bytes, count=cells, bitorder="little")
-    # The small entries, as a list: voids, hand sizes, got away, to act, leader, decision, flags, waste size.
-    small = [0.0] * (8 * n + 6)
-    void_suits = k.void_suits()
-    for i in range(n):
-        s = (me + i) % n
-        v = void_suits[s]
-        if v:
-            small[4 * i : 4 * i + 4] = _SUIT_FLAGS[v]
-        small[4 * n + i] = sizes[s] / NUM_CARDS
-        if out_mask >> s & 1:
-            small[5 * n + i] = 1.0
-    if to_act is not None:
-        small[6 * n + (to_act - me) % n] = 1.0
-    if leader >= 0:
-        small[7 * n + (leader - me) % n] = 1.0
-    base = 8 * n
-    if decision == "play":
-        small[base] = 1.0
-    elif decision == "take":
-        small[base + 1] = 1.0
-    small[base + 2] = float(first_trick_done)
-    small[base + 3] = float(must_lead)
-    small[base + 4] = float(any(h[0] != me for h in k.hidden))
-    small[base + 5] = waste_size / NUM_CARDS
-    out[cells:] = small
-    return out
-
-
-#: The four void flags of each bit set of suits.
-_SUIT_FLAGS: Final = [[float(v >> suit & 1) for suit in range(4)] for v in range(16)]
+    return _frombuffer(seat_observation(deal, seat, knowledge, buffer), _FLOAT32)
 
 
 def action_mask(view: PlayerView) -> np.ndarray:
