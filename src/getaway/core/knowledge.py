@@ -650,14 +650,14 @@ class Knowledge:
             unknown = d["unknown"]
             absent = 0  # suits with no card in the pool
             for suit in range(4):
-                if not pool & SUIT_MASKS[suit]:
+                if not pool >> (13 * suit) & 0x1FFF:  # (SUIT_MASKS[suit], by shifts: cheaper compiled)
                     absent |= 1 << suit
             out = []
             for s in range(self.players):
                 known = self.known[s]
                 have = 0
                 for suit in range(4):
-                    if known & SUIT_MASKS[suit]:
+                    if known >> (13 * suit) & 0x1FFF:
                         have |= 1 << suit
                 if s == self.seat:
                     out.append(15 & ~have)
@@ -668,7 +668,7 @@ class Knowledge:
                     if h[0] == s:
                         rest -= 1
                         for suit in range(4):
-                            if h[1] & SUIT_MASKS[suit]:
+                            if h[1] >> (13 * suit) & 0x1FFF:
                                 maybe |= 1 << suit
                 none = 15 if rest <= 0 else (self.voids[s] | absent) & 15
                 out.append(none & ~have & ~maybe)

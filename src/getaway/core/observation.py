@@ -26,8 +26,6 @@ __all__ = ["NUM_CARDS", "observation_size", "entries", "ObservationBuffer", "sea
 #: Card slots per card plane: 52 cards and the Joker.
 NUM_CARDS: Final = 53
 _F32: Final = struct.Struct("<f")
-#: The four void flags of each bit set of suits.
-_SUIT_FLAGS: Final = [[float(v >> suit & 1) for suit in range(4)] for v in range(16)]
 
 
 def observation_size(players: int) -> int:
@@ -69,9 +67,9 @@ def entries(
         s = (me + i) % n
         v = void_suits[s]
         if v:
-            flags = _SUIT_FLAGS[v]
             for suit in range(4):
-                small[4 * i + suit] = flags[suit]
+                if v >> suit & 1:
+                    small[4 * i + suit] = 1.0
         small[4 * n + i] = sizes[s] / NUM_CARDS
         if out_mask >> s & 1:
             small[5 * n + i] = 1.0
@@ -119,17 +117,19 @@ class ObservationBuffer:
         for r in range(len(rows)):
             row = rows[r]
             diff = row ^ old[r]
-            if diff:
-                base = 4 * NUM_CARDS * r
-                for c in range(NUM_CARDS):
-                    if diff >> c & 1:
-                        i = base + 4 * c
-                        if row >> c & 1:  # 1.0 is 00 00 80 3f
-                            data[i + 2] = 0x80
-                            data[i + 3] = 0x3F
-                        else:
-                            data[i + 2] = 0
-                            data[i + 3] = 0
+            base = 4 * NUM_CARDS * r + 2
+            c = 0
+            while diff:  # the changed entries, low to high
+                if diff & 1:
+                    i = base + 4 * c
+                    if row >> c & 1:  # 1.0 is 00 00 80 3f
+                        data[i] = 0x80
+                        data[i + 1] = 0x3F
+                    else:
+                        data[i] = 0
+                        data[i + 1] = 0
+                diff >>= 1
+                c += 1
         self._rows = rows
         prev = self._small
         base = 4 * NUM_CARDS * len(rows)
