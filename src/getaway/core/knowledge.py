@@ -564,6 +564,21 @@ class Knowledge:
         other._start = self._start
         return other
 
+    def __copy__(self) -> Knowledge:
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self, memo: dict) -> Knowledge:
+        """An independent copy in the same state (a snapshot stays one); rules and events are immutable."""
+        other = self._clone()
+        other._history = list(self._history)
+        other._frozen = self._frozen
+        other._derived = None
+        return other
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickling (the compiled class has no bare ``__new__``): the fields, restored by :func:`_restore`."""
+        return (_restore, (self.rules, self.sizes, [getattr(self, name) for name in _FIELDS]))
+
     def seen_by(self, seat: int, hand: int) -> Knowledge:
         """This (public) knowledge plus ``seat``'s own hand ``hand``: what ``seat`` knows when
         it saw nothing private (no take of its own, no blind draw of its own pending). Fast:
@@ -758,3 +773,36 @@ def followed_knowledge(deal: Deal, seat: int | None, knowledge: Knowledge | None
         raise ValueError(at("knowledge", Text(message, other=knowledge.seat, seat=seat)))
     return knowledge.follow(deal)
 
+
+#: Every field of a :class:`Knowledge` (its ``__slots__``), in the order :meth:`Knowledge.__reduce__` saves them.
+_FIELDS = (
+    "seat",
+    "players",
+    "rules",
+    "known",
+    "voids",
+    "sizes",
+    "hidden",
+    "waste",
+    "played",
+    "trick",
+    "leader",
+    "first_trick_done",
+    "_history",
+    "read",
+    "universe",
+    "_open",
+    "_led",
+    "_last_pickup",
+    "_derived",
+    "_frozen",
+    "_start",
+)
+
+
+def _restore(rules: Rules, sizes: list[int], fields: list[Any]) -> Knowledge:
+    """A :class:`Knowledge` from :meth:`Knowledge.__reduce__`'s fields (unpickling)."""
+    k = Knowledge(rules, None, sizes)
+    for name, value in zip(_FIELDS, fields, strict=True):
+        setattr(k, name, value)
+    return k
