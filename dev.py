@@ -35,7 +35,13 @@ def _python() -> Path:
 
 #: What an install depends on: the project's metadata, and the sources that setup.py compiles
 #: with mypyc (an editable install keeps a compiled copy of them beside the sources).
-BUILD_INPUTS = ["pyproject.toml", "setup.py", "src/getaway/core/deal.py"]
+BUILD_INPUTS = [
+    "pyproject.toml",
+    "setup.py",
+    "src/getaway/core/deal.py",
+    "src/getaway/core/knowledge.py",
+    "src/getaway/core/observation.py",
+]
 
 
 def ensure_env() -> Path:

@@ -1,20 +1,21 @@
 """Build step of ``pip install .`` / ``pip install -e .``: compile the deal state machine with mypyc.
 
-Everything else is in pyproject.toml. ``src/getaway/core/deal.py`` (all the trick logic) is
-compiled by mypyc into a C extension, from the same source: the Python file stays the
-reference and the compiled module must behave byte for byte the same (the whole test suite
+Everything else is in pyproject.toml. ``src/getaway/core/deal.py`` (all the trick logic) and
+``src/getaway/core/knowledge.py`` (the reading of the history, every observation's first step)
+are compiled by mypyc into C extensions, from the same sources: the Python files stay the
+reference and the compiled modules must behave byte for byte the same (the whole test suite
 runs against the compiled build). It makes the engine about three times faster
 (docs/engine.md, "Speed"). The extension needs nothing outside the standard library at run time.
 
 When compiling is impossible (mypyc missing, no C compiler, a mypyc error) the install goes on
 in pure Python with a message saying why. ``GETAWAY_PURE_PYTHON=1`` skips compiling on purpose
-(and, at run time, makes ``import getaway`` use ``deal.py`` even where a compiled module exists).
+(and, at run time, makes ``import getaway`` use the sources even where compiled modules exist).
 
-An editable install (``pip install -e .``) puts the compiled module next to ``deal.py`` in
-``src/getaway/core``, where Python would import it instead of the source even after ``deal.py`` is
-edited. So a build records the SHA-256 of the source it compiled (``_compiled.json``), and
-``getaway/core/_engine.py`` imports ``deal.py`` itself, with a warning, when the two differ: the
-Python file is what runs until the next install (``python3 dev.py test`` reinstalls by itself).
+An editable install (``pip install -e .``) puts the compiled modules next to their sources in
+``src/getaway/core``, where Python would import them instead of the sources even after a source is
+edited. So a build records the SHA-256 of each source it compiled (``_compiled.json``), and
+``getaway/core/_engine.py`` imports all the sources themselves, with a warning, when one differs: the
+Python files are what runs until the next install (``python3 dev.py test`` reinstalls by itself).
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-#: Modules compiled with mypyc (paths from the project root).
-COMPILED = ["src/getaway/core/deal.py"]
+#: Modules compiled with mypyc (paths from the project root), as one group whose shared library is
+#: ``getaway/core/_native__mypyc``; ``getaway/core/_engine.py``'s ``MODULES`` names the same.
+COMPILED = ["src/getaway/core/deal.py", "src/getaway/core/knowledge.py", "src/getaway/core/observation.py"]
 #: What the compiled modules were built from, written beside them as ``_compiled.json`` after a
 #: successful build: ``getaway/core/_engine.py`` imports ``deal.py`` itself when it no longer matches.
 SOURCES = {Path(path).name: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in COMPILED}
@@ -93,7 +95,7 @@ def ext_modules() -> list:
         _say(f"mypyc is not available ({exc}); pure Python engine (same rules, slower)")
         return []
     try:
-        return mypycify(COMPILED, opt_level="3")
+        return mypycify(COMPILED, opt_level="3", group_name="getaway.core._native")
     except BaseException as exc:  # mypyc reports type errors with SystemExit
         _say(f"mypyc could not compile {COMPILED} ({exc!r}); pure Python engine (same rules, slower)")
         return []

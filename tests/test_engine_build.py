@@ -25,7 +25,7 @@ import pytest
 import getaway
 from getaway import TAKE, Deal, Rules, cards_of, player_view
 from getaway.core import deal as deal_module
-from getaway.core._engine import COMPILED
+from getaway.core._engine import COMPILED, MODULES
 
 SRC = Path(getaway.__file__).resolve().parent.parent
 
@@ -104,7 +104,8 @@ _DIGEST = r"""
 import hashlib, json, random, sys
 from getaway import Deal, Rules, TAKE
 from getaway.core._engine import COMPILED
-from getaway import player_view
+from getaway import player_view, Knowledge
+from getaway.core.observation import seat_observation
 h = hashlib.sha256()
 rng = random.Random(11)
 rule_sets = [
@@ -133,6 +134,10 @@ for rules in rule_sets:
             h.update(repr(deal.apply(action, seat)).encode())
             if rng.random() < 0.05:
                 h.update(repr(player_view(deal, deal.to_act)).encode())
+                if deal.to_act is not None:  # the knowledge and the observation (both compiled too)
+                    seen = Knowledge.of(deal, deal.to_act)
+                    h.update(seat_observation(deal, deal.to_act, seen))
+                    h.update(repr((seen.known, seen.voids, seen.void_suits(), seen.hidden, seen.waste)).encode())
         h.update(json.dumps(deal.snapshot(), sort_keys=True).encode())
         h.update(repr((deal.outcome, deal.actions)).encode())
 # explicit chance (chance steps chosen here) and push/pop probes
@@ -202,8 +207,35 @@ def test_a_stale_compiled_engine_is_not_used(tmp_path: Path) -> None:
     assert record["deal.py"] != hashlib.sha256((package / "deal.py").read_bytes()).hexdigest()
     # the source as built, but the compiled code's library gone: the source again, not a crash
     (package / "deal.py").write_bytes(source)
-    for library in package.glob("deal__mypyc*"):
+    for library in package.glob("_native__mypyc*"):
         library.unlink()
     broken = run()
     assert broken.stdout.split() == ["False", str(package / "deal.py")]
     assert "cannot be imported" in broken.stderr
+
+
+def test_every_compiled_module_is_checked_and_the_group_runs_from_source_when_one_is_stale(tmp_path: Path) -> None:
+    """setup.py compiles the modules _engine.py checks; editing any one of them (here
+    knowledge.py, then observation.py) makes every module of the group run from its source."""
+    setup_py = (SRC.parent / "setup.py").read_text(encoding="utf-8")
+    compiled_paths = [f"src/getaway/core/{name}.py" for name in MODULES]
+    assert f"COMPILED = {compiled_paths!r}".replace("'", '"') in setup_py
+    if not COMPILED:
+        pytest.skip("the engine is not compiled here")
+    here = Path(getaway.__file__).parent
+    package = tmp_path / "getaway" / "core"
+    probe = (
+        "import getaway, getaway.core._engine as e, getaway.core.deal as d, getaway.core.knowledge as k,"
+        " getaway.core.observation as o; print(e.COMPILED, d.__file__, k.__file__, o.__file__)"
+    )
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    env.pop("GETAWAY_PURE_PYTHON", None)
+    for edited in ("knowledge.py", "observation.py"):
+        shutil.rmtree(tmp_path / "getaway", ignore_errors=True)
+        shutil.copytree(here, tmp_path / "getaway", ignore=shutil.ignore_patterns("__pycache__", "static", "locale"))
+        with open(package / edited, "a", encoding="utf-8") as fh:
+            fh.write("\n# edited after the build\n")
+        out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, cwd=tmp_path)
+        sources = [str(package / f"{name}.py") for name in ("deal", "knowledge", "observation")]
+        assert out.stdout.split() == ["False", *sources]
+        assert f"compiled from another version of {edited}" in out.stderr

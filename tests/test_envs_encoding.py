@@ -9,7 +9,7 @@ import pytest
 
 from getaway import TAKE, Card, Deal, Knowledge, Position, Rules, player_view
 from getaway.core.cards import SUIT_MASKS
-from getaway.envs.encoding import encode, layout, observation_size
+from getaway.envs.encoding import encode, encode_seat, layout, observation_size
 
 
 def _slice(obs: np.ndarray, players: int, name: str) -> np.ndarray:
@@ -38,6 +38,42 @@ def test_incremental_knowledge_equals_a_fresh_derivation() -> None:
                 assert obs.dtype == np.float32 and obs.min() >= 0 and obs.max() <= 1
                 legal = deal.legal_actions()
                 deal.apply(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"profile": "punjab", "players": 4, "takes": "off"},
+        {"profile": "punjab", "players": 4, "takes": "any", "dehla": True, "nopickup": True},
+        {"profile": "punjab", "players": 5, "kicker": True, "joker": True},
+        {"profile": "punjab", "players": 3, "takes": "off"},
+        {"profile": "punjab", "players": 7, "uneven": "strip"},
+        {"profile": "classic", "players": 4, "trump": "spades"},
+        {"profile": "classic", "players": 3},
+        {"profile": "classic", "players": 6, "joker": True},
+    ],
+)
+def test_the_fast_observation_is_the_views_encoding(options: dict) -> None:
+    """``encode_seat`` (the environments' path, no view built) gives exactly ``encode(player_view(...))``
+    for every viewer at every step, each with its own kept knowledge, takes and blind draws included."""
+    options = dict(options)
+    rules = Rules.profile(options.pop("profile"), **options)
+    n = rules.players
+    rng = random.Random(11)
+    for seed in range(25):
+        deal = Deal(rules, seed % n, seed)
+        fast = [Knowledge.of(deal, s) for s in range(n)]
+        slow = [Knowledge.of(deal, s) for s in range(n)]
+        while not deal.is_over:
+            for viewer in range(n):
+                if rng.random() < 0.7:  # each seat observes irregularly: its knowledge reads several events at once
+                    obs = encode_seat(deal, viewer, fast[viewer])
+                    assert obs.dtype == np.float32 and obs.shape == (observation_size(n),)
+                    assert np.array_equal(obs, encode(player_view(deal, viewer, slow[viewer]))), (seed, viewer)
+            legal = deal.legal_actions()
+            deal.apply(legal[rng.randrange(len(legal))])
+    with pytest.raises(ValueError, match="knowledge"):
+        encode_seat(deal, 1, fast[0])
 
 
 @pytest.mark.parametrize(

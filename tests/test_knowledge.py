@@ -223,3 +223,32 @@ def test_a_blind_draw_ends_the_drawers_voids():
     k = player_view(deal, 0).knowledge
     assert [h[0] for h in k.hidden] == [1] and k.voids[1] == 0
     assert not k.is_void(1, 0) and not k.is_void(1, 3) and k.is_void(1, 1)
+
+
+def test_a_knowledge_pickles_and_copies_in_the_same_state() -> None:
+    """Compiled (mypyc) or not: pickle, copy.copy and copy.deepcopy give the same facts, a
+    snapshot stays one, and a copy follows the deal on its own (OpenSpiel serialises states)."""
+    import copy
+    import pickle
+
+    rules = Rules.profile("punjab", players=4, takes="off")
+    deal = Deal(rules, 0, 5)
+    rng = random.Random(4)
+    for _ in range(30):
+        legal = deal.legal_actions()
+        deal.apply(legal[rng.randrange(len(legal))])
+    assert not deal.is_over
+    k = Knowledge.of(deal, 2)
+    for other in (pickle.loads(pickle.dumps(k)), copy.copy(k), copy.deepcopy(k)):
+        assert (other.known, other.voids, other.sizes, other.hidden, other.waste, other.read, other.history) == (
+            k.known, k.voids, k.sizes, k.hidden, k.waste, k.read, k.history
+        )
+        assert other.void_suits() == k.void_suits() and other.seat == 2
+    snap = pickle.loads(pickle.dumps(k.snapshot()))
+    with pytest.raises(ValueError):
+        snap.follow(deal)
+    twin = copy.deepcopy(k)
+    legal = deal.legal_actions()
+    deal.apply(legal[0])
+    twin.follow(deal)
+    assert twin.read == deal.event_count and k.read < deal.event_count

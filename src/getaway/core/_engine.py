@@ -1,7 +1,8 @@
-"""Which deal state machine runs: ``deal.py`` or the module mypyc compiled from it (setup.py).
+"""Which code runs: ``deal.py`` and ``knowledge.py`` or the modules mypyc compiled from them (setup.py).
 
-Imported first by ``getaway/__init__.py``, for its effect: when the compiled module is stale
-it imports ``deal.py`` itself as ``getaway.core.deal``. Standard library only, like the whole core.
+Imported first by ``getaway/__init__.py``, for its effect: when a compiled module is stale it
+imports the sources themselves as ``getaway.core.deal`` and ``getaway.core.knowledge``.
+Standard library only, like the whole core.
 """
 
 from __future__ import annotations
@@ -14,57 +15,79 @@ import os
 import sys
 import warnings
 
-__all__ = ["COMPILED"]
+__all__ = ["COMPILED", "MODULES"]
+
+#: The modules of ``getaway.core`` that setup.py compiles with mypyc, as one group (its
+#: ``COMPILED``; tests/test_engine_build.py checks the two lists agree): either all of them
+#: run compiled, or all run from their source.
+MODULES = ("deal", "knowledge", "observation")
+
+
+def _sha256(path: str) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
 
 
 def _use_source_if_stale() -> bool:
-    """Import ``deal.py`` itself instead of its compiled module when that one is stale; returns
-    whether the compiled module is in use.
+    """Import the sources (``deal.py``, ``knowledge.py``: :data:`MODULES`) instead of their
+    compiled modules when those are stale; returns whether the compiled modules are in use.
 
-    setup.py compiles ``deal.py`` with mypyc and records the source's SHA-256 in
-    ``_compiled.json``. An editable install puts the compiled module next to ``deal.py``,
-    where Python would import it even after ``deal.py`` is edited: then (or with
-    ``GETAWAY_PURE_PYTHON=1`` set) the source is imported instead, so that the Python file
-    is what runs unless the compiled module was built from that very file.
+    setup.py compiles them with mypyc and records each source's SHA-256 in ``_compiled.json``.
+    An editable install puts the compiled modules next to the sources, where Python would
+    import them even after a source is edited: then (or with ``GETAWAY_PURE_PYTHON=1`` set)
+    every source of the group is imported instead (compiled code calls its group's classes
+    directly, so the group is never mixed), so that the Python files are what runs unless
+    the compiled modules were built from those very files.
     """
     package = __name__.rpartition(".")[0]
-    spec = importlib.util.find_spec(package + ".deal")
-    if spec is None or spec.origin is None or spec.origin.endswith(".py"):
+    origins = {}
+    for name in MODULES:
+        found = importlib.util.find_spec(f"{package}.{name}")
+        origins[name] = "" if found is None or found.origin is None else found.origin
+    compiled = [name for name, origin in origins.items() if origin and not origin.endswith(".py")]
+    if not compiled:
         return False  # not compiled
-    folder = os.path.dirname(spec.origin)
-    source = os.path.join(folder, "deal.py")
-    if not os.path.exists(source):
+    folder = os.path.dirname(origins[compiled[0]])
+    sources = {name: os.path.join(folder, name + ".py") for name in MODULES}
+    if not all(os.path.exists(path) for path in sources.values()):
         return True  # installed without sources: nothing to compare with
     if os.environ.get("GETAWAY_PURE_PYTHON") != "1":
         try:
             with open(os.path.join(folder, "_compiled.json"), encoding="utf-8") as fh:
-                built_from = json.load(fh)["deal.py"]
-        except (OSError, ValueError, KeyError):
+                built_from = json.load(fh)
+        except (OSError, ValueError):
             return True  # compiled by hand, without a record: trusted
-        with open(source, "rb") as fh:
-            fresh = hashlib.sha256(fh.read()).hexdigest() == built_from
-        if fresh:
+        if not isinstance(built_from, dict):
+            built_from = {}
+        stale = [
+            name + ".py"
+            for name in MODULES
+            if name not in compiled or built_from.get(name + ".py") != _sha256(sources[name])
+        ]
+        if not stale:
             try:
-                importlib.import_module(package + ".deal")
+                for name in MODULES:
+                    importlib.import_module(f"{package}.{name}")
                 return True
             except ImportError as exc:  # e.g. the compiled code's shared library is missing
                 problem = f"cannot be imported ({exc})"
         else:
-            problem = "was compiled from another version of deal.py"
+            problem = f"compiled from another version of {', '.join(stale)}"
         warnings.warn(
-            f"getaway: {spec.origin} {problem}; running the Python source (slower) until the next "
-            "install (pip install -e .)",
+            f"getaway: the compiled {', '.join(origins[name] for name in compiled)}: {problem}; running"
+            " the Python sources (slower) until the next install (pip install -e .)",
             RuntimeWarning,
             stacklevel=2,
         )
-    spec = importlib.util.spec_from_file_location(package + ".deal", source)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    setattr(sys.modules[package], "deal", module)  # noqa: B010  # as the import system does for a submodule
+    for name in MODULES:
+        spec = importlib.util.spec_from_file_location(f"{package}.{name}", sources[name])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        setattr(sys.modules[package], name, module)  # as the import system does for a submodule
     return False
 
 
-#: Whether the deal state machine running is the compiled one (mypyc), not ``deal.py`` itself.
+#: Whether the modules running are the compiled ones (mypyc), not their Python sources.
 COMPILED: bool = _use_source_if_stale()

@@ -39,7 +39,6 @@ from .cards import (
     SPADES,
     SUIT_MASKS,
     Card,
-    count,
 )
 from .events import (
     Action,
@@ -463,7 +462,7 @@ class Deal:
     @property
     def waste_size(self) -> int:
         """Number of cards in the waste pile."""
-        return count(self._waste)
+        return self._waste.bit_count()
 
     @property
     def tricks_played(self) -> int:

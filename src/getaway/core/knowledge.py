@@ -55,7 +55,7 @@ from .rules import Rules
 if TYPE_CHECKING:
     from .deal import Deal
 
-__all__ = ["Knowledge", "EventLog", "redact"]
+__all__ = ["Knowledge", "EventLog", "redact", "followed_knowledge"]
 
 _JOKER_BIT = 1 << JOKER_INDEX
 _SNAPSHOT = N_("a view's knowledge is a snapshot: copy() it to follow the deal")
@@ -552,7 +552,7 @@ class Knowledge:
         return other
 
     def _clone(self) -> Knowledge:
-        other = Knowledge.__new__(Knowledge)
+        other = Knowledge(self.rules, None, self.sizes)  # (a compiled class has no bare __new__)
         other.seat = self.seat
         other.players = self.players
         other.rules = self.rules
@@ -575,11 +575,26 @@ class Knowledge:
         other._start = self._start
         return other
 
+    def __copy__(self) -> Knowledge:
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self, memo: dict) -> Knowledge:
+        """An independent copy in the same state (a snapshot stays one); rules and events are immutable."""
+        other = self._clone()
+        other._history = list(self._history)
+        other._frozen = self._frozen
+        other._derived = None
+        return other
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickling (the compiled class has no bare ``__new__``): the fields, restored by :func:`_restore`."""
+        return (_restore, (self.rules, self.sizes, [getattr(self, name) for name in _FIELDS]))
+
     def seen_by(self, seat: int, hand: int) -> Knowledge:
         """This (public) knowledge plus ``seat``'s own hand ``hand``: what ``seat`` knows when
         it saw nothing private (no take of its own, no blind draw of its own pending). Fast:
         the history is not copied (the copy's :attr:`history` is empty)."""
-        other = Knowledge.__new__(Knowledge)
+        other = Knowledge(self.rules, None, self.sizes)  # (a compiled class has no bare __new__)
         other.seat = seat
         other.players = self.players
         other.rules = self.rules
@@ -661,14 +676,14 @@ class Knowledge:
             unknown = d["unknown"]
             absent = 0  # suits with no card in the pool
             for suit in range(4):
-                if not pool & SUIT_MASKS[suit]:
+                if not pool >> (13 * suit) & 0x1FFF:  # (SUIT_MASKS[suit], by shifts: cheaper compiled)
                     absent |= 1 << suit
             out = []
             for s in range(self.players):
                 known = self.known[s]
                 have = 0
                 for suit in range(4):
-                    if known & SUIT_MASKS[suit]:
+                    if known >> (13 * suit) & 0x1FFF:
                         have |= 1 << suit
                 if s == self.seat:
                     out.append(15 & ~have)
@@ -679,7 +694,7 @@ class Knowledge:
                     if h[0] == s:
                         rest -= 1
                         for suit in range(4):
-                            if h[1] & SUIT_MASKS[suit]:
+                            if h[1] >> (13 * suit) & 0x1FFF:
                                 maybe |= 1 << suit
                 none = 15 if rest <= 0 else (self.voids[s] | absent) & 15
                 out.append(none & ~have & ~maybe)
@@ -751,3 +766,54 @@ def _hand_before(hand: int, e: Event, seat: int) -> int:
     elif e.kind == _TAKE and e.other == seat:
         return _mask(e.cards)
     return hand
+
+
+def followed_knowledge(deal: Deal, seat: int | None, knowledge: Knowledge | None) -> Knowledge:
+    """``knowledge`` brought up to date with ``deal`` (made afresh if ``None``), checked to be ``seat``'s.
+
+    Raises:
+        ValueError: ``seat`` is not a seat of the deal, or ``knowledge`` is another seat's.
+    """
+    n = deal.players
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+        raise ValueError(at("seat", Text(N_("no seat {seat!r} among {n} players"), seat=seat, n=n)))
+    if knowledge is None:
+        return Knowledge.of(deal, seat)
+    if knowledge.seat != seat or knowledge.players != n:
+        message = N_("this knowledge is seat {other}'s, not seat {seat}'s")
+        raise ValueError(at("knowledge", Text(message, other=knowledge.seat, seat=seat)))
+    return knowledge.follow(deal)
+
+
+#: Every field of a :class:`Knowledge` (its ``__slots__``), in the order :meth:`Knowledge.__reduce__` saves them.
+_FIELDS = (
+    "seat",
+    "players",
+    "rules",
+    "known",
+    "voids",
+    "sizes",
+    "hidden",
+    "waste",
+    "played",
+    "trick",
+    "leader",
+    "first_trick_done",
+    "_history",
+    "read",
+    "universe",
+    "_open",
+    "_led",
+    "_last_pickup",
+    "_derived",
+    "_frozen",
+    "_start",
+)
+
+
+def _restore(rules: Rules, sizes: list[int], fields: list[Any]) -> Knowledge:
+    """A :class:`Knowledge` from :meth:`Knowledge.__reduce__`'s fields (unpickling)."""
+    k = Knowledge(rules, None, sizes)
+    for name, value in zip(_FIELDS, fields, strict=True):
+        setattr(k, name, value)
+    return k

@@ -21,11 +21,10 @@ from typing import Any
 from .cards import Card, cards_of
 from .deal import Deal
 from .events import Action, Outcome
-from .knowledge import EventLog, Knowledge
-from .messages import N_, Text, at
+from .knowledge import EventLog, Knowledge, followed_knowledge
 from .rules import Rules
 
-__all__ = ["PlayerView", "player_view", "EventLog"]
+__all__ = ["PlayerView", "player_view", "must_lead_card", "EventLog"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,18 +170,9 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
     Raises:
         ValueError: ``seat`` is not a seat of this deal, or ``knowledge`` is another seat's.
     """
+    knowledge = followed_knowledge(deal, seat, knowledge)
     n = deal.players
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-        raise ValueError(at("seat", Text(N_("no seat {seat!r} among {n} players"), seat=seat, n=n)))
-    if knowledge is None:
-        knowledge = Knowledge.of(deal, seat)
-    elif knowledge.seat != seat or knowledge.players != n:
-        message = N_("this knowledge is seat {other}'s, not seat {seat}'s")
-        raise ValueError(at("knowledge", Text(message, other=knowledge.seat, seat=seat)))
-    else:
-        knowledge.follow(deal)
     hand_mask = 0 if seat is None else deal.hand_mask(seat)
-    forced = deal.forced_lead
     leader = deal.leader
     return PlayerView(
         seat=seat,
@@ -201,7 +191,7 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
         first_trick_done=deal.first_trick_done,
         waste_size=deal.waste_size,
         waste_seen_mask=knowledge.waste,
-        must_lead=forced if forced is not None and hand_mask >> forced & 1 and seat == leader else None,
+        must_lead=must_lead_card(deal, seat, hand_mask, leader),
         tricks_played=deal.tricks_played,
         pickups=deal.pickups,
         takes=deal.takes,
@@ -211,3 +201,11 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
         outcome=deal.outcome,
         knowledge=knowledge.snapshot(),
     )
+
+
+def must_lead_card(deal: Deal, seat: int | None, hand_mask: int, leader: int) -> Card | None:
+    """The card ``seat`` (whose hand is ``hand_mask``; ``leader`` leads the trick) drew and must
+    lead (R-P-DRAW), else ``None``: only the drawer sees it."""
+    forced = deal.forced_lead
+    return forced if forced is not None and hand_mask >> forced & 1 and seat == leader else None
+

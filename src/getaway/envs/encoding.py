@@ -48,13 +48,14 @@ from typing import Final
 
 import numpy as np
 
+from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS
+from ..core.knowledge import Knowledge
+from ..core.observation import NUM_CARDS, ObservationBuffer, entries, observation_size, seat_observation
 from ..core.view import PlayerView
 
-__all__ = ["encode", "layout", "observation_size", "action_mask", "NUM_CARDS"]
+__all__ = ["encode", "encode_seat", "ObservationBuffer", "layout", "observation_size", "action_mask", "NUM_CARDS"]
 
-#: Card slots per card plane: 52 cards and the Joker.
-NUM_CARDS: Final = 53
 
 
 def layout(players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
@@ -82,13 +83,8 @@ def layout(players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
     return out
 
 
-def observation_size(players: int) -> int:
-    """Length of the observation vector for ``players`` seats."""
-    return (2 + (players - 1) + players) * NUM_CARDS + 4 * players + 4 * players + 2 + 3 + 1
-
-
 _FLOAT32: Final = np.dtype(np.float32)
-_UINT8: Final = np.dtype(np.uint8)
+_frombuffer = np.frombuffer
 
 
 def encode(view: PlayerView) -> np.ndarray:
@@ -103,56 +99,32 @@ def encode(view: PlayerView) -> np.ndarray:
     me = view.seat
     if me is None:
         raise ValueError("view: a spectator has no observation (encode a seat's view)")
+    out_mask = 0
+    for s, gone in enumerate(view.got_away):
+        if gone:
+            out_mask |= 1 << s
     n = view.players
-    k = view.knowledge
-    # The card planes (hand, waste seen, known per other seat, trick per seat) as one integer,
-    # plane p at bits 56·p, unpacked to bits in one go.
-    hand = view.hand_mask
-    planes = hand | k.waste << 56
-    known = k.known
-    for i in range(1, n):
-        planes |= known[(me + i) % n] << (56 * (i + 1))
-    trick_base = n + 1
-    for s, c in view.trick:
-        planes |= 1 << (c + 56 * (trick_base + (s - me) % n))
-    rows = 2 * n + 1
-    out = np.empty(rows * NUM_CARDS + 8 * n + 6, dtype=_FLOAT32)
-    bits = np.unpackbits(np.frombuffer(planes.to_bytes(7 * rows, "little"), dtype=_UINT8), bitorder="little")
-    out[: rows * NUM_CARDS].reshape(rows, NUM_CARDS)[...] = bits.reshape(rows, 56)[:, :NUM_CARDS]
-    # The small entries, as a list: voids, hand sizes, got away, to act, leader, decision, flags, waste size.
-    small = [0.0] * (8 * n + 6)
-    sizes = view.hand_sizes
-    got_away = view.got_away
-    void_suits = k.void_suits()
-    for i in range(n):
-        s = (me + i) % n
-        v = void_suits[s]
-        if v:
-            small[4 * i : 4 * i + 4] = _SUIT_FLAGS[v]
-        small[4 * n + i] = sizes[s] / NUM_CARDS
-        if got_away[s]:
-            small[5 * n + i] = 1.0
-    if view.to_act is not None:
-        small[6 * n + (view.to_act - me) % n] = 1.0
-    leader = view.leader
-    if leader >= 0:
-        small[7 * n + (leader - me) % n] = 1.0
-    base = 8 * n
-    decision = view.decision
-    if decision == "play":
-        small[base] = 1.0
-    elif decision == "take":
-        small[base + 1] = 1.0
-    small[base + 2] = float(view.first_trick_done)
-    small[base + 3] = float(view.must_lead is not None)
-    small[base + 4] = float(any(h[0] != me for h in k.hidden))
-    small[base + 5] = view.waste_size / NUM_CARDS
-    out[rows * NUM_CARDS :] = small
-    return out
+    rows, small = entries(
+        n, me, view.hand_mask, view.knowledge, view.trick, view.hand_sizes, out_mask, view.to_act, view.leader,
+        view.decision, view.first_trick_done, view.must_lead is not None, view.waste_size,
+    )
+    return _frombuffer(ObservationBuffer(n).update(rows, small), _FLOAT32)
 
 
-#: The four void flags of each bit set of suits.
-_SUIT_FLAGS: Final = [[float(v >> suit & 1) for suit in range(4)] for v in range(16)]
+def encode_seat(deal: Deal, seat: int, knowledge: Knowledge, buffer: ObservationBuffer | None = None) -> np.ndarray:
+    """``encode(player_view(deal, seat, knowledge))``, the same vector, without building the view
+    (:func:`~getaway.core.observation.seat_observation`, compiled with the engine): ``knowledge``
+    (``seat``'s, kept by the caller) is brought up to date, and so is ``buffer`` (``seat``'s last
+    observation, kept by the caller: only what changed is rewritten). For the environments'
+    every-step observation (docs/envs.md "Speed").
+
+    Returns:
+        A new, writable ``float32`` array of :func:`observation_size` entries.
+
+    Raises:
+        ValueError: as :func:`~getaway.core.view.player_view` (a bad seat, another seat's knowledge).
+    """
+    return _frombuffer(seat_observation(deal, seat, knowledge, buffer), _FLOAT32)
 
 
 def action_mask(view: PlayerView) -> np.ndarray:

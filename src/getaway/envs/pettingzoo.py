@@ -40,8 +40,7 @@ from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS, Action, action_from_id
 from ..core.knowledge import Knowledge
 from ..core.rules import Rules
-from ..core.view import player_view
-from .encoding import encode, observation_size
+from .encoding import ObservationBuffer, encode_seat, observation_size
 
 __all__ = ["env", "raw_env", "rules_from_options", "deal_rewards", "action_of", "legal_mask_array", "as_whole_number"]
 
@@ -215,6 +214,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         )
         self._rng = rng
         self._knowledge: list[Knowledge | None] = [None] * n  # made at a seat's first observation
+        self._buffers: list[ObservationBuffer | None] = [None] * n  # each seat's last observation
         self._out = 0  # the seats known to have got away (deal.got_away_mask)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -240,12 +240,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         knowledge = self._knowledge[seat]
         if knowledge is None:
             knowledge = self._knowledge[seat] = Knowledge.of(deal, seat)
-        view = player_view(deal, seat, knowledge)
+            self._buffers[seat] = ObservationBuffer(deal.players)
+        # encode(player_view(...)), without the view, rewriting only what changed in the seat's last observation
+        observation = encode_seat(deal, seat, knowledge, self._buffers[seat])
         if agent == self.agent_selection and not deal.is_over:
-            mask = legal_mask_array(deal)
+            mask = self.infos[agent]["action_mask"].copy()  # the step's mask of the same legal actions
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": encode(view), "action_mask": mask}
+        return {"observation": observation, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``, with the same result, in fewer steps (it runs once per action)."""
