@@ -1,4 +1,4 @@
-"""The ``getaway`` command line: ``play``, ``simulate``, ``replay``, ``review``, ``rules`` and ``demo``.
+"""The ``getaway`` command line: ``play``, ``simulate``, ``replay``, ``review``, ``learn``, ``rules`` and ``demo``.
 
 Built on Click; the screen is drawn with Rich (docs/cli.md says why). Every message goes
 through the gettext catalogs of :mod:`getaway.text.i18n` (``--lang`` or the locale).
@@ -935,6 +935,76 @@ def _print_review(out: Console, result: Any, names: list[str]) -> None:
             decisions=len(result.decisions), mistakes=result.mistakes, blunders=result.blunders
         )
     )
+
+
+# ---------------------------------------------------------------------------------- learn
+
+
+@cli.command(help=N_("Learn the game: guided lessons on real positions, your moves checked by the engine."))
+@click.argument("lesson", required=False)
+@_lang_option
+def learn(lesson: str | None, lang: str | None) -> None:
+    """Learn the game: guided lessons on real positions, your moves checked by the engine."""
+    from .lessons import LESSONS
+
+    use(lang)
+    out = _console()
+    keys = list(LESSONS)
+    if lesson is None:
+        table = Table(title=_("Lessons"), show_edge=False)
+        for col in ("#", _("lesson"), _("profile"), _("name")):
+            table.add_column(col)
+        for i, key in enumerate(keys, 1):
+            item = LESSONS[key]
+            table.add_row(str(i), _(item.title), item.profile, key)
+        out.print(table)
+        lesson = click.prompt(_("Lesson number"), default="1", show_default=True)
+    chosen = keys[int(lesson) - 1] if lesson.isdigit() and 1 <= int(lesson) <= len(keys) else lesson
+    if chosen not in LESSONS:
+        raise click.BadParameter(
+            _("no lesson {name!r} (lessons: 1–{n} or {keys})").format(name=lesson, n=len(keys), keys=", ".join(keys)),
+            param_hint="LESSON",
+        )
+    _run_lesson(out, LESSONS[chosen])
+
+
+def _run_lesson(out: Console, lesson: Any) -> None:
+    from .lessons import attempt
+
+    names = [chr(ord("A") + s) for s in range(len(lesson.hands))]
+    out.print(Text(_(lesson.title), style="bold"))
+    out.print(_(lesson.goal))
+    while True:
+        deal = lesson.start()
+        view = player_view(deal, lesson.seat)
+        out.print(
+            _("You are seat {seat}. Your hand: {hand}").format(
+                seat=names[lesson.seat], hand=" ".join(map(str, view.hand))
+            )
+        )
+        if view.trick:
+            shown = ", ".join(f"{names[s]} {c}" for s, c in view.trick)
+            out.print(_("On the table: {cards}").format(cards=shown))
+        while True:
+            try:
+                move = click.prompt(_("Your move"), prompt_suffix="> ")
+            except click.Abort:
+                return
+            result = attempt(lesson, [move])
+            if result.verdict in ("illegal", "wrong"):
+                out.print(Text(localize(result.message, seats=names), style="yellow"))
+                continue
+            break
+        seen = player_view(result.deal, lesson.seat).history[deal.event_count :]
+        for event in seen:
+            line = describe(event, names)
+            if line:
+                out.print("  " + line)
+        if result.verdict == "success":
+            out.print(Text(_(lesson.success), style="bold green"))
+            return
+        out.print(Text(_(lesson.failure), style="bold red"))
+        out.print(_("Try again."))
 
 
 @cli.command(help=N_("Print the rules of a profile, condensed for the terminal, and the variants given with -o."))
