@@ -36,7 +36,7 @@ from ..bots import HeuristicBot
 from ..core.cards import Card, InvalidCardError
 from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, Event
-from ..core.messages import N_
+from ..core.messages import N_, Text
 from ..core.position import Position
 from ..core.rules import Rules
 from ..core.view import player_view
@@ -115,8 +115,8 @@ class Attempt:
     Attributes:
         deal: the deal after the moves that were applied (the last refused one is not).
         verdict: ``"playing"`` (no move yet), ``"illegal"``, ``"wrong"``, ``"success"`` or ``"failure"``.
-        message: the feedback: the engine's reason for an illegal move (a translatable
-            :class:`~getaway.core.messages.Text`), else the lesson's text for the verdict, or ``""``.
+        message: the feedback, a translatable :class:`~getaway.core.messages.Text`: the engine's
+            reason for an illegal move, else the lesson's text for the verdict; ``""`` before a move.
         applied: how many of the learner's moves were applied.
     """
 
@@ -200,15 +200,15 @@ def attempt(lesson: Lesson, moves: Sequence[str]) -> Attempt:
         if lesson.accept and str(action) not in lesson.accept:
             if not last:
                 raise ValueError(f"move {i}: not accepted")
-            return Attempt(deal, "wrong", lesson.wrong or lesson.failure, i)
+            return Attempt(deal, "wrong", Text(lesson.wrong or lesson.failure), i)
         if not last:
             raise ValueError("a lesson judges one move: the earlier ones were already judged")
         since = len(deal.events)
         deal.apply(action, lesson.seat)
         events = _play_others(deal, lesson.seat, since)
         if _met(lesson, deal, events):
-            return Attempt(deal, "success", lesson.success, i + 1)
-        return Attempt(deal, "failure", lesson.failure, i + 1)
+            return Attempt(deal, "success", Text(lesson.success), i + 1)
+        return Attempt(deal, "failure", Text(lesson.failure), i + 1)
     raise AssertionError("unreachable")
 
 
