@@ -146,10 +146,10 @@ def lesson_state(key: str, moves: list[str], lang: str) -> dict[str, Any]:
         raise RoomError(
             "bad_message", i18n.N_("these moves do not fit the lesson: {problem}"), 400, problem=problem
         ) from None
-    names = [str(s + 1) for s in range(len(lesson.hands))]
     start = lesson.start()
     view = player_view(result.deal, lesson.seat)
     with i18n.language(lang):
+        names = [i18n._("Seat {n}").format(n=s + 1) for s in range(len(lesson.hands))]
         narrator = Narrator(names, result.deal.rules.special_first_trick)
         narrator.feed(view.history[: start.event_count])
         log = narrator.feed(view.history[start.event_count :])
