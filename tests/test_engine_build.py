@@ -135,6 +135,25 @@ for rules in rule_sets:
                 h.update(repr(player_view(deal, deal.to_act)).encode())
         h.update(json.dumps(deal.snapshot(), sort_keys=True).encode())
         h.update(repr((deal.outcome, deal.actions)).encode())
+# explicit chance (chance steps chosen here) and push/pop probes
+for rules in rule_sets[::5]:
+    for d in range(int(sys.argv[1])):
+        deal = Deal(rules, d % rules.players, d, explicit_chance=True)
+        while not deal.is_over:
+            if deal.decision == "draw":
+                outcomes = deal.chance_outcomes()
+                h.update(repr(deal.apply(outcomes[rng.randrange(len(outcomes))][0])).encode())
+                continue
+            legal = deal.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            if action is TAKE and rng.random() < 0.8:
+                action = legal[-1] if legal[-1] is not TAKE else action
+            if rng.random() < 0.2:
+                h.update(repr(deal.push(action)).encode())
+                h.update(json.dumps(deal.snapshot(), sort_keys=True).encode())
+                deal.pop()
+            h.update(repr(deal.apply(action)).encode())
+        h.update(json.dumps(deal.snapshot(), sort_keys=True).encode())
 print(json.dumps({"compiled": COMPILED, "digest": h.hexdigest()}))
 """
 

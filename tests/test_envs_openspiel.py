@@ -318,6 +318,29 @@ def test_python_ismcts_plays_a_full_deal() -> None:
     assert -1.0 in state.returns()
 
 
+@pytest.mark.parametrize("params", PARAMS[:3])
+def test_the_python_shortcuts_answer_as_pyspiel_does(params: dict) -> None:
+    """``is_chance_node`` and ``legal_actions`` (defined in Python, to skip a round trip through
+    C++) give what pyspiel.State's own give, at every node: dealing, decisions for every player,
+    blind draws, the end."""
+    game = pyspiel.load_game("python_getaway", params)
+    rng = random.Random(7)
+    draws = 0
+    for _ in range(3):
+        state = game.new_initial_state()
+        while True:
+            assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+            assert state.legal_actions() == pyspiel.State.legal_actions(state)
+            for p in range(game.num_players()):
+                assert state.legal_actions(p) == pyspiel.State.legal_actions(state, p)
+            if state.is_terminal():
+                break
+            draws += state.is_chance_node() and state.deal is not None
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+    assert draws > 0 or params is not PARAMS[0]  # punjab, takes off: blind draws come
+
+
 def test_the_parameters_are_the_core_option_schema() -> None:
     """OpenSpiel's parameters and defaults are derived from Rules.schema(), not a copy."""
     from getaway import Rules

@@ -147,6 +147,20 @@ def test_a_view_holds_a_snapshot() -> None:
     assert _same(copy, k)
 
 
+def test_a_knowledge_refuses_a_deal_taken_back_past_what_it_read() -> None:
+    """Deal.pop takes events back: a Knowledge that read them would hold facts of a future
+    that did not happen; following such a deal is refused (a copy made before the push works)."""
+    d = Deal(Rules.profile("punjab", takes="off"), dealer=0, seed=4)
+    k = Knowledge.of(d, 1)
+    before = k.copy()
+    d.push(d.legal_actions()[0])
+    k.follow(d)
+    d.pop()
+    with pytest.raises(ValueError, match="taken back"):
+        k.follow(d)
+    assert _same(before.follow(d), Knowledge.of(d, 1))
+
+
 def test_tochoo_proves_a_void_and_the_picker_holds_the_trick():
     # Punjab: A leads 8♥, B plays Q♥, C has no heart: tochoo 3♣; B picks up (the seeds' example).
     deal = make_deal(["8h 2s", "qh 5d", "3c 4c", "9h 6s"], waste="as")

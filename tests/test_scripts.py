@@ -36,7 +36,18 @@ def test_the_environments_benchmark_runs_and_refuses_bad_arguments(capsys: pytes
     bench = _load("bench/envs.py")
     assert bench.main(["--seconds", "0.05", "--rounds", "1", "--players", "3"]) == 0
     out = capsys.readouterr().out
-    assert "engine, numpy masks" in out and "target:" in out
+    assert "engine, numpy masks" in out and "engine, apply_id + numpy masks" in out and "target (issue 12)" in out
+    for bad in (["--players", "2"], ["--rounds", "0"]):
+        with pytest.raises(SystemExit) as stop:
+            bench.main(bad)
+        assert stop.value.code == 2, bad
+
+
+def test_the_search_benchmark_runs_and_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load("bench/search.py")
+    assert bench.main(["--seconds", "0.01", "--rounds", "1", "--players", "3", "--exact-cards", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "exact endgame" in out and "undo/clone" in out
     for bad in (["--players", "2"], ["--rounds", "0"]):
         with pytest.raises(SystemExit) as stop:
             bench.main(bad)

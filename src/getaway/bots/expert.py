@@ -484,23 +484,28 @@ class ExpertBot:
             worlds += 1
             rollout_seed = local.getrandbits(32)  # common random numbers: every action meets the same luck
             facts = public.copy().rebase(base) if self.rollout == "heuristic" and public is not None else None
+            # Each action is tried on the world itself and taken back (Deal.push/pop): cheaper than
+            # a clone per action and per search node (bench/search.py); pop also takes back the
+            # moves a search or rollout made after the push, and restores the generator.
             for action in legal:
-                child = base.clone()
-                child.apply(action, me)
                 value = None
                 if exact and self._nodes_left > 0:
+                    base.push(action, me)
                     try:
                         if facts is not None:
-                            value = self._solve_model(child.clone(), me, facts.copy())
+                            value = self._solve_model(base, me, facts.copy())
                         else:
-                            value = self._solve(child, me)
-                    except _Budget:
+                            value = self._solve(base, me)
+                    except _Budget:  # stopped mid-search: its moves are still pushed
                         value = None
+                    _pop_to(base, 0)
                 if value is None:
+                    base.push(action, me)
                     if facts is not None:
-                        value = self._model_rollout(child, me, facts.copy())
+                        value = self._model_rollout(base, me, facts.copy())
                     else:
-                        value = self._rollout(child, me, random.Random(rollout_seed))
+                        value = self._rollout(base, me, random.Random(rollout_seed))
+                    _pop_to(base, 0)
                 totals[action] += value
                 counts[action] += 1
                 lost[action] += value < 0.5
@@ -590,10 +595,10 @@ class ExpertBot:
                 self._nodes_left -= 1
                 if self._nodes_left < 0:
                     raise _Budget
-                child = d if i == len(legal) - 1 else d.clone()
-                sub = f if i == len(legal) - 1 else f.copy()
-                child.apply(a, me)
-                v = search(child, sub, depth + 1)
+                sub = f if i == len(legal) - 1 else f.copy()  # f is not read after the last child
+                d.push(a, me)
+                v = search(d, sub, depth + 1)
+                d.pop()  # also takes back the heuristic's moves the child applied
                 if v > best:
                     best = v
             memo[k] = best
@@ -645,9 +650,9 @@ class ExpertBot:
                 legal = [a for a in legal if a is not TAKE] or legal
             best: tuple[float, ...] | None = None
             for a in legal:
-                child = d.clone()
-                child.apply(a, seat)
-                v = values(child)
+                d.push(a, seat)
+                v = values(d)
+                d.pop()
                 if best is None or v[seat] > best[seat] + 1e-12:
                     best = v
             assert best is not None
@@ -655,6 +660,12 @@ class ExpertBot:
             return best
 
         return values(deal)[me]
+
+
+def _pop_to(deal: Deal, depth: int) -> None:
+    """Take back the deal's pushes down to ``depth`` of them (Deal.pop)."""
+    while deal.pushed > depth:
+        deal.pop()
 
 
 def _verb(action: Action) -> Reason:

@@ -10,7 +10,9 @@ nothing; under ``enforcement="penalize"`` the irregularities of R-P-PENALTY are
 carried out instead.
 
 The state machine is pure: no I/O, no clock; its only chance (the shuffle and
-the blind draws of R-P-DRAW) comes from ``random.Random(seed)``.
+the blind draws of R-P-DRAW) comes from ``random.Random(seed)``, unless the caller takes
+the blind draws itself (``explicit_chance=True``, ``apply(action, draw=card)``).
+:meth:`Deal.push` and :meth:`Deal.pop` try an action and take it back, for search.
 
 All trick logic lives in this module, in one place each: which cards may be
 played (:meth:`Deal._playable`), who is winning a trick (:meth:`Deal._winner`),
@@ -53,11 +55,20 @@ from .messages import N_, Text, at
 from .position import Position
 from .rules import _PLAYER_RANGE, Rules
 
-__all__ = ["Deal", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay", "trick_winner"]
+__all__ = ["Deal", "DRAW", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay", "trick_winner"]
 
 #: :attr:`Deal.decision` values.
 PLAY: Final = "play"
 TAKE_OR_PASS: Final = "take"
+#: A blind draw (R-P-DRAW) waits for its card: chance's step, in a deal made with ``explicit_chance=True``.
+DRAW: Final = "draw"
+
+# Where a transition stopped for a blind draw (explicit chance), so that the chance step can
+# finish it: before the trick goes to the waste pile (the usual draw), after it (the waste was
+# empty), or after a led Joker.
+_BEFORE_WASTE: Final = 0
+_AFTER_WASTE: Final = 1
+_AFTER_JOKER: Final = 2
 
 _TENS: Final = sum(1 << (13 * s + 8) for s in range(4))
 _SPADES: Final = SUIT_MASKS[SPADES]
@@ -255,8 +266,13 @@ class Deal:
         rng: the generator to use instead of ``random.Random(seed)``: any object with
             ``shuffle(list)`` and ``randrange(n)``. The blind draw of R-P-DRAW takes
             ``randrange(len(waste))`` as an index into the waste's cards in card order
-            (the Joker left out), so an adapter with explicit chance nodes (OpenSpiel) can
-            choose the drawn card. A record only replays if the seed gives the same draws.
+            (the Joker left out). A record only replays if the seed gives the same draws.
+        explicit_chance: the blind draws of R-P-DRAW are chance steps the caller takes: an
+            action whose trick calls for a draw stops there, :attr:`decision` is ``"draw"``
+            (:data:`DRAW`), :attr:`to_act` ``None``, :meth:`chance_outcomes` lists the cards
+            that can be drawn, and ``apply(card)`` draws that card and finishes the action
+            (docs/engine.md "Chance"). Without it (the default) the generator draws, as it
+            always has; ``apply(action, draw=card)`` supplies a draw in either mode.
 
     Raises:
         PositionError: the position is impossible under the rules.
@@ -272,6 +288,7 @@ class Deal:
         joker_to: int | None = None,
         position: Position | None = None,
         rng: random.Random | None = None,
+        explicit_chance: bool = False,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules: expected a Rules object, got {type(rules).__name__}")
@@ -289,6 +306,19 @@ class Deal:
         self.joker_to = joker_to
         self.start = position
         self._rng = random.Random(seed) if rng is None else rng
+        # Copy on write: a clone or an undo record shares the generator, and whichever deal
+        # draws next copies it first (a generator's state is a fifth of a clone's time otherwise).
+        self._rng_shared = False
+        self._explicit = bool(explicit_chance)
+        # A transition stopped for its blind draw (explicit chance): (drawer, the cards that can
+        # be drawn as a bit set, where it stopped (_BEFORE_WASTE ...), the trick's cards).
+        self._pending: tuple[int, int, int, int] | None = None
+        self._supplied = -1  # the card of apply(..., draw=card) while that apply runs, else -1
+        # push()/pop(): the undo records, and the R-LOOP memory's changes made since the first
+        # of them ((position, its count before), logged only while there is something to undo).
+        self._undo: list[_Undo] = []
+        self._seen_log: list[tuple[tuple[tuple[int, ...], int, Card | None], int]] = []
+        self._logging = False
         # Rule switches read on every action, cached as plain attributes.
         self._punjab = rules.profile == "punjab"
         self._penalize = rules.enforcement == "penalize"
@@ -368,16 +398,47 @@ class Deal:
     @property
     def decision(self) -> str | None:
         """Kind of the pending decision: ``"play"`` (a card, or a void player's pickup/pass),
-        ``"take"`` (take or pass in the poll of R-P-TAKE), or ``None`` when the deal is over."""
+        ``"take"`` (take or pass in the poll of R-P-TAKE), ``"draw"`` (a blind draw waits for
+        its card: explicit chance only, see :meth:`chance_outcomes`), or ``None`` when the deal
+        is over."""
         return None if self._termination is not None else self._phase
 
     @property
     def to_act(self) -> int | None:
-        """The seat whose decision it is, or ``None`` when the deal is over.
+        """The seat whose decision it is, or ``None`` when the deal is over or a blind draw
+        (chance, :data:`DRAW`) is pending.
 
         Under ``take_protocol="interject"`` other seats may also take (see :meth:`legal_actions`).
         """
-        return None if self._termination is not None else self._turn
+        return None if self._turn < 0 else self._turn
+
+    def chance_outcomes(self) -> list[tuple[Card, float]]:
+        """The blind draw's outcomes while one is pending (:attr:`decision` ``"draw"``, explicit
+        chance): ``(card, probability)`` for every card that can be drawn (R-P-DRAW: the waste
+        pile's cards before the trick, the Joker left out), in card order, uniform; else ``[]``.
+        ``apply(card)`` takes one.
+
+        >>> deal = Deal(Rules.profile("punjab", players=3, takes="off"), seed=8, explicit_chance=True)
+        >>> while deal.decision != DRAW:
+        ...     _ = deal.apply(deal.legal_actions()[0])
+        >>> deal.to_act, len(deal.chance_outcomes()) == deal.waste_size
+        (None, True)
+        >>> card = deal.chance_outcomes()[0][0]
+        >>> _ = deal.apply(card)
+        >>> deal.forced_lead == card, deal.decision
+        (True, 'play')
+        """
+        pending = self._pending
+        if pending is None or self._termination is not None:
+            return []
+        cards = _card_list(pending[1])
+        p = 1.0 / len(cards)
+        return [(c, p) for c in cards]
+
+    @property
+    def drawer(self) -> int | None:
+        """The seat that draws blind while a draw is pending (:data:`DRAW`), else ``None``."""
+        return None if self._pending is None else self._pending[0]
 
     @property
     def is_over(self) -> bool:
@@ -554,6 +615,32 @@ class Deal:
             flags[action] = 1
         return flags
 
+    def apply_id(self, action: CheckedInt) -> bytearray:
+        """Apply the action with id ``action`` (0–55, :func:`~getaway.core.events.action_from_id`)
+        for the seat to act, and return the legal actions of the seat to act next as
+        :meth:`legal_mask` flags (all zero once the deal is over or while a blind draw is
+        pending: a card id then draws that card). One engine call per step of an AI environment
+        (docs/envs.md "Engine hooks"); :meth:`apply` does the same without the flags.
+
+        Raises:
+            InvalidActionError: not an action id (a bool, a float, out of range).
+            IllegalActionError: not legal now; the state is unchanged.
+        """
+        turn = self._turn
+        if type(action) is int and 0 <= action <= JOKER_INDEX and turn >= 0:
+            self._play(turn, _ALL_CARDS[action])  # a card by the player on turn: apply's fast path
+        else:
+            self.apply(_events.action_from_id(action))
+        flags = bytearray(_NUM_ACTIONS)
+        for legal in self._legal(self._turn):
+            flags[legal] = 1
+        return flags
+
+    @property
+    def got_away_mask(self) -> int:
+        """The seats that got away (R-ACTIVE) as a bit set: bit ``s`` for seat ``s``."""
+        return self._out
+
     def why_illegal(self, action: Action | str | int, seat: CheckedInt | None = None) -> IllegalActionError | None:
         """Why ``action`` by ``seat`` (default: :attr:`to_act`) is not legal now, or ``None`` if
         it is: the :class:`~getaway.core.events.IllegalActionError` that :meth:`apply` raises
@@ -576,7 +663,11 @@ class Deal:
         """
         if type(action) is not _CARD and type(action) is not _CALL:
             action = parse_action(action)
-        if self._termination is None and (seat is None or (type(seat) is int and 0 <= seat < self.players)):
+        if (
+            self._termination is None
+            and self._pending is None
+            and (seat is None or (type(seat) is int and 0 <= seat < self.players))
+        ):
             actor: int = self._turn if seat is None else seat
             if action in self._legal(actor):
                 return None
@@ -591,8 +682,9 @@ class Deal:
     def _legal(self, seat: int) -> list[Action]:
         if self._termination is not None:
             return []
-        if self._phase == TAKE_OR_PASS:
-            return [TAKE, PASS] if seat == self._turn else []
+        phase = self._phase
+        if phase != PLAY:  # the take poll, or a pending blind draw (no seat's decision)
+            return [TAKE, PASS] if phase == TAKE_OR_PASS and seat == self._turn else []
         if seat == self._turn and not self._interject and not self._trump:
             return cast("list[Action]", _card_list(self._playable(seat)))  # cards are actions
         actions: list[Action] = []
@@ -638,19 +730,29 @@ class Deal:
 
     # ------------------------------------------------------------------ applying actions
 
-    def apply(self, action: Action | str | int, seat: CheckedInt | None = None) -> list[Event]:
+    def apply(
+        self, action: Action | str | int, seat: CheckedInt | None = None, *, draw: Card | str | int | None = None
+    ) -> list[Event]:
         """Apply ``action`` by ``seat`` (default: :attr:`to_act`) and return the events it caused.
 
         Args:
             action: a :class:`~getaway.core.cards.Card`, a :class:`~getaway.core.events.Call`, an
-                action id, or a name (``"10h"``, ``"take"``).
+                action id, or a name (``"10h"``, ``"take"``). While a blind draw is pending
+                (:data:`DRAW`, explicit chance), the card drawn: one of :meth:`chance_outcomes`.
             seat: the acting seat; needed for interjected takes and (penalize) plays out of turn.
+            draw: the card of the blind draw this action calls for (R-P-DRAW), instead of the
+                generator's (a card, a card name or id); for search and adapters that choose
+                chance outcomes. It must be one of the cards that can be drawn then (the waste
+                pile's, the Joker left out), and the action must call for a draw.
 
         Raises:
             IllegalActionError: not legal now (the reason names why); the state is unchanged.
-            InvalidActionError: ``action`` names no action.
+                With ``draw``: ``not_a_draw_candidate`` (the card cannot be drawn then),
+                ``no_draw_due`` (the action calls for no draw); ``draw_pending``: a seat acts
+                (or ``draw`` is given) while a blind draw waits for its card.
+            InvalidActionError: ``action`` (or ``draw``) names no action (no card).
         """
-        if type(action) is _CARD and self._termination is None and (seat is None or seat == self._turn):
+        if type(action) is _CARD and draw is None and self._turn >= 0 and (seat is None or seat == self._turn):
             start = len(self._events)
             self._play(self._turn, action)  # the common case: the player on turn plays a card
             return self._events[start:]
@@ -658,6 +760,10 @@ class Deal:
             action = parse_action(action)
         if self._termination is not None:
             raise IllegalActionError("deal_over", Text(N_("the deal is over")), seat=seat, action=action)
+        if self._pending is not None:
+            return self._chance_step(action, seat, draw)
+        if draw is not None:
+            return self._apply_drawing(action, seat, draw)
         if seat is None:
             seat = self._turn
         elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
@@ -676,6 +782,143 @@ class Deal:
         else:
             self._play(seat, action)  # type: ignore[arg-type]  # a Card: the only action left
         return self._events[start:]
+
+    def _chance_step(self, action: Action, seat: object, draw: object) -> list[Event]:
+        """The pending blind draw's card (explicit chance): draw it, and finish the action that
+        called for it (R-P-DRAW)."""
+        pending = self._pending
+        assert pending is not None
+        if seat is not None or draw is not None or type(action) is not _CARD:
+            message = Text(N_("a blind draw is pending: the next step is the card drawn (chance_outcomes)"))
+            raise IllegalActionError("draw_pending", message, seat=cast("int | None", seat), action=action)
+        card = cast(Card, action)
+        if not pending[1] >> card & 1:
+            raise IllegalActionError("not_a_draw_candidate", _not_drawable(card), action=card)
+        drawer, _, where, cards = pending
+        start = len(self._events)
+        self._pending = None
+        self._phase = PLAY
+        self._turn = drawer  # the drawer leads the card (unless the trick's end says otherwise)
+        self._took_draw(drawer, card)
+        if where == _BEFORE_WASTE:
+            self._to_waste(drawer, cards)
+            self._end_trick(drawer)
+        elif where == _AFTER_WASTE:
+            self._end_trick(drawer)
+        else:  # _AFTER_JOKER
+            self._waste |= _JOKER_BIT
+        return self._events[start:]
+
+    def _apply_drawing(self, action: Action, seat: CheckedInt | None, draw: object) -> list[Event]:
+        """``apply(action, seat, draw=card)``: the action, its blind draw being ``card``; refused
+        (and undone) if the card cannot be drawn or the action calls for no draw."""
+        card = draw if type(draw) is _CARD else parse_action(cast("str | int", draw))
+        if type(card) is not _CARD:
+            raise IllegalActionError("not_a_draw_candidate", _not_drawable(card), action=card)
+        record = _Undo(self)
+        logging = self._logging
+        self._logging = True  # R-LOOP's memory is restored too if the action is refused
+        self._supplied = cast(int, card)
+        try:
+            events = self.apply(action, seat)
+            if self._supplied >= 0:
+                raise IllegalActionError(
+                    "no_draw_due", Text(N_("this action calls for no blind draw")), seat=seat, action=action
+                )
+        except BaseException:
+            self._supplied = -1
+            self._restore(record)
+            raise
+        finally:
+            self._logging = logging
+            if not logging:
+                self._seen_log.clear()
+        return events
+
+    # -- undo --
+
+    def push(
+        self, action: Action | str | int, seat: CheckedInt | None = None, *, draw: Card | str | int | None = None
+    ) -> list[Event]:
+        """:meth:`apply` that :meth:`pop` can take back (python-chess's ``push``/``pop``), for
+        search: cheaper than a :meth:`clone` per move. Same arguments, result and errors as
+        :meth:`apply`; a refused action pushes nothing.
+
+        >>> deal = Deal(Rules.profile("punjab", takes="off"), seed=3)
+        >>> before = deal.snapshot()
+        >>> _ = deal.push(deal.legal_actions()[0])
+        >>> deal.pop()
+        >>> deal.snapshot() == before
+        True
+        """
+        self._undo.append(_Undo(self))
+        self._logging = True
+        try:
+            return self.apply(action, seat, draw=draw)
+        except BaseException:
+            self._restore(self._undo.pop())
+            raise
+
+    def pop(self) -> None:
+        """Take back the last :meth:`push`: the deal is again exactly as it was before it (its
+        events, R-LOOP memory and generator included), along with any :meth:`apply` made since.
+
+        Raises:
+            IndexError: nothing was pushed (or a clone or copy, which starts with nothing to undo).
+        """
+        if not self._undo:
+            raise IndexError(Text(N_("nothing to undo: no push() to take back")))
+        self._restore(self._undo.pop())
+
+    @property
+    def pushed(self) -> int:
+        """How many :meth:`push` es :meth:`pop` can take back."""
+        return len(self._undo)
+
+    def _restore(self, record: _Undo) -> None:
+        """Put the state of ``record`` (made just before a push) back."""
+        self._waste = record.waste
+        self._out = record.out
+        self._first_done = record.first_done
+        self._special = record.special
+        self._trick_mask = record.trick_mask
+        self._led_mask = record.led_mask
+        self._led_suit = record.led_suit
+        self._played = record.played
+        self._kick = record.kick
+        self._forced = record.forced
+        self._after_tochoo = record.after_tochoo
+        self._phase = record.phase
+        self._turn = record.turn
+        self._leader = record.leader
+        self._loser = record.loser
+        self._termination = record.termination
+        self._tricks = record.tricks
+        self._captured = record.captured
+        self._pending = record.pending
+        self._hands = record.hands  # the record's own copies: a record is restored once
+        self._trick = record.trick
+        self._poll = record.poll
+        self._pickups = record.pickups
+        self._picked_cards = record.picked_cards
+        self._tens = record.tens
+        del self._out_order[record.out_order :]
+        del self._takes[record.takes :]
+        del self._events[record.events :]
+        del self._actions[record.actions :]
+        log = self._seen_log
+        seen = self._seen
+        for i in range(len(log) - 1, record.seen_log - 1, -1):
+            key, before = log[i]
+            if before:
+                seen[key] = before
+            else:
+                del seen[key]
+        del log[record.seen_log :]
+        if not self._undo:
+            self._logging = False
+        self._rng = record.rng  # never drawn from since: a draw copies a shared generator first
+        self._rng_shared = True
 
     def play(self, card: Card | str, seat: CheckedInt | None = None) -> list[Event]:
         """Play ``card`` (a Card or a name such as ``"10h"``); see :meth:`apply`."""
@@ -758,6 +1001,8 @@ class Deal:
         key = (tuple(self._hands), leader, self._forced)
         seen = self._seen.get(key, 0) + 1
         self._seen[key] = seen
+        if self._logging:
+            self._seen_log.append((key, seen - 1))
         self._leader = leader
         if seen >= 3:
             self._end_by_repetition(leader)
@@ -873,8 +1118,9 @@ class Deal:
                 self._waste |= _JOKER_BIT
                 return
             if self._punjab and self._waste & ~_JOKER_BIT:
-                self._draw(seat)  # R-P-DRAW, the Joker not included; then it joins the waste
-                self._waste |= _JOKER_BIT
+                if self._draw(seat, _AFTER_JOKER, 0):  # R-P-DRAW, the Joker not included
+                    return  # explicit chance: the draw's card comes first
+                self._waste |= _JOKER_BIT  # then the Joker joins the waste
                 return
             # Classic: the player got away (R-C-OUT). Punjab with nothing to draw (only after a
             # penalty emptied the waste): the same, as there is no card to lead.
@@ -1010,17 +1256,23 @@ class Deal:
         leader = winner
         must_draw = self._punjab and not self._hands[winner]
         if must_draw and self._waste & ~_JOKER_BIT:
-            self._draw(winner)  # R-P-DRAW: from the waste as it was before this trick
+            # R-P-DRAW: from the waste as it was before this trick
+            if self._draw(winner, _BEFORE_WASTE, cards):
+                return  # explicit chance: the draw's card comes first
             must_draw = False
         elif not self._punjab and self._out >> winner & 1:
             leader = self._next_active(winner)  # R-C-OUT, interpretation
+        self._to_waste(winner, cards)
+        # The waste was empty (a penalty put the first trick in a hand): draw from the waste
+        # this trick has just formed, so the draw stays blind to the others.
+        if must_draw and self._draw(winner, _AFTER_WASTE, cards):
+            return  # explicit chance: the draw's card comes first
+        self._end_trick(leader)
+
+    def _to_waste(self, winner: int, cards: int) -> None:
+        """The trick ``cards``, won by ``winner``, goes to the waste pile."""
         self._waste |= cards
         self._events.append(_new_event(_EVENT, (EventKind.WASTE, winner, _cards_of(cards), None, None, 0)))
-        if must_draw:
-            # The waste was empty (a penalty put the first trick in a hand): draw from the
-            # waste this trick has just formed, so the draw stays blind to the others.
-            self._draw(winner)
-        self._end_trick(leader)
 
     def _end_trick(self, leader: int) -> None:
         """After a trick: punjab's get-away rule (R-P-OUT), the end check, the next trick."""
@@ -1038,11 +1290,35 @@ class Deal:
         self._events.append(_LEAD_EVENTS[leader])
         self._start_trick(leader)
 
-    def _draw(self, seat: int) -> None:
-        """R-P-DRAW: ``seat`` draws one card blind from the (shuffled) waste and must lead it."""
+    def _draw(self, seat: int, where: int, cards: int) -> bool:
+        """R-P-DRAW: ``seat`` draws one card blind from the (shuffled) waste and must lead it:
+        the card of ``apply(..., draw=card)``, else the generator's; with explicit chance, none
+        yet: the transition stops (returns True) at ``where`` (``cards``: the trick's), and the
+        chance step (:meth:`_chance_step`) finishes it."""
         # The Joker is never drawn (it would only go straight back).
-        cards = _cards_of(self._waste & ~_JOKER_BIT)
-        card = cards[self._rng.randrange(len(cards))]
+        candidates = self._waste & ~_JOKER_BIT
+        supplied = self._supplied
+        if supplied >= 0:
+            if not candidates >> supplied & 1:
+                raise IllegalActionError("not_a_draw_candidate", _not_drawable(_ALL_CARDS[supplied]), seat=seat)
+            self._supplied = -1  # used
+            card = _ALL_CARDS[supplied]
+        elif self._explicit:
+            self._pending = (seat, candidates, where, cards)
+            self._phase = DRAW
+            self._turn = -1
+            return True
+        else:
+            if self._rng_shared:  # copy on write (clones and undo records share it)
+                self._rng = _copy_rng(self._rng)
+                self._rng_shared = False
+            listed = _cards_of(candidates)
+            card = listed[self._rng.randrange(len(listed))]
+        self._took_draw(seat, card)
+        return False
+
+    def _took_draw(self, seat: int, card: Card) -> None:
+        """``seat`` draws ``card`` from the waste pile and must lead it (R-P-DRAW)."""
         self._waste &= ~(1 << card)
         self._hands[seat] |= 1 << card
         self._forced = card
@@ -1135,73 +1411,39 @@ class Deal:
     # ------------------------------------------------------------------ copies and views
 
     def clone(self) -> Deal:
-        """An independent copy (same state, same random generator state); for search bots."""
-        # Attribute by attribute: compiled with mypyc a Deal is a native class, without a
-        # ``__dict__`` to copy, whose ``__new__`` runs ``__init__``. A new attribute of
-        # ``__init__`` must be added here too (tests/test_properties.py checks clones).
+        """An independent copy (same state, same random generator state); for search bots.
+
+        Every attribute is copied (containers as new ones), whatever attributes ``__init__``
+        makes: from ``__getstate__`` (compiled with mypyc a Deal is a native class without a
+        ``__dict__``, whose ``__new__`` runs ``__init__``; its generated ``__getstate__`` lists
+        every attribute). The generator is shared until one of the two draws (copy on write).
+        The copy has nothing to undo (:meth:`pop`). :meth:`push` and :meth:`pop` are cheaper for
+        a search that goes back and forth (bench/search.py)."""
+        state = cast("dict[str, Any]", self.__getstate__())
+        copied: dict[str, Any] = {}
+        for name, value in state.items():
+            kind = type(value)
+            if kind is list:
+                value = list(value)  # lists of ints and of tuples: a shallow copy is a copy
+            elif kind is dict:
+                value = dict(value)
+            copied[name] = value
+        self._rng_shared = True
+        copied["_rng_shared"] = True
+        copied["_undo"] = []
+        copied["_seen_log"] = []
+        copied["_logging"] = False
         other: Deal = _DealCopy()
-        other.rules = self.rules
-        other.players = self.players
-        other.dealer = self.dealer
-        other.seed = self.seed
-        other.joker_to = self.joker_to
-        other.start = self.start
-        if type(self._rng) is random.Random:
-            other._rng = random.Random()
-            other._rng.setstate(self._rng.getstate())
-        else:
-            other._rng = copy.deepcopy(self._rng)
-        # rule switches
-        other._punjab = self._punjab
-        other._penalize = self._penalize
-        other._trump = self._trump
-        other._interrupts = self._interrupts
-        other._nopickup = self._nopickup
-        other._dehla = self._dehla
-        other._interject = self._interject
-        other._poll_takes = self._poll_takes
-        other._kicker = self._kicker
-        other._ruff_or_void = self._ruff_or_void
-        # immutable values
-        other._waste = self._waste
-        other._out = self._out
-        other._first_done = self._first_done
-        other._stripped = self._stripped
-        other._in_play = self._in_play
-        other._special = self._special
-        other._trick_mask = self._trick_mask
-        other._led_mask = self._led_mask
-        other._led_suit = self._led_suit
-        other._played = self._played
-        other._kick = self._kick
-        other._forced = self._forced
-        other._after_tochoo = self._after_tochoo
-        other._phase = self._phase
-        other._turn = self._turn
-        other._leader = self._leader
-        other._loser = self._loser
-        other._termination = self._termination
-        other._tricks = self._tricks
-        other._captured = self._captured
-        # containers, copied
-        other._hands = list(self._hands)
-        other._out_order = list(self._out_order)
-        other._trick = list(self._trick)
-        other._poll = list(self._poll)
-        other._pickups = list(self._pickups)
-        other._picked_cards = list(self._picked_cards)
-        other._takes = list(self._takes)
-        other._tens = list(self._tens)
-        other._events = list(self._events)
-        other._actions = list(self._actions)
-        other._seen = dict(self._seen)
+        _set_state(other, copied)
         return other
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickling, ``copy.copy`` and ``copy.deepcopy`` (the OpenSpiel adapter serializes
         states): every attribute (``__getstate__``), set on a deal made without ``__init__``,
         as the compiled class's ``__new__`` would run it."""
-        return (_DealCopy, (), self.__getstate__())
+        state = dict(cast("dict[str, Any]", self.__getstate__()))
+        state.update(_undo=[], _seen_log=[], _logging=False)  # a copy starts with nothing to undo
+        return (_DealCopy, (), state)
 
     def snapshot(self) -> dict[str, Any]:
         """The full state as a JSON-ready dict (referee knowledge: every hand and the waste).
@@ -1235,6 +1477,69 @@ class Deal:
     def __repr__(self) -> str:
         state = "over" if self.is_over else f"{self.decision} by seat {self._turn}"
         return f"<Deal {self.rules.profile} {self.players}p dealer={self.dealer} seed={self.seed} {state}>"
+
+
+class _Undo:
+    """What :meth:`Deal.push` keeps to go back: every part of the state a transition may change
+    (the containers that only grow, by their length; the R-LOOP memory through ``Deal._seen_log``).
+    tests/test_properties.py checks that ``pop`` restores every attribute."""
+
+    def __init__(self, deal: Deal) -> None:
+        self.waste = deal._waste
+        self.out = deal._out
+        self.first_done = deal._first_done
+        self.special = deal._special
+        self.trick_mask = deal._trick_mask
+        self.led_mask = deal._led_mask
+        self.led_suit = deal._led_suit
+        self.played = deal._played
+        self.kick = deal._kick
+        self.forced = deal._forced
+        self.after_tochoo = deal._after_tochoo
+        self.phase = deal._phase
+        self.turn = deal._turn
+        self.leader = deal._leader
+        self.loser = deal._loser
+        self.termination = deal._termination
+        self.tricks = deal._tricks
+        self.captured = deal._captured
+        self.pending = deal._pending
+        self.hands = list(deal._hands)
+        self.trick = list(deal._trick)
+        self.poll = list(deal._poll)
+        self.pickups = list(deal._pickups)
+        self.picked_cards = list(deal._picked_cards)
+        self.tens = list(deal._tens)
+        self.out_order = len(deal._out_order)
+        self.takes = len(deal._takes)
+        self.events = len(deal._events)
+        self.actions = len(deal._actions)
+        self.seen_log = len(deal._seen_log)
+        self.rng = deal._rng
+        deal._rng_shared = True  # a draw after this copies the generator first: this one stays as it is
+
+
+def _copy_rng(rng: random.Random) -> random.Random:
+    """An independent copy of a deal's generator (same state)."""
+    if type(rng) is random.Random:
+        other = random.Random.__new__(random.Random)  # not seeded: its state is set next
+        other.setstate(rng.getstate())
+        return other
+    return copy.deepcopy(rng)
+
+
+def _set_state(deal: Deal, state: dict[str, Any]) -> None:
+    """Set every attribute of ``state`` on ``deal``: the compiled class's ``__setstate__``, or
+    the instance dictionary of the Python class (which has no ``__setstate__``)."""
+    setstate = getattr(deal, "__setstate__", None)
+    if setstate is not None:
+        setstate(state)
+    else:
+        vars(deal).update(state)
+
+
+def _not_drawable(card: object) -> Text:
+    return Text(N_("{card} cannot be drawn now: it is not one of the waste pile's cards"), card=str(card))
 
 
 class _DealCopy(Deal):

@@ -187,6 +187,9 @@ class IllegalActionError(TextError):
         "no_pass_now",  # nothing to pass on
         "no_pickup_now",  # pickup is only the choice of a void player who could ruff
         "cannot_play_when_void",  # classic / no-pickup: a void player plays no card (except a ruff)
+        "draw_pending",  # explicit chance: a blind draw (R-P-DRAW) waits for its card first
+        "not_a_draw_candidate",  # a blind draw's card that is not among the waste pile's cards
+        "no_draw_due",  # apply(action, draw=card): the action calls for no blind draw
     )
 
     def __init__(self, reason: str, message: str, *, seat: int | None = None, action: Action | None = None) -> None:

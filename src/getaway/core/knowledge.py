@@ -59,6 +59,10 @@ __all__ = ["Knowledge", "EventLog", "redact"]
 
 _JOKER_BIT = 1 << JOKER_INDEX
 _SNAPSHOT = N_("a view's knowledge is a snapshot: copy() it to follow the deal")
+_TAKEN_BACK = N_(
+    "it read {read} events of a deal that now has {count} (taken back with Deal.pop): "
+    "make a new one (Knowledge.of) or follow a copy made before the push"
+)
 _ACE_BIT = 1 << ACE_OF_SPADES
 _PLAY = EventKind.PLAY
 _VOID = EventKind.VOID
@@ -373,10 +377,14 @@ class Knowledge:
         """Read the events of ``deal`` since the last call (the deal this was built for); returns ``self``.
 
         Raises:
-            ValueError: this is a view's snapshot (:meth:`copy` it first).
+            ValueError: this is a view's snapshot (:meth:`copy` it first), or the deal was taken
+                back (:meth:`~getaway.core.deal.Deal.pop`) before events this knowledge read.
         """
         if self._frozen >= 0:
             raise ValueError(at("knowledge", Text(_SNAPSHOT)))
+        count = deal.event_count
+        if self.read > count:
+            raise ValueError(at("knowledge", Text(_TAKEN_BACK, read=self.read, count=count)))
         self._derived = None
         events = deal.events_since(self.read)
         if events:

@@ -193,6 +193,7 @@ def deal_of(
     *,
     check: Callable[[Deal, int, Action], bool] | None = None,
     rng: random.Random | None = None,
+    explicit_chance: bool = False,
 ) -> Deal:
     """A :class:`Deal` in the state ``view`` shows, with the hands of ``world``.
 
@@ -209,6 +210,8 @@ def deal_of(
             the table in this trick is replayed; ``False`` stops the rebuild (an opponent
             model that would not have played that card in this world).
         rng: the new deal's random generator.
+        explicit_chance: the new deal stops at each later blind draw (``Deal(explicit_chance=True)``,
+            R-P-DRAW), for a caller that supplies the draws (OpenSpiel's chance nodes).
 
     Returns:
         The deal, or raises.
@@ -234,7 +237,7 @@ def deal_of(
             blind = (holder, card)
     lead = forced if forced is not None and not view.trick else None
     position = Position(tuple(hands), world.waste, view.leader, view.first_trick_done, lead, blind)
-    deal = Deal(view.rules, view.dealer, seed, position=position, rng=rng)
+    deal = Deal(view.rules, view.dealer, seed, position=position, rng=rng, explicit_chance=explicit_chance)
     target_take = view.decision == "take"
     guard = 0
     while deal.decision == "take" and not (target_take and deal.to_act == view.to_act):

@@ -26,11 +26,10 @@ becomes a chance node whose outcomes are the cards of the waste as it was (chanc
 card id), uniform.
 
 Every deal gets a stand-in generator through the engine's ``rng=`` hook: its ``shuffle``
-puts the pack in the chosen order. The engine cannot say in advance whether an action
-will call for a draw, so before a punjab action the adapter keeps a clone; if the engine
-asks for a draw, the stand-in stops the action, the clone is kept and the state becomes a
-chance node; the chance outcome is then applied to the clone, the stand-in answering the
-engine's ``randrange`` with the chosen card's index (docs/envs.md "Engine hooks").
+puts the pack in the chosen order. Deals are made with ``explicit_chance=True``: an action
+whose trick calls for a draw stops at the draw (the engine's ``decision == "draw"``), the
+state is then a chance node with the engine's ``chance_outcomes()``, and the outcome is
+applied to the same deal, which finishes the action (docs/envs.md "Engine hooks"): no clone.
 
 **Observations.** Information-state and observation tensors are the shared encoding of the
 player's view (:mod:`getaway.envs.encoding`); the strings list its non-zero entries by slice.
@@ -54,7 +53,7 @@ import pyspiel
 
 from ..core.cards import JOKER_INDEX, Card, cards_of
 from ..core.deal import Deal, deal_hands
-from ..core.events import NUM_ACTIONS, action_from_id
+from ..core.events import NUM_ACTIONS, TAKE, action_from_id
 from ..core.knowledge import Knowledge
 from ..core.rules import Rules
 from ..core.view import player_view
@@ -157,22 +156,14 @@ class _Order:
         self.pack = list(pack)
 
 
-class _NeedDraw(Exception):
-    def __init__(self, k: int) -> None:
-        super().__init__("a blind draw")
-        self.k = k
-
-
 class _Chance:
-    """The generator given to every deal of this game (the engine's ``rng=`` hook): it plays
-    the chance nodes' outcomes. Armed just before each engine call: ``shuffle`` puts the
-    pack in the order the dealing chance nodes chose; ``randrange`` answers a blind draw
-    with the index the draw chance node chose, or, when none is armed, stops the action
-    with :class:`_NeedDraw`. Shared by clones (it holds nothing between calls)."""
+    """The generator given to every deal of this game (the engine's ``rng=`` hook): ``shuffle``,
+    armed just before a deal is made, puts the pack in the order the dealing chance nodes
+    chose. Blind draws never reach it (the deals have explicit chance). Shared by clones (it
+    holds nothing between calls)."""
 
     def __init__(self) -> None:
         self.order: list[int] | None = None
-        self.index: int | None = None
 
     def shuffle(self, pack: list[int]) -> None:
         if self.order is None or sorted(self.order) != sorted(pack):  # the adapter checks each outcome first
@@ -181,10 +172,7 @@ class _Chance:
         self.order = None
 
     def randrange(self, k: int) -> int:
-        if self.index is None:
-            raise _NeedDraw(k)
-        index, self.index = self.index, None
-        return index
+        raise RuntimeError("blind draw: the deal should have stopped for it (a bug in getaway.envs.openspiel)")
 
     def __deepcopy__(self, memo: dict) -> _Chance:
         return self
@@ -215,9 +203,18 @@ class _Setup:
             for c in cards_of(hand):
                 slot_seat[order.pack.index(c)] = seat
         self.slot_seat = tuple(slot_seat[i] for i in range(len(self.pack)))
+        self.sorted_pack = sorted(self.pack)
+        # chance_outcomes() while dealing, made once: outcome[k][card] = (card, 1 / cards left)
+        # after k cards are dealt
+        size = len(self.pack)
+        self.outcome = [[(c, 1.0 / (size - k)) for c in range(JOKER_INDEX + 1)] for k in range(size)]
 
 
 _SETUPS: dict[str, _Setup] = {}
+_ACTIONS = tuple(action_from_id(i) for i in range(NUM_ACTIONS))
+_TAKE = TAKE
+_CHANCE_PLAYER = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
 def _setup_of(game: pyspiel.Game) -> _Setup:
@@ -228,19 +225,6 @@ def _setup_of(game: pyspiel.Game) -> _Setup:
     if setup is None:
         setup = _SETUPS[key] = _Setup(params)
     return setup
-
-
-def _draw_cards(before: Deal, action: int, k: int) -> tuple[Card, ...]:
-    """The cards a blind draw chooses from, in the engine's order (waste cards in card order,
-    the Joker left out): the waste as it was before the trick; in the one case where that
-    was empty (a penalty put the first trick in a hand) the waste this trick formed."""
-    cards = tuple(c for c in before.waste if c != JOKER_INDEX)
-    if len(cards) != k:
-        trick = {c for _, c in before.trick} | {action}
-        cards = tuple(sorted(c for c in {*before.waste, *trick} if c != JOKER_INDEX))
-    if len(cards) != k:
-        raise RuntimeError("blind draw: the engine's list of cards changed; update getaway.envs.openspiel")
-    return tuple(Card(c) for c in cards)
 
 
 class GetawayGame(pyspiel.Game):
@@ -294,24 +278,20 @@ class GetawayGame(pyspiel.Game):
 class _Core:
     """The mutable part of a state, copied quickly by :func:`copy.deepcopy` (state clones)."""
 
-    __slots__ = ("order", "deal", "knowledge", "pending", "before", "candidates")
+    __slots__ = ("order", "left", "deal", "knowledge")
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, pack: list[int]) -> None:
         self.order: list[int] = []  # the pack as chosen so far (dealing chance nodes)
-        self.deal: Deal | None = None
+        self.left = pack  # the cards not chosen yet, in card order
+        self.deal: Deal | None = None  # made with explicit chance: it stops at a blind draw
         self.knowledge: list[Knowledge | None] = [None] * players  # each seat's, made at its first observation
-        self.pending: tuple[int, int] | None = None  # (seat, action) awaiting a blind draw
-        self.before: Deal | None = None
-        self.candidates: tuple[Card, ...] = ()
 
     def __deepcopy__(self, memo: dict) -> _Core:
         other = _Core.__new__(_Core)
         other.order = list(self.order)
+        other.left = list(self.left)
         other.deal = None if self.deal is None else self.deal.clone()
         other.knowledge = [None if k is None else k.copy() for k in self.knowledge]
-        other.pending = self.pending
-        other.before = self.before  # never mutated: a draw outcome applies to a clone of it
-        other.candidates = self.candidates
         return other
 
 
@@ -321,7 +301,7 @@ class GetawayState(pyspiel.State):
     def __init__(self, game: GetawayGame) -> None:
         super().__init__(game)
         self._game_ref = _setup_of(game)
-        self.core = _Core(self._game_ref.rules.players)
+        self.core = _Core(self._game_ref.rules.players, list(self._game_ref.sorted_pack))
 
     # -- the engine state --
 
@@ -331,65 +311,72 @@ class GetawayState(pyspiel.State):
         return self.core.deal
 
     def current_player(self) -> int:
-        core = self.core
-        if core.deal is None or core.pending is not None:
-            return pyspiel.PlayerId.CHANCE
-        if core.deal.is_over:
-            return pyspiel.PlayerId.TERMINAL
-        return core.deal.to_act  # type: ignore[return-value]
+        deal = self.core.deal
+        if deal is None:
+            return _CHANCE_PLAYER
+        seat = deal.to_act
+        if seat is None:
+            return _TERMINAL if deal.is_over else _CHANCE_PLAYER  # over, or a blind draw pending
+        return seat
+
+    # is_chance_node() and legal_actions() answer as pyspiel.State's do (tests/test_envs_openspiel.py
+    # compares them), from Python: called from Python, pyspiel's own go through C++ and back
+    # into current_player() / _legal_actions() (a third of a random game's time).
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == _CHANCE_PLAYER
+
+    def legal_actions(self, *player: int) -> list[int]:  # type: ignore[override]
+        if player:  # a given player: pyspiel's rules (chance outcomes at a chance node, ...)
+            return pyspiel.State.legal_actions(self, *player)
+        current = self.current_player()
+        if current >= 0:
+            return self._legal_actions(current)
+        if current == _CHANCE_PLAYER:
+            return [c for c, _ in self.chance_outcomes()]
+        return []
 
     def _legal_actions(self, player: int) -> list[int]:
         deal = self.core.deal
-        if deal is None or deal.is_over or self.core.pending is not None:
+        if deal is None:
             return []
-        return sorted(int(a) for a in deal.legal_actions(player))
+        # legal_actions() lists cards in id order, then pass (54) / pickup (55) / take (53)
+        legal = deal.legal_actions(player)
+        if legal and legal[-1] is _TAKE:
+            return sorted(legal)  # type: ignore[type-var]
+        return legal  # type: ignore[return-value]  # Card and Call are ints: their action ids
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes of a chance node with their probabilities; ``[]`` at any other node."""
         core = self.core
-        if not self.is_chance_node():
-            return []
-        if core.deal is None:
-            chosen = set(core.order)
-            left = [c for c in sorted(self._game_ref.pack) if c not in chosen]
-        else:
-            left = list(core.candidates)
-        p = 1.0 / len(left)
-        return [(int(c), p) for c in left]
+        deal = core.deal
+        if deal is None:
+            outcome = self._game_ref.outcome[len(core.order)]
+            return [outcome[c] for c in core.left]
+        return deal.chance_outcomes()  # type: ignore[return-value]  # a blind draw's (Card ids), or []
 
     def _apply_action(self, action: int) -> None:
         core = self.core
         game = self._game_ref
-        if core.deal is None:
-            if action not in game.pack or action in core.order:
-                raise ValueError(f"dealing: {action} is not one of the cards left to deal (chance_outcomes)")
+        deal = core.deal
+        if deal is None:
+            try:
+                core.left.remove(action)
+            except ValueError:
+                raise ValueError(f"dealing: {action} is not one of the cards left to deal (chance_outcomes)") from None
             core.order.append(action)
             if len(core.order) == len(game.pack):
                 _CHANCE.order = list(core.order)
-                core.deal = Deal(game.rules, game.dealer, rng=_CHANCE)  # deal_hands deals this order
+                # deal_hands deals this order; the deal stops at each blind draw (a chance node)
+                core.deal = Deal(game.rules, game.dealer, rng=_CHANCE, explicit_chance=True)
             return
-        if core.pending is not None:  # the blind draw's outcome
-            if action not in core.candidates:
-                raise ValueError(f"blind draw: {action} is not one of the cards that can be drawn (chance_outcomes)")
-            seat, played = core.pending
-            deal = core.before.clone()  # type: ignore[union-attr]
-            _CHANCE.index = core.candidates.index(action)
-            deal.apply(action_from_id(played), seat)
-            core.deal, core.pending, core.before, core.candidates = deal, None, None, ()
-            return
-        deal = core.deal
         seat = deal.to_act
-        if game.rules.profile != "punjab":  # only punjab draws blind (R-P-DRAW)
-            deal.apply(action_from_id(action), seat)
+        if seat is None and not deal.is_over:  # the blind draw's outcome: the deal finishes the action
+            if not any(c == action for c, _ in deal.chance_outcomes()):
+                raise ValueError(f"blind draw: {action} is not one of the cards that can be drawn (chance_outcomes)")
+            deal.apply(_ACTIONS[action])
             return
-        before = deal.clone()
-        _CHANCE.index = None
-        try:
-            deal.apply(action_from_id(action), seat)
-        except _NeedDraw as need:  # the deal is half-applied: go back to the clone
-            core.deal = core.before = before
-            core.pending = (seat, action)
-            core.candidates = _draw_cards(before, action, need.k)
+        deal.apply(_ACTIONS[action], seat)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -399,7 +386,7 @@ class GetawayState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         deal = self.core.deal
-        return deal is not None and deal.is_over and self.core.pending is None
+        return deal is not None and deal.is_over
 
     def returns(self) -> list[float]:
         deal = self.core.deal
@@ -418,9 +405,7 @@ class GetawayState(pyspiel.State):
                 if slot_seat[i] == player:
                     out[c] = 1.0
             return out
-        deal = core.before if core.pending is not None else core.deal
-        assert deal is not None
-        return encode(player_view(deal, player, _knowledge_of(core, deal, player)))
+        return encode(player_view(core.deal, player, _knowledge_of(core, core.deal, player)))
 
     def __str__(self) -> str:
         deal = self.core.deal
@@ -428,7 +413,9 @@ class GetawayState(pyspiel.State):
             return f"dealing {len(self.core.order)}/{len(self._game_ref.pack)}"
         hands = " | ".join(" ".join(str(c) for c in deal.hand(s)) for s in range(deal.players))
         trick = " ".join(f"{s}:{c}" for s, c in deal.trick)
-        state = "draw pending" if self.core.pending else ("over" if deal.is_over else f"{deal.decision} {deal.to_act}")
+        state = "over" if deal.is_over else f"{deal.decision} {deal.to_act}"
+        if deal.drawer is not None:
+            state = "draw pending"
         return f"{hands} || trick {trick} || waste {deal.waste_size} || {state}"
 
 
@@ -495,7 +482,7 @@ def resample(
     """
     core = state.core
     deal = core.deal
-    if deal is None or core.pending is not None or deal.is_over or player != deal.to_act:
+    if deal is None or deal.is_over or player != deal.to_act:  # (to_act is None at a blind draw)
         raise ValueError("resample: only at a decision of that player")
     if rng is None:
         rng = random.Random()
@@ -508,12 +495,13 @@ def resample(
     public = knowledge.public()
     for _attempt in range(50):
         try:
-            new_deal = deal_of(view, sample(knowledge, rng), rng=_CHANCE)
+            new_deal = deal_of(view, sample(knowledge, rng), rng=_CHANCE, explicit_chance=True)
         except (SamplingError, RuntimeError, ValueError):
             continue
         new_state = GetawayState(state.get_game())
         new_core = new_state.core
         new_core.order = list(core.order)
+        new_core.left = []
         new_core.deal = new_deal
         # the others keep what anyone knows, plus their hand in this world
         others: list[Knowledge | None] = [public.seen_by(s, new_deal.hand_mask(s)).rebase(new_deal) for s in range(n)]

@@ -37,7 +37,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..core.deal import Deal
-from ..core.events import NUM_ACTIONS, Action, EventKind, action_from_id
+from ..core.events import NUM_ACTIONS, Action, action_from_id
 from ..core.knowledge import Knowledge
 from ..core.rules import Rules
 from ..core.view import player_view
@@ -47,7 +47,6 @@ __all__ = ["env", "raw_env", "rules_from_options", "deal_rewards", "action_of", 
 
 #: Action objects by id (faster than parsing an id at every step).
 _ACTIONS = tuple(action_from_id(i) for i in range(NUM_ACTIONS))
-_OUT = EventKind.OUT
 #: An action mask: ``np.ndarray(56, int8, flags)`` wraps the engine's ``legal_mask()``
 #: bytearray without a copy (writable, owned by that mask alone); 3× cheaper than ``np.frombuffer``.
 _INT8 = np.dtype(np.int8)
@@ -171,6 +170,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode: {render_mode!r} is not one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
+        self._human = render_mode == "human"
         self.rules = rules_from_options(rules_options)
         n = self.rules.players
         self.possible_agents = [f"player_{s}" for s in range(n)]
@@ -188,6 +188,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._rng = random.Random()
         self.deal: Deal | None = None
+        self._playing = False
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -214,6 +215,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         )
         self._rng = rng
         self._knowledge: list[Knowledge | None] = [None] * n  # made at a seat's first observation
+        self._out = 0  # the seats known to have got away (deal.got_away_mask)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -222,6 +224,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
         self.infos = {a: {"got_away": False} for a in self.agents}
         self.agent_selection = self.possible_agents[self.deal.to_act]
         self._set_mask_info()
+        self._quiet = {a: (None, 0.0, False, False, self.infos[a]) for a in self.agents}
+        self._playing = True  # the deal is on: every agent still in it, nobody terminated
 
     def _set_mask_info(self) -> None:
         deal = self.deal
@@ -246,6 +250,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``, with the same result, in fewer steps (it runs once per action)."""
         agent = self.agent_selection
+        if not observe and self._playing:
+            # While the deal is on, no reward, termination or truncation changes, and each agent's
+            # info dict is the same object: the tuple made at reset is the answer.
+            return self._quiet[agent]
         return (
             self.observe(agent) if observe else None,
             self._cumulative_rewards[agent],
@@ -267,35 +275,41 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's conventional name
             IllegalActionError: the action is not legal now (its mask entry is 0).
         Either way nothing changes: the mask, rewards and the deal stay as they were.
         """
-        if self.deal is None:
-            raise RuntimeError("step() before reset(): call reset() first")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if not self._playing:  # before reset(), or the deal is over: its agents are removed
+            if self.deal is None:
+                raise RuntimeError("step() before reset(): call reset() first")
             self._was_dead_step(action)
             return
         deal = self.deal
-        assert deal is not None
-        chosen = action_of(action)
-        events = deal.apply(chosen, deal.to_act)  # refused: raises, nothing changed
+        agent = self.agent_selection
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            action = int(action_of(action))  # a numpy integer; anything else is refused here
+        # One engine call: the action (refused: raises, nothing changed) and the next mask.
+        flags = deal.apply_id(action)
         # PettingZoo zeroes the actor's cumulative reward here; rewards come only at the end of
         # the deal (after which no agent acts), so it is already zero.
-        del self.infos[agent]["action_mask"]
-        if deal.is_over:
+        infos = self.infos
+        del infos[agent]["action_mask"]
+        seat = deal.to_act
+        if seat is None:  # over (the adapter's deals draw from their generator: no chance steps)
+            self._playing = False
             for s, r in enumerate(deal_rewards(deal)):
                 a = self.possible_agents[s]
                 self.rewards[a] = r
                 self.terminations[a] = True
-                self.infos[a]["got_away"] = deal.has_got_away(s)
+                infos[a]["got_away"] = deal.has_got_away(s)
             self._accumulate_rewards()
             self.agent_selection = self._deads_step_first()
         else:
-            for event in events:
-                if event[0] == _OUT:
-                    self.infos[self.possible_agents[event[1]]]["got_away"] = True
-            selected = self.agent_selection = self.possible_agents[deal.to_act]  # type: ignore[index]
-            # legal_mask_array(deal), inlined: one call less on the step every agent pays
-            self.infos[selected]["action_mask"] = _ndarray(NUM_ACTIONS, _INT8, deal.legal_mask())
-        if self.render_mode == "human":
+            out = deal.got_away_mask
+            if out != self._out:
+                self._out = out
+                for s, a in enumerate(self.possible_agents):
+                    if out >> s & 1:
+                        infos[a]["got_away"] = True
+            selected = self.agent_selection = self.possible_agents[seat]
+            infos[selected]["action_mask"] = _ndarray(NUM_ACTIONS, _INT8, flags)
+        if self._human:
             self.render()
 
     def render(self) -> str | None:
