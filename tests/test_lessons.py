@@ -83,6 +83,12 @@ def test_getaway_learn_lists_runs_and_retries_a_lesson():
     assert "nobody picks up" in illegal.output
 
 
+def test_getaway_learn_speaks_the_learners_language():
+    out = run("learn", "classic-void-pickup", "--lang", "es", input="9♣\n")
+    assert out.exit_code == 0, out.output
+    assert "Sal con trébol" in out.output and "recogió la baza" in out.output
+
+
 def test_getaway_learn_refuses_an_unknown_lesson():
     bad = run("learn", "chess")
     assert bad.exit_code == 2 and "no lesson 'chess'" in bad.output

@@ -118,6 +118,8 @@ def test_the_cli_review_prints_a_table_and_json(tmp_path):
     data = json.loads(run("review", str(path), "--seat", "2", "--iterations", "8", "--json").output)
     assert data["seat"] == 1 and data["decisions"]
     assert data == json.loads(run("review", str(path), "--seat", "B", "--iterations", "8", "--json").output)
+    fr = run("review", str(path), "--seat", "B", "--iterations", "8", "--lang", "fr")
+    assert fr.exit_code == 0 and "Analyse de la place B" in fr.output and "Review of seat" not in fr.output
 
 
 def test_the_cli_review_refuses_bad_input(tmp_path):

@@ -52,9 +52,9 @@ def _move(page) -> int:
 
 
 def _wait_move(page, k: int) -> None:
-    page.wait_for_function("(k) => document.querySelector('[data-testid=replay-slider]').value === String(k)", arg=k)
+    page.wait_for_function("(k) => document.querySelector('[data-testid=replay-slider]')?.value === String(k)", arg=k)
     page.wait_for_function(
-        "(k) => (document.querySelector('[data-testid=replay-move]').textContent || '').includes(String(k))", arg=k
+        "(k) => (document.querySelector('[data-testid=replay-move]')?.textContent || '').includes(String(k))", arg=k
     )
 
 
@@ -87,7 +87,7 @@ def test_the_replay_viewer_steps_through_a_dropped_record(new_page, tmp_path):
     _wait_move(page, 19)
     # one seat's view: its own hand only, the others' hidden
     page.get_by_test_id("replay-seat").select_option("2")
-    page.wait_for_function("() => document.querySelector('[data-testid=replay-hands]').hidden")
+    page.wait_for_function("() => document.querySelector('[data-testid=replay-hands]')?.hidden")
     hand = page.locator('[data-testid="hand-card"]').evaluate_all("els => els.map(e => e.dataset.card)")
     assert hand and len(hand) < 13
     _shot(page, "learn-replay.png")
@@ -103,9 +103,12 @@ def test_a_bad_file_gets_a_clear_error(new_page, tmp_path):
     error.wait_for(state="visible")
     assert "not JSON" in error.text_content()
     wrong = tmp_path / "wrong.json"
-    wrong.write_text(json.dumps({"format": "getaway/1", "players": ["a", "b", "c", "d"], "actions": [{"seat": 1, "play": "2♥"}]}))
+    bad = {"format": "getaway/1", "players": ["a", "b", "c", "d"], "actions": [{"seat": 1, "play": "2♥"}]}
+    wrong.write_text(json.dumps(bad))
     page.get_by_test_id("replay-file").set_input_files(str(wrong))
-    page.wait_for_function("() => (document.querySelector('[data-testid=error]').textContent || '').includes('actions[0]')")
+    page.wait_for_function(
+        "() => (document.querySelector('[data-testid=error]')?.textContent || '').includes('actions[')"
+    )
 
 
 def _finished_bot_room(server: str) -> str:
@@ -149,6 +152,12 @@ def test_a_rooms_deal_replays_shares_a_move_and_is_reviewed(new_page, server):
     _shot(page, "learn-review.png")
 
 
+def _verdict(page, verdict: str) -> None:
+    page.wait_for_function(
+        "(v) => document.querySelector('[data-testid=lesson-feedback]')?.dataset.verdict === v", arg=verdict
+    )
+
+
 def _lessons_done(page) -> list[str]:
     return page.evaluate("() => JSON.parse(localStorage.getItem('getaway.lessons.done') || '[]')")
 
@@ -161,11 +170,11 @@ def test_a_punjab_lesson_in_english_failed_then_finished(new_page):
     assert "do not pick up" in page.get_by_test_id("lesson-goal").text_content()
     page.locator('[data-testid="hand-card"][data-card="K♦"]').click()
     feedback = page.get_by_test_id("lesson-feedback")
-    page.wait_for_function("() => document.querySelector('[data-testid=lesson-feedback]').dataset.verdict === 'failure'")
+    _verdict(page, "failure")
     assert "you picked up" in feedback.text_content()
     page.get_by_test_id("lesson-again").click()
     page.locator('[data-testid="hand-card"][data-card="4♦"][data-legal="true"]').click()
-    page.wait_for_function("() => document.querySelector('[data-testid=lesson-feedback]').dataset.verdict === 'success'")
+    _verdict(page, "success")
     _shot(page, "learn-lesson.png")
     assert _lessons_done(page) == ["punjab-who-picks-up"]
     page.goto("/learn")
@@ -182,10 +191,10 @@ def test_a_classic_lesson_in_french(new_page):
     goal = page.get_by_test_id("lesson-goal").text_content()
     assert "Lead a club" not in goal and goal.strip()
     page.locator('[data-testid="hand-card"][data-card="4♥"]').click()
-    page.wait_for_function("() => document.querySelector('[data-testid=lesson-feedback]').dataset.verdict === 'failure'")
+    _verdict(page, "failure")
     page.get_by_test_id("lesson-again").click()
     page.locator('[data-testid="hand-card"][data-card="9♣"][data-legal="true"]').click()
-    page.wait_for_function("() => document.querySelector('[data-testid=lesson-feedback]').dataset.verdict === 'success'")
+    _verdict(page, "success")
     text = page.get_by_test_id("lesson-feedback").text_content()
     assert text and "could not follow" not in text  # in French
     page.get_by_test_id("lesson-next").click()
