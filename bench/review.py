@@ -90,11 +90,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.deals < 1 or args.iterations < 1 or args.workers < 1:
         parser.error("--deals, --iterations and --workers must be at least 1")
+    results: list[DealResult] = []
+
+    def note(i: int, r: DealResult) -> None:  # one line per deal on stderr, so that a long run shows its progress
+        results.append(r)
+        print(
+            f"deal {i}: {r.seconds:.1f} s, {r.mistakes} mistakes, {r.blunders} blunders, pairs {list(r.pairs)}",
+            file=sys.stderr,
+            flush=True,
+        )
+
     if args.workers == 1:
-        results = [one_deal(i, args.iterations) for i in range(args.deals)]
+        for i in range(args.deals):
+            note(i, one_deal(i, args.iterations))
     else:
         with ProcessPoolExecutor(args.workers) as pool:
-            results = list(pool.map(one_deal, range(args.deals), [args.iterations] * args.deals))
+            for i, r in enumerate(pool.map(one_deal, range(args.deals), [args.iterations] * args.deals)):
+                note(i, r)
     times = sorted(r.seconds for r in results)
     p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
     print(

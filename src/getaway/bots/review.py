@@ -131,6 +131,7 @@ class Review:
         iterations: the expert's rollouts per decision.
         decisions: the reviewed decisions, in the order of play.
         lost: whether the seat lost the deal (``None`` if the record does not finish it).
+        names: the record's seat names.
     """
 
     seat: int

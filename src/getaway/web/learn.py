@@ -32,7 +32,7 @@ __all__ = ["replay_frame", "review_of", "lesson_state", "lesson_list", "REVIEW_S
 
 #: Reviews computed at once by one server (each takes a worker thread for seconds).
 REVIEW_SLOTS: Final = 1
-_slots: asyncio.Semaphore | None = None
+_slots: dict[int, asyncio.Semaphore] = {}  # per event loop (a semaphore belongs to one loop)
 
 
 def _bad_record(exc: RecordError) -> RoomError:
@@ -102,15 +102,13 @@ async def review_of(record: dict[str, Any], seat: int, lang: str, iterations: in
     Raises:
         RoomError: ``bad_record``, ``bad_seat``.
     """
-    global _slots
     try:
         _deal, _actions, names, _result = parse_record(record)
     except RecordError as exc:
         raise _bad_record(exc) from None
     _seat(seat, len(names))
-    if _slots is None:
-        _slots = asyncio.Semaphore(REVIEW_SLOTS)
-    async with _slots:
+    slots = _slots.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(REVIEW_SLOTS))
+    async with slots:
         try:
             budget = min(iterations or REVIEW_ITERATIONS, REVIEW_ITERATIONS)
             review = await asyncio.to_thread(review_deal, record, seat, iterations=budget)
