@@ -416,6 +416,30 @@ class ExpertBot:
             )
         return action, Reason(template, verb=verb, worlds=worlds, loss=losses[action], best=min(others))
 
+    def estimate(
+        self, view: PlayerView, legal: Sequence[Action], rng: random.Random
+    ) -> tuple[dict[Action, float], int]:
+        """Each legal action's losing chance for the view's seat over the sampled worlds of one
+        search (the same worlds for every action), and the number of worlds.
+
+        Returns:
+            ``(losses, worlds)``: ``losses[action]`` is a fraction in [0, 1] (equivalent cards,
+            :func:`_same`, share their stand-in's); ``({}, 0)`` when nothing was searched (one
+            legal action, a take not worth searching, no world could be rebuilt).
+        """
+        self._last_losses = {}
+        _action, stats, worlds = self._search(view, legal, rng)
+        losses = self._last_losses
+        if not stats or not worlds:
+            return {}, 0
+        knowledge = view.knowledge
+        out: dict[Action, float] = {}
+        for a in legal:
+            stand_in = a if a in losses else next((b for b in losses if _same(a, b, knowledge)), None)
+            if stand_in is not None:
+                out[a] = losses[stand_in]
+        return out, worlds
+
     # ------------------------------------------------------------------ search
 
     def _search(

@@ -1,4 +1,4 @@
-"""The ``getaway`` command line: ``play``, ``simulate``, ``replay``, ``rules`` and ``demo``.
+"""The ``getaway`` command line: ``play``, ``simulate``, ``replay``, ``review``, ``learn``, ``rules`` and ``demo``.
 
 Built on Click; the screen is drawn with Rich (docs/cli.md says why). Every message goes
 through the gettext catalogs of :mod:`getaway.text.i18n` (``--lang`` or the locale).
@@ -26,6 +26,7 @@ from rich.text import Text
 
 from .. import Deal, Rules, RulesError
 from ..bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
+from ..bots.review import REVIEW_ITERATIONS, review_deal
 from ..core.deal import replay as replay_actions
 from ..core.match import FORMAT as MATCH_FORMAT
 from ..core.match import Match, MatchError
@@ -845,6 +846,166 @@ def _step_through(console: Console, deal: Deal, actions: list[Any], names: list[
 
 
 # ---------------------------------------------------------------------------------- rules
+
+
+# ---------------------------------------------------------------------------------- review
+
+
+@cli.command(help=N_("Review one seat's decisions in a game record: each choice's losing chance by the expert."))
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--seat", "seat", required=True, help=N_("The seat to review: a letter (A, B …) or a number from 1."))
+@click.option(
+    "--deal",
+    "deal_no",
+    type=click.IntRange(min=1),
+    default=None,
+    help=N_("For a saved match (play --record, save): which of its deals (default 1)."),
+)
+@click.option(
+    "--iterations",
+    type=click.IntRange(min=1),
+    default=REVIEW_ITERATIONS,
+    show_default=True,
+    help=N_("The expert's rollouts per decision (more: slower, a smaller ±)."),
+)
+@click.option("--seed", type=int, default=None, help=N_("Seed of the review (default: the record's)."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the review as one JSON object."))
+@_lang_option
+def review(
+    file: str, seat: str, deal_no: int | None, iterations: int, seed: int | None, as_json: bool, lang: str | None
+) -> None:
+    """Review one seat's decisions in a game record: each choice's losing chance by the expert."""
+    try:
+        data = _deal_record(load_record(file), deal_no)
+        deal_from_record(data, check_result=False)
+    except RecordError as exc:
+        click.echo(f"getaway review: {localize(exc)}", err=True)
+        sys.exit(1 if exc.index is not None else 2)
+    use(lang)
+    names = data["players"]
+    who = _parse_seat(seat, len(names))
+    err = _console(err=True)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err, transient=True
+    ) as bar:
+        task = bar.add_task(_("reviewing"), total=None)
+        result = review_deal(
+            data, who, iterations=iterations, seed=seed, progress=lambda k, n: bar.update(task, completed=k, total=n)
+        )
+    if as_json:
+        click.echo(dumps(result.to_dict(localize), indent=None))
+        return
+    _print_review(_console(), result, names)
+
+
+def _action_word(action: str) -> str:
+    from .terminal import command_word
+
+    return command_word(action) if action in ("take", "pass", "pickup") else action
+
+
+def _print_review(out: Console, result: Any, names: list[str]) -> None:
+    title = _("Review of seat {seat} ({name}): losing chance of each choice, by the expert").format(
+        seat=chr(ord("A") + result.seat), name=names[result.seat]
+    )
+    table = Table(title=title, show_edge=False)
+    for col in (_("move"), _("trick"), _("played"), _("loses"), _("best"), _("loses"), _("mark"), _("why")):
+        table.add_column(col)
+    marks = {"mistake": ("?", "yellow"), "blunder": ("??", "bold red")}
+    for d in result.decisions:
+        mark, style = marks.get(d.mark, ("", ""))
+        if d.losses:
+            played = f"{d.losses[d.played]:.0f}% ±{d.plus_minus[d.played]:.0f}"
+            best = f"{d.losses[d.best]:.0f}% ±{d.plus_minus[d.best]:.0f}"
+        else:
+            played, best = _("not searched"), ""
+        word = {"mistake": _("mistake"), "blunder": _("blunder")}.get(d.mark, "")
+        table.add_row(
+            str(d.index + 1),
+            str(d.trick + 1),
+            _action_word(d.played),
+            played,
+            _action_word(d.best) if d.best != d.played else "=",
+            best if d.best != d.played else "",
+            Text(f"{mark} {word}".strip(), style=style),
+            localize(d.reason) if d.reason and d.best != d.played else "",
+        )
+    out.print(table)
+    out.print(
+        _("{decisions} decisions, {mistakes} mistake(s), {blunders} blunder(s)").format(
+            decisions=len(result.decisions), mistakes=result.mistakes, blunders=result.blunders
+        )
+    )
+
+
+# ---------------------------------------------------------------------------------- learn
+
+
+@cli.command(help=N_("Learn the game: guided lessons on real positions, your moves checked by the engine."))
+@click.argument("lesson", required=False)
+@_lang_option
+def learn(lesson: str | None, lang: str | None) -> None:
+    """Learn the game: guided lessons on real positions, your moves checked by the engine."""
+    from .lessons import LESSONS
+
+    use(lang)
+    out = _console()
+    keys = list(LESSONS)
+    if lesson is None:
+        table = Table(title=_("Lessons"), show_edge=False)
+        for col in ("#", _("lesson"), _("profile"), _("name")):
+            table.add_column(col)
+        for i, key in enumerate(keys, 1):
+            item = LESSONS[key]
+            table.add_row(str(i), _(item.title), item.profile, key)
+        out.print(table)
+        lesson = click.prompt(_("Lesson number"), default="1", show_default=True)
+    chosen = keys[int(lesson) - 1] if lesson.isdigit() and 1 <= int(lesson) <= len(keys) else lesson
+    if chosen not in LESSONS:
+        raise click.BadParameter(
+            _("no lesson {name!r} (lessons: 1–{n} or {keys})").format(name=lesson, n=len(keys), keys=", ".join(keys)),
+            param_hint="LESSON",
+        )
+    _run_lesson(out, LESSONS[chosen])
+
+
+def _run_lesson(out: Console, lesson: Any) -> None:
+    from .lessons import attempt
+
+    names = [chr(ord("A") + s) for s in range(len(lesson.hands))]
+    out.print(Text(_(lesson.title), style="bold"))
+    out.print(_(lesson.goal))
+    while True:
+        deal = lesson.start()
+        view = player_view(deal, lesson.seat)
+        out.print(
+            _("You are seat {seat}. Your hand: {hand}").format(
+                seat=names[lesson.seat], hand=" ".join(map(str, view.hand))
+            )
+        )
+        if view.trick:
+            shown = ", ".join(f"{names[s]} {c}" for s, c in view.trick)
+            out.print(_("On the table: {cards}").format(cards=shown))
+        while True:
+            try:
+                move = click.prompt(_("Your move"), prompt_suffix="> ")
+            except click.Abort:
+                return
+            result = attempt(lesson, [move])
+            if result.verdict in ("illegal", "wrong"):
+                out.print(Text(localize(result.message, seats=names), style="yellow"))
+                continue
+            break
+        seen = player_view(result.deal, lesson.seat).history[deal.event_count :]
+        for event in seen:
+            line = describe(event, names)
+            if line:
+                out.print("  " + line)
+        if result.verdict == "success":
+            out.print(Text(_(lesson.success), style="bold green"))
+            return
+        out.print(Text(_(lesson.failure), style="bold red"))
+        out.print(_("Try again."))
 
 
 @cli.command(help=N_("Print the rules of a profile, condensed for the terminal, and the variants given with -o."))

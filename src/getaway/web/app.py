@@ -31,7 +31,7 @@ from ..core.cards import Card
 from ..core.rules import Rules
 from ..text import i18n
 from ..text.i18n import N_
-from . import protocol
+from . import learn, protocol
 from .edge import MAX_BODY, BodyTooLarge, EdgeMiddleware, Limits, client_lang, error_json
 from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, parse_client, refusal
 from .rooms import Connection, RoomError, RoomHandle, RoomService, check_config
@@ -324,6 +324,36 @@ def create_app(
         except RoomError as exc:
             return _error(exc, client_lang(request))
 
+    @app.post("/api/replay", response_model=protocol.ReplayFrame, responses=_REFUSALS)
+    async def replay_frame(request: Request, body: protocol.ReplayRequest) -> Any:
+        """One frame of the replay viewer: the record's deal after ``move`` actions, one seat's view or every hand."""
+        try:
+            return learn.replay_frame(body.record, body.move, body.seat, client_lang(request))
+        except RoomError as exc:
+            return _error(exc, client_lang(request))
+
+    @app.post("/api/review", response_model=protocol.ReviewAnswer, responses=_REFUSALS)
+    async def review(request: Request, body: protocol.ReviewRequest) -> Any:
+        """The review of one seat's decisions in a record (the expert's losing chances; seconds of work)."""
+        try:
+            return await learn.review_of(body.record, body.seat, client_lang(request), body.iterations)
+        except RoomError as exc:
+            return _error(exc, client_lang(request))
+
+    @app.get("/api/lessons", response_model=list[protocol.LessonItem])
+    async def lessons(request: Request) -> Any:
+        """The tutorial's lessons, in the order taught (titles in the client's language)."""
+        return learn.lesson_list(client_lang(request))
+
+    @app.post("/api/lessons/{key}", response_model=protocol.LessonState, responses=_REFUSALS)
+    async def lesson(request: Request, key: str, body: protocol.LessonRequest | None = None) -> Any:
+        """A lesson after the learner's moves: the view, the verdict of the last move, the feedback."""
+        moves = [] if body is None else list(body.moves)
+        try:
+            return learn.lesson_state(key, moves, client_lang(request))
+        except RoomError as exc:
+            return _error(exc, client_lang(request))
+
     @app.get("/api/strings/{lang}", response_model=protocol.Strings, responses=_REFUSALS)
     async def strings(request: Request, lang: str) -> Any:
         """The page's texts in ``lang``."""
@@ -381,6 +411,14 @@ def create_app(
 
     @app.get("/", include_in_schema=False)
     async def home() -> Response:
+        return index()
+
+    @app.get("/replay", include_in_schema=False)
+    async def replay_page() -> Response:
+        return index()
+
+    @app.get("/learn", include_in_schema=False)
+    async def learn_page() -> Response:
         return index()
 
     @app.get("/r/{code}", include_in_schema=False)

@@ -34,6 +34,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ..bots import LEVELS
+from ..bots.review import REVIEW_ITERATIONS
 from ..core.rules import Rules
 from ..text import i18n
 from ..text.i18n import N_
@@ -306,6 +307,75 @@ class RulesSummary(BaseModel):
     profile: str
     title: str
     sections: list[RulesSection]
+
+
+class ReplayRequest(_Model):
+    """``POST /api/replay``: a deal's record (``getaway/1``; the body is size-limited by the edge),
+    how many recorded actions to apply (``None``: all), whose view (0-based; ``None``: every hand)."""
+
+    record: dict[str, Any]
+    move: Annotated[StrictInt, Field(ge=0, le=MAX_VERSION)] | None = None
+    seat: Annotated[StrictInt, Field(ge=0, le=7)] | None = None
+
+
+class ReplayFrame(BaseModel):
+    """The answer to ``POST /api/replay``: one frame of the replay viewer (getaway.web.learn.replay_frame)."""
+
+    players: list[str]
+    moves: int
+    move: int
+    seat: int | None
+    view: dict[str, Any]
+    hands: list[list[str]] | None
+    log: list[str]
+
+
+class ReviewRequest(_Model):
+    """``POST /api/review``: a deal's record, the seat to review (0-based), and optionally a smaller
+    budget (the expert's rollouts per decision, at most the review's default: a quicker, rougher review)."""
+
+    record: dict[str, Any]
+    seat: Annotated[StrictInt, Field(ge=0, le=7)]
+    iterations: Annotated[StrictInt, Field(ge=1, le=REVIEW_ITERATIONS)] | None = None
+
+
+class ReviewAnswer(BaseModel):
+    """The answer to ``POST /api/review`` (getaway.bots.review.Review.to_dict, reasons translated)."""
+
+    players: list[str]
+    seat: int
+    seed: int
+    iterations: int
+    lost: bool | None
+    mistakes: int
+    blunders: int
+    decisions: list[dict[str, Any]]
+
+
+class LessonRequest(_Model):
+    """``POST /api/lessons/{key}``: the learner's moves so far (card names or take/pass/pickup)."""
+
+    moves: Annotated[list[Annotated[Text, Field(max_length=12)]], Field(max_length=8)] = Field(default_factory=list)
+
+
+class LessonState(BaseModel):
+    """The answer to ``POST /api/lessons/{key}`` (getaway.web.learn.lesson_state)."""
+
+    key: str
+    profile: str
+    title: str
+    goal: str
+    seat: int
+    view: dict[str, Any]
+    verdict: str
+    message: str
+    log: list[str]
+
+
+class LessonItem(BaseModel):
+    key: str
+    profile: str
+    title: str
 
 
 class ErrorBody(BaseModel):

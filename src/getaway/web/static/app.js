@@ -27,6 +27,7 @@ import { api, tokenKey, hostKey, RoomSocket } from "./net.js";
 import { renderLobby } from "./lobby.js";
 import { TableView, seatName } from "./table.js";
 import { soundButton } from "./motion.js";
+import { renderReplay, renderLearn } from "./learn.js";
 
 const S = {
   code: null, token: null, hostToken: null, socket: null, conn: "idle",
@@ -34,6 +35,7 @@ const S = {
   absent: {}, pending: false, isHost: false, history: null, historyFor: -1, spectate: false,
 };
 let tableView = null;
+let leavePage = null; // the replay viewer's cleanup (its keyboard handler)
 let joinPoll = null;
 let noticeTimer = null;
 
@@ -493,7 +495,16 @@ function route() {
   Object.assign(S, { code: null, seat: null, room: null, view: null, version: null, log: [], logReset: true, absent: {}, pending: false, history: null, historyFor: -1, armedTake: false, turnEnds: null });
   const m = location.pathname.match(/^\/r\/([^/]+)\/?$/);
   connBar.hidden = true;
-  if (m) {
+  if (leavePage) { leavePage(); leavePage = null; }
+  if (location.pathname === "/replay") {
+    setBodyStatus("replay");
+    renderHeader();
+    leavePage = renderReplay(main, { showError });
+  } else if (location.pathname === "/learn") {
+    setBodyStatus("learn");
+    renderHeader();
+    renderLearn(main, { showError });
+  } else if (m) {
     S.code = decodeURIComponent(m[1]).toUpperCase();
     renderHeader();
     openRoom(S.code);

@@ -243,7 +243,10 @@ export async function renderLobby(root, { go, showError }) {
   fill(root,
     h("section", { class: "lobby" },
       h("p", { class: "tagline" }, t("The South Asian shedding card game (Bhabhi): empty your hand, and do not be the last one holding cards.")),
-      h("div", { class: "lobby-grid" }, createForm, h("div", { class: "lobby-side" }, publicPanel, joinForm))));
+      h("div", { class: "lobby-grid" }, createForm, h("div", { class: "lobby-side" }, publicPanel, joinForm)),
+      h("p", { class: "lobby-learn" },
+        h("a", { href: "/learn", "data-testid": "learn-link", onclick: (e) => { e.preventDefault(); go("/learn"); } }, t("Learn to play")), " · ",
+        h("a", { href: "/replay", "data-testid": "replay-page-link", onclick: (e) => { e.preventDefault(); go("/replay"); } }, t("Replay a game record")))));
   refreshList();
   name.focus();
 }

@@ -654,7 +654,8 @@ export class TableView {
       const d = S.history && (S.history.find((x) => x.index === i) || (S.history[i] && S.history[i].index === undefined ? S.history[i] : null));
       const loser = d ? (d.loser === null || d.loser === undefined ? t("no loser") : seatName(room, d.loser)) : null;
       items.push(h("li", {}, h("a", { href: `/api/rooms/${encodeURIComponent(room.code)}/deals/${i}/record`, download: `getaway-${room.code}-deal-${i + 1}.json`,
-        "data-testid": `record-${i}` }, t("Record of deal {k}", { k: i + 1 })), loser ? ` · ${t("Loser: {name}", { name: loser })}` : ""));
+        "data-testid": `record-${i}` }, t("Record of deal {k}", { k: i + 1 })), loser ? ` · ${t("Loser: {name}", { name: loser })}` : "",
+        " · ", h("a", { href: `/replay?room=${encodeURIComponent(room.code)}&deal=${i}`, "data-testid": `replay-${i}` }, t("Replay and review"))));
     }
     fill(this.records, h("p", { class: "deal-no" }, t("Deal {k} of {n}", { k: Math.min(total, (room.deal_index ?? 0) + 1), n: total })),
       items.length ? h("ul", { class: "records" }, items) : null);

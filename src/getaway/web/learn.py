@@ -1,0 +1,165 @@
+"""Learning in the browser (issue 16): the replay viewer's frames, the review of a deal, the lessons.
+
+All three are stateless: the page sends what it has (a deal's record, the learner's moves) and
+gets back what to show, computed here with the engine, in the page's language.
+
+* :func:`replay_frame`: the deal of a record after ``move`` recorded actions, as one seat saw
+  it (its :func:`~getaway.core.view.player_view`) or with every hand shown (``seat=None``: the
+  record of a finished deal is public to its room; a dropped file is its owner's), and the
+  narration so far. The request body is size-limited by the edge (:data:`~getaway.web.edge.MAX_BODY`).
+* :func:`review_of`: :func:`getaway.bots.review.review_deal` off the event loop (a worker
+  thread), at most :data:`REVIEW_SLOTS` at once, within the bots' own search budget.
+* :func:`lesson_state`: :func:`getaway.text.lessons.attempt` with the view and texts for the page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Final
+
+from ..bots.review import REVIEW_ITERATIONS, review_deal
+from ..core.deal import replay
+from ..core.events import IllegalActionError
+from ..core.messages import at
+from ..core.record import RecordError, parse_record
+from ..core.view import player_view
+from ..text import i18n
+from ..text.lessons import LESSONS, attempt
+from ..text.narrate import Narrator
+from .rooms import RoomError
+
+__all__ = ["replay_frame", "review_of", "lesson_state", "lesson_list", "REVIEW_SLOTS"]
+
+#: Reviews computed at once by one server (each takes a worker thread for seconds).
+REVIEW_SLOTS: Final = 1
+_slots: dict[int, asyncio.Semaphore] = {}  # per event loop (a semaphore belongs to one loop)
+
+
+def _bad_record(exc: RecordError) -> RoomError:
+    error = RoomError("bad_record", N_bad_record, 400)
+    error.cause = exc
+    return error
+
+
+#: The message of a record that cannot be read (the engine's own text replaces it: ``cause``).
+N_bad_record: Final = i18n.N_("the record cannot be read")
+
+
+def _seat(seat: int | None, players: int) -> int | None:
+    if seat is not None and not 0 <= seat < players:
+        raise RoomError("bad_seat", i18n.N_("seat {seat} does not exist with {n} players"), 400, seat=seat, n=players)
+    return seat
+
+
+def replay_frame(record: dict[str, Any], move: int | None, seat: int | None, lang: str) -> dict[str, Any]:
+    """One frame of the replay viewer.
+
+    Args:
+        record: a deal's record (``getaway/1``).
+        move: how many recorded actions to apply (``None``: all; more than there are: all).
+        seat: whose view (0-based), or ``None`` for every hand.
+        lang: the narration's language.
+
+    Returns:
+        ``{"players": names, "moves": number of recorded actions, "move": k, "seat",
+        "view": the view's dict, "hands": every hand (``seat=None``) or ``None``, "log": lines}``.
+
+    Raises:
+        RoomError: ``bad_record`` (the engine's reason: malformed, an illegal action), ``bad_seat``.
+    """
+    try:
+        deal, actions, names, _result = parse_record(record)
+    except RecordError as exc:
+        raise _bad_record(exc) from None
+    seat = _seat(seat, deal.players)
+    k = len(actions) if move is None else max(0, min(move, len(actions)))
+    try:
+        replay(deal, actions[:k])
+    except IllegalActionError as exc:
+        index = getattr(exc, "index", None)
+        raise _bad_record(RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason)) from None
+    view = player_view(deal, seat)
+    with i18n.language(lang):
+        log = Narrator(names, deal.rules.special_first_trick).feed(view.history)
+    hands = None if seat is not None else [[str(c) for c in deal.hand(s)] for s in range(deal.players)]
+    return {
+        "players": names,
+        "moves": len(actions),
+        "move": k,
+        "seat": seat,
+        "view": view.to_dict(),
+        "hands": hands,
+        "log": log,
+    }
+
+
+async def review_of(record: dict[str, Any], seat: int, lang: str, iterations: int | None = None) -> dict[str, Any]:
+    """The review of ``seat``'s play in ``record`` (:func:`getaway.bots.review.review_deal` at
+    ``iterations`` rollouts per decision, at most and by default its own budget) as a JSON-ready
+    dict with the reasons in ``lang``; computed in a worker thread, one review at a time per
+    server (:data:`REVIEW_SLOTS`).
+
+    Raises:
+        RoomError: ``bad_record``, ``bad_seat``.
+    """
+    try:
+        _deal, _actions, names, _result = parse_record(record)
+    except RecordError as exc:
+        raise _bad_record(exc) from None
+    _seat(seat, len(names))
+    slots = _slots.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(REVIEW_SLOTS))
+    async with slots:
+        try:
+            budget = min(iterations or REVIEW_ITERATIONS, REVIEW_ITERATIONS)
+            review = await asyncio.to_thread(review_deal, record, seat, iterations=budget)
+        except RecordError as exc:
+            raise _bad_record(exc) from None
+    with i18n.language(lang):
+        return {"players": names, **review.to_dict(i18n.localize)}
+
+
+def lesson_list(lang: str) -> list[dict[str, str]]:
+    """Every lesson's ``key``, ``profile`` and ``title`` (in ``lang``), in the order taught."""
+    with i18n.language(lang):
+        return [{"key": k, "profile": v.profile, "title": i18n._(v.title)} for k, v in LESSONS.items()]
+
+
+def lesson_state(key: str, moves: list[str], lang: str) -> dict[str, Any]:
+    """The lesson ``key`` after the learner's ``moves`` (see :func:`getaway.text.lessons.attempt`).
+
+    Returns:
+        ``{"key", "profile", "title", "goal", "seat", "players": seat names, "view": the learner's
+        view, "verdict", "message", "log": narration of the moves since the start}``, texts in ``lang``.
+
+    Raises:
+        RoomError: ``not_found`` (no such lesson), ``bad_message`` (moves that were never accepted).
+    """
+    lesson = LESSONS.get(key)
+    if lesson is None:
+        raise RoomError("not_found", i18n.N_("no lesson {name!r}"), 404, name=key)
+    try:
+        result = attempt(lesson, moves)
+    except ValueError as exc:
+        problem = str(exc)
+        raise RoomError(
+            "bad_message", i18n.N_("these moves do not fit the lesson: {problem}"), 400, problem=problem
+        ) from None
+    start = lesson.start()
+    view = player_view(result.deal, lesson.seat)
+    with i18n.language(lang):
+        names = [i18n._("Seat {n}").format(n=s + 1) for s in range(len(lesson.hands))]
+        narrator = Narrator(names, result.deal.rules.special_first_trick)
+        narrator.feed(view.history[: start.event_count])
+        log = narrator.feed(view.history[start.event_count :])
+        message = i18n.localize(result.message, names)
+        return {
+            "key": key,
+            "profile": lesson.profile,
+            "title": i18n._(lesson.title),
+            "goal": i18n._(lesson.goal),
+            "seat": lesson.seat,
+            "view": view.to_dict(),
+            "verdict": result.verdict,
+            "message": message,
+            "log": log,
+        }
