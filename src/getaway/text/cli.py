@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import Deal, Rules, RulesError
-from ..bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
+from ..bots import BOTS, LEVELS, RandomBot, bot_kind, make_bot, play_deal
 from ..core.deal import replay as replay_actions
 from ..core.match import FORMAT as MATCH_FORMAT
 from ..core.match import Match, MatchError
@@ -418,7 +418,7 @@ def _bot_list(text: str, count: int, option: str = "--bots") -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
     known = list(dict.fromkeys([*LEVELS, *BOTS]))
     for name in names:
-        if name.partition(":")[0] not in known:
+        if bot_kind(name) is None:
             message = _("unknown bot or level {name!r} (known: {known})")
             raise click.BadParameter(message.format(name=name, known=", ".join(known)), param_hint=option)
         try:
@@ -459,7 +459,7 @@ def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
         if seat == human:
             continue
         field = f"play.bots[{seat}]"
-        if not isinstance(name, str) or name.partition(":")[0] not in known:
+        if not isinstance(name, str) or bot_kind(name) is None:
             message = _("{field}: unknown bot or level {name} (known: {known})")
             raise ValueError(message.format(field=field, name=json.dumps(name), known=", ".join(known)))
         try:
