@@ -889,6 +889,12 @@ _TABLE_WORDS += (N_("med ms"), N_("p99 ms"))
 )
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help=N_("Write results as JSON."))
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help=N_("Write results as CSV."))
+@click.option(
+    "--resume",
+    "resume_path",
+    type=click.Path(dir_okay=False),
+    help=N_("Partial results file: finished sets are written to it, and a rerun continues from it."),
+)
 @click.option("--quiet", "-q", is_flag=True, help=N_("No progress line."))
 @_lang_option
 def tournament(
@@ -903,11 +909,12 @@ def tournament(
     options: tuple[str, ...],
     json_path: str | None,
     csv_path: str | None,
+    resume_path: str | None,
     quiet: bool,
     lang: str | None,
 ) -> None:
     """Duplicate deals among bots (docs/bots.md): the command line of :mod:`getaway.sim.tournament`."""
-    from ..sim.tournament import run_tournament
+    from ..sim.tournament import ResumeError, run_tournament
 
     use(lang)
     _check_output(json_path, "--json")
@@ -927,9 +934,23 @@ def tournament(
         if not quiet and sys.stderr.isatty():
             click.echo(f"\r{done[0]}/{total}", nl=False, err=True)
 
-    result = run_tournament(
-        rules, lineup, deals, seed=seed, workers=workers, progress=progress, backend=backend, address=ray_address
-    )
+    try:
+        result = run_tournament(
+            rules,
+            lineup,
+            deals,
+            seed=seed,
+            workers=workers,
+            progress=progress,
+            backend=backend,
+            address=ray_address,
+            resume=resume_path,
+        )
+    except ResumeError as exc:
+        raise click.BadParameter(str(exc), param_hint="--resume") from None
+    except OSError as exc:
+        message = _("cannot write {path}: {reason}")
+        raise click.UsageError(message.format(path=resume_path, reason=exc.strerror or exc)) from None
     if not quiet and sys.stderr.isatty():
         click.echo("", err=True)
     line = _("{profile}, {n} players, {seeds} seeds × {n} rotations = {deals} deals, {workers} worker(s), {secs} s")
