@@ -976,6 +976,80 @@ def tournament(
                 raise click.UsageError(message.format(path=path, reason=exc.strerror or exc)) from None
 
 
+@cli.command(help=N_("Rate bots at mixed tables with OpenSkill (docs/bots.md)."))
+@click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
+@click.option("--players", "-n", type=int, default=4, show_default=True, help=N_("Number of seats."))
+@click.option(
+    "--bots",
+    "bots_text",
+    default="random,easy,medium,hard,expert",
+    show_default=True,
+    metavar="A,B,…",
+    help=N_("The bots to rate, comma-separated (kinds, levels, style:…, package.module:Class)."),
+)
+@click.option(
+    "--tables", type=int, default=100, show_default=True, help=N_("Mixed tables, each one seed in every rotation.")
+)
+@click.option("--seed", type=int, default=1, show_default=True, help=N_("Base seed of the deals."))
+@click.option("--workers", "-w", type=int, default=None, help=N_("Processes (default: all cores)."))
+@_backend_options
+@click.option(
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help=N_("Any rules option, e.g. trump=spades.")
+)
+@click.option("--quiet", "-q", is_flag=True, help=N_("No progress line."))
+@_lang_option
+def ladder(
+    profile: str,
+    players: int,
+    bots_text: str,
+    tables: int,
+    seed: int,
+    workers: int | None,
+    backend: str,
+    ray_address: str | None,
+    options: tuple[str, ...],
+    quiet: bool,
+    lang: str | None,
+) -> None:
+    """The command line of :mod:`getaway.sim.ladder`: ratings with their uncertainty."""
+    from ..sim.ladder import run_ladder
+
+    use(lang)
+    rules = _rules_from(profile, players, options)
+    names = list(dict.fromkeys(t.strip() for t in bots_text.split(",") if t.strip()))
+    _bot_list(",".join(names), len(names))  # each name checked, with the usual messages
+    if len(names) < players:
+        message = _("the ladder needs at least {n} different bots for {n} seats, got {k}")
+        raise click.BadParameter(message.format(n=players, k=len(names)), param_hint="--bots")
+    if tables < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=tables), param_hint="--tables")
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if workers < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=workers), param_hint="--workers")
+    done = [0]
+    total = tables * players
+
+    def progress(k: int) -> None:
+        done[0] += k
+        if not quiet and sys.stderr.isatty():
+            click.echo(f"\r{done[0]}/{total}", nl=False, err=True)
+
+    result = run_ladder(
+        rules, names, tables, seed=seed, workers=workers, progress=progress, backend=backend, address=ray_address
+    )
+    if not quiet and sys.stderr.isatty():
+        click.echo("", err=True)
+    line = _("{profile}, {n} players, {tables} tables × {n} rotations = {deals} deals, {workers} worker(s), {secs} s")
+    click.echo(
+        line.format(
+            profile=profile, n=players, tables=tables, deals=total, workers=workers, secs=f"{result.elapsed:.1f}"
+        )
+    )
+    click.echo(result.table())
+    click.echo(_("OpenSkill Plackett-Luce: mu ± 2 sigma; sorted by mu - 3 sigma."))
+
+
 # ---------------------------------------------------------------------------------- serve
 
 
