@@ -28,6 +28,7 @@ __all__ = [
     "make_bot",
     "load_bot",
     "bot_kind",
+    "LEVEL_HELP",
 ]
 
 
@@ -94,10 +95,20 @@ BOTS: dict[str, Callable[..., Bot]] = {
 
 #: Difficulty levels for people, mapped onto bot kinds and settings (docs/bots.md).
 LEVELS: dict[str, tuple[str, dict[str, object]]] = {
-    "easy": ("random", {}),
-    "medium": ("heuristic", {}),
+    "easy": ("heuristic", {"noise": 0.7}),
+    "medium": ("heuristic", {"noise": 0.4}),
     "hard": ("expert", {"iterations": 40}),
     "expert": ("expert", {}),
+}
+
+
+#: One line per level for people (the terminal game and its ``--help``), English; translated
+#: where shown (the level strength figures: docs/bots.md "Levels").
+LEVEL_HELP: dict[str, str] = {
+    "easy": N_("easy: the rules of thumb, but a random move seven times in ten"),
+    "medium": N_("medium: the rules of thumb, with a random move four times in ten"),
+    "hard": N_("hard: plays out a few dozen sampled deals before each move"),
+    "expert": N_("expert: plays out many sampled deals before each move (the strongest, slowest)"),
 }
 
 
