@@ -142,8 +142,9 @@ def test_hint_gives_a_legal_action_and_a_sentence(kind):
 
 def test_levels_map_to_kinds():
     assert set(BOTS) >= {"random", "heuristic", "expert"}
-    assert isinstance(make_bot("easy"), RandomBot)
-    assert isinstance(make_bot("medium"), HeuristicBot)
+    easy, medium = make_bot("easy"), make_bot("medium")
+    assert isinstance(easy, HeuristicBot) and isinstance(medium, HeuristicBot)
+    assert 0 < medium.noise < easy.noise < 1  # easy plays at random more often
     hard, expert = make_bot("hard"), make_bot("expert")
     assert isinstance(hard, ExpertBot) and isinstance(expert, ExpertBot)
     assert hard.iterations < expert.iterations
@@ -212,3 +213,25 @@ def test_expert_hint_says_when_it_keeps_the_usual_play(monkeypatch, losses, says
     monkeypatch.setattr(bot, "_search", search)
     action, reason = bot.hint(view, legal, rng)
     assert action == legal[0] and "53 sampled deals" in reason and says in reason
+
+
+def test_heuristic_noise_plays_as_random_that_often():
+    from getaway.bots.random import RandomBot as Random
+
+    rules = Rules.profile("punjab", players=4, takes="off")
+    deal = Deal(rules, 0, 3)
+    deal.play("A♠")
+    view = player_view(deal, deal.to_act)
+    legal = view.legal_actions
+    best = HeuristicBot().act(view, legal, random.Random(0))
+    rng = random.Random(5)
+    picks = [HeuristicBot(noise=0.7).act(view, legal, rng) for _ in range(400)]
+    off = sum(p != best for p in picks) / len(picks)
+    expected_off = 0.7 * (1 - 1 / len(legal))  # a random pick may hit the best move too
+    assert len(legal) > 2 and abs(off - expected_off) < 0.08
+    for k in range(20):  # noise 1: the random bot's move (after the one draw that decides)
+        ahead = random.Random(k)
+        ahead.random()
+        assert HeuristicBot(noise=1.0).act(view, legal, random.Random(k)) == Random().act(view, legal, ahead)
+    with pytest.raises(ValueError, match="noise"):
+        HeuristicBot(noise=1.5)

@@ -6,6 +6,7 @@ view, its legal actions and a seeded generator, so peeking is impossible by cons
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import random
 from collections.abc import Callable, Sequence
@@ -16,7 +17,19 @@ from ..core.events import Action, Event
 from ..core.messages import N_, Text
 from ..core.view import PlayerView
 
-__all__ = ["Bot", "RandomBot", "HeuristicBot", "ExpertBot", "play_deal", "BOTS", "LEVELS", "make_bot"]
+__all__ = [
+    "Bot",
+    "RandomBot",
+    "HeuristicBot",
+    "ExpertBot",
+    "play_deal",
+    "BOTS",
+    "LEVELS",
+    "make_bot",
+    "load_bot",
+    "bot_kind",
+    "LEVEL_HELP",
+]
 
 
 class Bot(Protocol):
@@ -34,30 +47,109 @@ from ..core.view import player_view  # noqa: E402
 from .expert import ExpertBot  # noqa: E402
 from .heuristic import HeuristicBot  # noqa: E402
 from .random import RandomBot  # noqa: E402  (the protocol above is what it implements)
+from .styles import STYLES  # noqa: E402
+
+
+def load_bot(path: str, **settings: object) -> Bot:
+    """A bot of your own from ``"package.module:Class"`` (or a factory function), made with
+    ``settings`` as keyword arguments; it must have ``act`` (the :class:`Bot` protocol).
+
+    Raises:
+        ValueError: the module cannot be imported, has no such attribute, or it is not a bot.
+    """
+    module, _, attr = path.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError) as exc:
+        message = N_("bot: cannot load {path!r} ({error})")
+        raise ValueError(Text(message, path=path, error=f"{type(exc).__name__}: {exc}")) from None
+    bot = factory(**settings)
+    if not callable(getattr(bot, "act", None)):
+        raise ValueError(Text(N_("bot: {path!r} is not a bot (it has no act method)"), path=path))
+    if not isinstance(getattr(bot, "name", None), str):
+        bot.name = path
+    return bot
+
+
+def _plugin(path: str) -> Callable[..., Bot]:
+    """A factory that imports ``path`` (``module:Class``) only when a bot is made (optional extras)."""
+
+    def factory(**settings: object) -> Bot:
+        return load_bot(path, **settings)
+
+    factory.__doc__ = f"The bot {path} (imported on first use)."
+    factory.__signature__ = inspect.signature(  # type: ignore[attr-defined]
+        lambda simulations=200, uct_c=2.0, rollouts=1: None
+    )
+    return factory
+
 
 #: Bot kinds by name: a factory taking keyword settings. Other bot modules register here.
-BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "heuristic": HeuristicBot, "expert": ExpertBot}
+BOTS: dict[str, Callable[..., Bot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "expert": ExpertBot,
+    **STYLES,
+    "style:ismcts": _plugin("getaway.envs.ismcts:ISMCTSStyle"),  # needs OpenSpiel
+}
 
 #: Difficulty levels for people, mapped onto bot kinds and settings (docs/bots.md).
 LEVELS: dict[str, tuple[str, dict[str, object]]] = {
-    "easy": ("random", {}),
-    "medium": ("heuristic", {}),
+    "easy": ("heuristic", {"noise": 0.7}),
+    "medium": ("heuristic", {"noise": 0.4}),
     "hard": ("expert", {"iterations": 40}),
     "expert": ("expert", {}),
 }
+
+
+#: One line per level for people (the terminal game and its ``--help``), English; translated
+#: where shown (the level strength figures: docs/bots.md "Levels").
+LEVEL_HELP: dict[str, str] = {
+    "easy": N_("easy: the rules of thumb, but a random move seven times in ten"),
+    "medium": N_("medium: the rules of thumb, with a random move four times in ten"),
+    "hard": N_("hard: plays out a few dozen sampled deals before each move"),
+    "expert": N_("expert: plays out many sampled deals before each move (the strongest, slowest)"),
+}
+
+
+def bot_kind(name: str) -> str | None:
+    """The kind or level a bot name starts with (``"style:lead-strong:x=1"`` → ``"style:lead-strong"``,
+    ``"expert:iterations=9"`` → ``"expert"``), ``"module:Class"`` for a dotted ``package.module:Class``
+    path (:func:`load_bot`), or ``None`` for a name no bot has (the settings are not checked)."""
+    known = [*LEVELS, *BOTS]
+    if name in known:
+        return name
+    prefixed = [k for k in known if name.startswith(k + ":")]
+    if prefixed:
+        return max(prefixed, key=len)
+    module, sep, attr = name.partition(":")
+    if sep and "." in module and attr.isidentifier():
+        return "module:Class"
+    return None
 
 
 def make_bot(name: str, **settings: object) -> Bot:
     """A bot from a kind (``random`` …) or a level (``easy``, ``medium``, ``hard``, ``expert``).
 
     Settings may also ride on the name, for command lines and tournaments:
-    ``"expert:iterations=60+exact_cards=8"`` (numbers are parsed as numbers).
+    ``"expert:iterations=60+exact_cards=8"`` (numbers are parsed as numbers); a style's name
+    has a colon of its own (``"style:lead-strong"``, ``"style:ismcts:simulations=400"``).
+    A name that is no kind or level but ``package.module:Class`` loads your own bot
+    (:func:`load_bot`).
 
     Raises:
         ValueError: unknown name (the message lists the known ones), or a bad setting.
     """
+    if name in BOTS and ":" in name:
+        return BOTS[name](**settings)
     if ":" in name:
-        name, _, spec = name.partition(":")
+        kinds = [k for k in BOTS if ":" in k and name.startswith(k + ":")]
+        if kinds:
+            name, spec = kinds[0], name[len(kinds[0]) + 1 :]
+        else:
+            name, _, spec = name.partition(":")
+            if name not in BOTS and name not in LEVELS and "=" not in spec:
+                return load_bot(f"{name}:{spec}", **settings)
         for item in filter(None, spec.split("+")):
             key, sep, text = item.partition("=")
             if not sep or not key:

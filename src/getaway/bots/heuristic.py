@@ -34,6 +34,7 @@ from ..core.events import PASS, PICKUP, TAKE, Action
 from ..core.knowledge import Knowledge
 from ..core.messages import N_, Reason
 from ..core.view import PlayerView
+from .random import RandomBot
 
 __all__ = ["HeuristicBot"]
 
@@ -51,17 +52,30 @@ class HeuristicBot:
 
     Args:
         takes: whether it ever takes a neighbour's hand (R-P-TAKE) when that pays.
+        noise: chance, 0–1, that :meth:`act` plays as the ``random`` bot instead
+            (:class:`~getaway.bots.random.RandomBot`: uniform, taking rarely): a weaker player
+            for the levels (``easy``, ``medium``; 1 plays exactly as ``random``),
+            deterministic given the ``rng`` it is handed. 0 (the default) never draws from ``rng``.
+
+    Raises:
+        ValueError: ``noise`` outside 0–1.
     """
 
     name = "heuristic"
 
-    def __init__(self, takes: bool = True) -> None:
+    def __init__(self, takes: bool = True, noise: float = 0.0) -> None:
+        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise: {noise!r} is not between 0 and 1")
         self.takes = takes
+        self.noise = float(noise)
 
     # ------------------------------------------------------------------ protocol
 
     def act(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> Action:
-        """The action the rules of thumb prefer (``rng`` is unused: the bot is deterministic)."""
+        """The action the rules of thumb prefer; with probability ``noise`` a random legal one
+        (``rng`` is used only then)."""
+        if self.noise and len(legal) > 1 and rng.random() < self.noise:
+            return _RANDOM.act(view, legal, rng)
         return self.choose(view, legal)[0]
 
     def hint(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> tuple[Action, str]:
@@ -390,6 +404,9 @@ class HeuristicBot:
                 cards=names,
             )
         return None
+
+
+_RANDOM = RandomBot()
 
 
 def _cards(mask: int) -> list[int]:

@@ -56,12 +56,20 @@ from ..core.deal import Deal, deal_hands
 from ..core.events import NUM_ACTIONS, TAKE, action_from_id
 from ..core.knowledge import Knowledge
 from ..core.rules import Rules
-from ..core.view import player_view
+from ..core.view import PlayerView, player_view
 from ..core.worlds import SamplingError, deal_of, sample
 from .encoding import encode, layout, observation_size
 from .pettingzoo import deal_rewards, rules_from_options
 
-__all__ = ["GetawayGame", "GetawayState", "resample", "rules_of_params", "SHORT_NAME"]
+__all__ = [
+    "GetawayGame",
+    "GetawayState",
+    "resample",
+    "state_of_view",
+    "rules_of_params",
+    "params_of_rules",
+    "SHORT_NAME",
+]
 
 SHORT_NAME = "python_getaway"
 _JOKER_BIT = 1 << JOKER_INDEX
@@ -188,6 +196,24 @@ _CHANCE = _Chance()
 
 def _the_chance() -> _Chance:
     return _CHANCE
+
+
+def params_of_rules(rules: Rules) -> dict[str, Any]:
+    """The game parameters of ``rules`` (the inverse of :func:`rules_of_params`; dealer 0).
+
+    Raises:
+        ValueError: rules no environment plays (:func:`rules_of_params` says which).
+    """
+    params: dict[str, Any] = {}
+    for name in _DEFAULTS:
+        if name == "dealer":
+            continue
+        value = getattr(rules, name)
+        if value is None:
+            value = "none" if _SCHEMA["options"][name]["type"] == "choice" else -1
+        params[name] = value
+    rules_of_params(params)  # refuse what the adapter refuses, with its message
+    return params
 
 
 class _Setup:
@@ -488,8 +514,29 @@ def resample(
         rng = random.Random()
     elif isinstance(rng, np.random.RandomState):
         rng = random.Random(int(rng.randint(0, 2**31 - 1)))
-    n = deal.players
     view = player_view(deal, player, _knowledge_of(core, deal, player))
+    return state_of_view(state.get_game(), view, rng, order=core.order)
+
+
+def state_of_view(
+    game: pyspiel.Game, view: PlayerView, rng: random.Random, order: list[int] | None = None
+) -> GetawayState:
+    """A state of ``game`` at ``view``'s decision, the hidden cards dealt at random consistently
+    with ``view.knowledge`` (what :func:`resample` returns; a bot that sees only its view, such
+    as :class:`getaway.envs.ismcts.ISMCTSStyle`, starts its search from it).
+
+    Args:
+        game: a ``python_getaway`` game with ``view``'s rules.
+        view: the view of the seat to act.
+        rng: where the hidden cards come from.
+        order: the dealing chance outcomes to record (default: the pack in card order; only
+            the dealing phase reads them).
+
+    Raises:
+        RuntimeError: no consistent world in 50 tries (a knowledge bug).
+    """
+    player = view.seat
+    n = view.players
     knowledge = view.knowledge
     target_key = encode(view)
     public = knowledge.public()
@@ -498,9 +545,9 @@ def resample(
             new_deal = deal_of(view, sample(knowledge, rng), rng=_CHANCE, explicit_chance=True)
         except (SamplingError, RuntimeError, ValueError):
             continue
-        new_state = GetawayState(state.get_game())
+        new_state = GetawayState(game)
         new_core = new_state.core
-        new_core.order = list(core.order)
+        new_core.order = list(order) if order is not None else list(new_state._game_ref.pack)
         new_core.left = []
         new_core.deal = new_deal
         # the others keep what anyone knows, plus their hand in this world

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..bots import make_bot
@@ -29,7 +31,7 @@ from ..core.rules import Rules
 from .simulation import DealResult, Job, run_jobs
 from .stats import wilson  # the one Wilson interval (re-exported: getaway.sim.tournament.wilson)
 
-__all__ = ["BotStats", "TournamentResult", "run_tournament", "wilson", "make_jobs", "rotations"]
+__all__ = ["BotStats", "TournamentResult", "run_tournament", "wilson", "make_jobs", "rotations", "ResumeError"]
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,92 @@ def summarize(rules: Rules, lineup: Sequence[str], results: Sequence[DealResult]
     return tuple(stats)
 
 
+class ResumeError(ValueError):
+    """A partial-results file that does not belong to this tournament, or is damaged."""
+
+
+#: The format tag on the first line of a partial-results file.
+_PARTIAL_FORMAT = "getaway-tournament-partial/1"
+
+
+def _result_to_json(r: DealResult) -> dict[str, Any]:
+    """One deal's result as JSON (the job's rules are in the file's header)."""
+    return {
+        "bots": list(r.job.bots),
+        "seed": r.job.seed,
+        "dealer": r.job.dealer,
+        "loser": r.loser,
+        "termination": str(r.termination),
+        "places": list(r.places),
+        "out_order": [list(g) for g in r.out_order],
+        "tricks": r.tricks,
+        "plays": r.plays,
+        "pickups": list(r.pickups),
+        "takes": r.takes,
+        "decisions": list(r.decisions),
+        "think_times": [list(t) for t in r.think_times],
+    }
+
+
+def _result_of_json(rules: Rules, d: dict[str, Any]) -> DealResult:
+    return DealResult(
+        job=Job(rules, tuple(d["bots"]), d["seed"], d["dealer"]),
+        loser=d["loser"],
+        termination=d["termination"],
+        places=tuple(d["places"]),
+        out_order=tuple(tuple(g) for g in d["out_order"]),
+        tricks=d["tricks"],
+        plays=d["plays"],
+        pickups=tuple(d["pickups"]),
+        takes=d["takes"],
+        decisions=tuple(d["decisions"]),
+        think_times=tuple(tuple(t) for t in d["think_times"]),
+    )
+
+
+def _read_partial(path: Path, header: dict[str, Any], rules: Rules, jobs: list[Job]) -> dict[int, list[DealResult]]:
+    """The finished duplicate sets of ``path`` by set index (empty if the file does not exist).
+
+    Raises:
+        ResumeError: another tournament's file (its header differs), or a damaged line other
+            than a last one cut short by an interruption (that one is dropped).
+    """
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines:
+        return {}
+    try:
+        first = json.loads(lines[0])
+    except json.JSONDecodeError:
+        raise ResumeError(f"resume: {path} is not a partial-results file (bad first line)") from None
+    if first != header:
+        diff = sorted(
+            k
+            for k in {*header, *(first if isinstance(first, dict) else {})}
+            if not isinstance(first, dict) or first.get(k) != header.get(k)
+        )
+        raise ResumeError(f"resume: {path} belongs to another tournament (differs in: {', '.join(diff)})")
+    n = rules.players
+    done: dict[int, list[DealResult]] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            entry = json.loads(line)
+            index = entry["set"]
+            results = [_result_of_json(rules, d) for d in entry["results"]]
+            expected = jobs[index * n : (index + 1) * n]
+            if [(r.job.bots, r.job.seed, r.job.dealer) for r in results] != [
+                (j.bots, j.seed, j.dealer) for j in expected
+            ]:
+                raise ValueError("jobs differ")
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, IndexError) as exc:
+            if number == len(lines):
+                break  # a last line cut short: that set is played again
+            raise ResumeError(f"resume: {path} line {number} is damaged ({exc})") from None
+        done[index] = results
+    return done
+
+
 def run_tournament(
     rules: Rules,
     lineup: Sequence[str],
@@ -208,6 +296,7 @@ def run_tournament(
     progress: Callable[[int], None] | None = None,
     backend: str = "local",
     address: str | None = None,
+    resume: str | Path | None = None,
 ) -> TournamentResult:
     """Play ``deals`` duplicate deals (rounded up to whole rotations) among ``lineup``.
 
@@ -217,12 +306,21 @@ def run_tournament(
         deals: deals to play in all (each seed is played once per rotation).
         seed: base seed of the deals.
         workers: processes.
-        progress: called with the number of deals just finished.
+        progress: called with the number of deals just finished (deals read back from
+            ``resume`` count as finished at the start).
         backend: ``"local"`` or ``"ray"`` (see :func:`getaway.sim.simulation.run_jobs`).
         address: with Ray, an existing cluster's address.
+        resume: a partial-results file (JSON lines): a header with the rules, line-up, seed
+            and deals, then one line per finished duplicate set (one seed in every rotation).
+            Sets already in it are read back instead of played, the others are played in
+            batches and appended as each batch finishes, so an interrupted run continues
+            where it stopped when rerun with the same arguments; the results are the same
+            as one uninterrupted run (tested). ``elapsed`` counts this run only.
 
     Raises:
         ValueError: wrong number of bots, unknown bot, ``deals`` < 1, ``workers`` < 1.
+        ResumeError: ``resume`` belongs to another tournament or is damaged (nothing is written).
+        OSError: ``resume`` cannot be read or written.
     """
     lineup = tuple(lineup)
     if len(lineup) != rules.players:
@@ -233,7 +331,10 @@ def run_tournament(
         make_bot(name)  # fail early, with the registry's message
     jobs = make_jobs(rules, lineup, deals, seed)
     start = time.perf_counter()
-    results = run_jobs(jobs, workers=workers, progress=progress, backend=backend, address=address)
+    if resume is None:
+        results = run_jobs(jobs, workers=workers, progress=progress, backend=backend, address=address)
+    else:
+        results = _run_resumable(Path(resume), rules, lineup, deals, seed, jobs, workers, progress, backend, address)
     elapsed = time.perf_counter() - start
     return TournamentResult(
         rules=rules,
@@ -245,3 +346,50 @@ def run_tournament(
         stats=summarize(rules, lineup, results),
         results=tuple(results),
     )
+
+
+def _run_resumable(
+    path: Path,
+    rules: Rules,
+    lineup: tuple[str, ...],
+    deals: int,
+    seed: int,
+    jobs: list[Job],
+    workers: int,
+    progress: Callable[[int], None] | None,
+    backend: str,
+    address: str | None,
+) -> list[DealResult]:
+    n = rules.players
+    header = {"format": _PARTIAL_FORMAT, "rules": rules.to_dict(), "lineup": list(lineup), "seed": seed, "deals": deals}
+    header = json.loads(json.dumps(header))  # as it reads back
+    done = _read_partial(path, header, rules, jobs)
+    sets = len(jobs) // n
+    if progress is not None and done:
+        progress(len(done) * n)
+    todo = [k for k in range(sets) if k not in done]
+    with path.open("a" if done or path.exists() and path.stat().st_size else "w", encoding="utf-8") as fh:
+        if not done and fh.tell() == 0:
+            fh.write(json.dumps(header) + "\n")
+        else:
+            _cut_damaged_tail(path, fh)
+        batch = max(1, 4 * workers)
+        for i in range(0, len(todo), batch):
+            chosen = todo[i : i + batch]
+            batch_jobs = [job for k in chosen for job in jobs[k * n : (k + 1) * n]]
+            played = run_jobs(batch_jobs, workers=workers, progress=progress, backend=backend, address=address)
+            for j, k in enumerate(chosen):
+                entry = {"set": k, "results": [_result_to_json(r) for r in played[j * n : (j + 1) * n]]}
+                fh.write(json.dumps(entry) + "\n")
+                done[k] = played[j * n : (j + 1) * n]
+            fh.flush()
+    return [r for k in range(sets) for r in done[k]]
+
+
+def _cut_damaged_tail(path: Path, fh: Any) -> None:
+    """Drop a last line cut short by an interruption (no newline at the end) before appending."""
+    fh.flush()
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        fh.truncate(data.rfind(b"\n") + 1)
+        fh.seek(0, io.SEEK_END)

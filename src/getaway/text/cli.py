@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import Deal, Rules, RulesError
-from ..bots import BOTS, LEVELS, RandomBot, make_bot, play_deal
+from ..bots import BOTS, LEVELS, RandomBot, bot_kind, make_bot, play_deal
 from ..bots.review import REVIEW_ITERATIONS, review_deal
 from ..core.deal import replay as replay_actions
 from ..core.match import FORMAT as MATCH_FORMAT
@@ -420,7 +420,7 @@ def _bot_list(text: str, count: int, option: str = "--bots") -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
     known = list(dict.fromkeys([*LEVELS, *BOTS]))
     for name in names:
-        if name.partition(":")[0] not in known:
+        if bot_kind(name) is None:
             message = _("unknown bot or level {name!r} (known: {known})")
             raise click.BadParameter(message.format(name=name, known=", ".join(known)), param_hint=option)
         try:
@@ -461,7 +461,7 @@ def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
         if seat == human:
             continue
         field = f"play.bots[{seat}]"
-        if not isinstance(name, str) or name.partition(":")[0] not in known:
+        if not isinstance(name, str) or bot_kind(name) is None:
             message = _("{field}: unknown bot or level {name} (known: {known})")
             raise ValueError(message.format(field=field, name=json.dumps(name), known=", ".join(known)))
         try:
@@ -1051,6 +1051,12 @@ _TABLE_WORDS += (N_("med ms"), N_("p99 ms"))
 )
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help=N_("Write results as JSON."))
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help=N_("Write results as CSV."))
+@click.option(
+    "--resume",
+    "resume_path",
+    type=click.Path(dir_okay=False),
+    help=N_("Partial results file: finished sets are written to it, and a rerun continues from it."),
+)
 @click.option("--quiet", "-q", is_flag=True, help=N_("No progress line."))
 @_lang_option
 def tournament(
@@ -1065,11 +1071,12 @@ def tournament(
     options: tuple[str, ...],
     json_path: str | None,
     csv_path: str | None,
+    resume_path: str | None,
     quiet: bool,
     lang: str | None,
 ) -> None:
     """Duplicate deals among bots (docs/bots.md): the command line of :mod:`getaway.sim.tournament`."""
-    from ..sim.tournament import run_tournament
+    from ..sim.tournament import ResumeError, run_tournament
 
     use(lang)
     _check_output(json_path, "--json")
@@ -1089,9 +1096,23 @@ def tournament(
         if not quiet and sys.stderr.isatty():
             click.echo(f"\r{done[0]}/{total}", nl=False, err=True)
 
-    result = run_tournament(
-        rules, lineup, deals, seed=seed, workers=workers, progress=progress, backend=backend, address=ray_address
-    )
+    try:
+        result = run_tournament(
+            rules,
+            lineup,
+            deals,
+            seed=seed,
+            workers=workers,
+            progress=progress,
+            backend=backend,
+            address=ray_address,
+            resume=resume_path,
+        )
+    except ResumeError as exc:
+        raise click.BadParameter(str(exc), param_hint="--resume") from None
+    except OSError as exc:
+        message = _("cannot write {path}: {reason}")
+        raise click.UsageError(message.format(path=resume_path, reason=exc.strerror or exc)) from None
     if not quiet and sys.stderr.isatty():
         click.echo("", err=True)
     line = _("{profile}, {n} players, {seeds} seeds × {n} rotations = {deals} deals, {workers} worker(s), {secs} s")
@@ -1115,6 +1136,80 @@ def tournament(
             except OSError as exc:
                 message = _("cannot write {path}: {reason}")
                 raise click.UsageError(message.format(path=path, reason=exc.strerror or exc)) from None
+
+
+@cli.command(help=N_("Rate bots at mixed tables with OpenSkill (docs/bots.md)."))
+@click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
+@click.option("--players", "-n", type=int, default=4, show_default=True, help=N_("Number of seats."))
+@click.option(
+    "--bots",
+    "bots_text",
+    default="random,easy,medium,hard,expert",
+    show_default=True,
+    metavar="A,B,…",
+    help=N_("The bots to rate, comma-separated (kinds, levels, style:…, package.module:Class)."),
+)
+@click.option(
+    "--tables", type=int, default=100, show_default=True, help=N_("Mixed tables, each one seed in every rotation.")
+)
+@click.option("--seed", type=int, default=1, show_default=True, help=N_("Base seed of the deals."))
+@click.option("--workers", "-w", type=int, default=None, help=N_("Processes (default: all cores)."))
+@_backend_options
+@click.option(
+    "--option", "-o", "options", multiple=True, metavar="NAME=VALUE", help=N_("Any rules option, e.g. trump=spades.")
+)
+@click.option("--quiet", "-q", is_flag=True, help=N_("No progress line."))
+@_lang_option
+def ladder(
+    profile: str,
+    players: int,
+    bots_text: str,
+    tables: int,
+    seed: int,
+    workers: int | None,
+    backend: str,
+    ray_address: str | None,
+    options: tuple[str, ...],
+    quiet: bool,
+    lang: str | None,
+) -> None:
+    """The command line of :mod:`getaway.sim.ladder`: ratings with their uncertainty."""
+    from ..sim.ladder import run_ladder
+
+    use(lang)
+    rules = _rules_from(profile, players, options)
+    names = list(dict.fromkeys(t.strip() for t in bots_text.split(",") if t.strip()))
+    _bot_list(",".join(names), len(names))  # each name checked, with the usual messages
+    if len(names) < players:
+        message = _("the ladder needs at least {n} different bots for {n} seats, got {k}")
+        raise click.BadParameter(message.format(n=players, k=len(names)), param_hint="--bots")
+    if tables < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=tables), param_hint="--tables")
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if workers < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=workers), param_hint="--workers")
+    done = [0]
+    total = tables * players
+
+    def progress(k: int) -> None:
+        done[0] += k
+        if not quiet and sys.stderr.isatty():
+            click.echo(f"\r{done[0]}/{total}", nl=False, err=True)
+
+    result = run_ladder(
+        rules, names, tables, seed=seed, workers=workers, progress=progress, backend=backend, address=ray_address
+    )
+    if not quiet and sys.stderr.isatty():
+        click.echo("", err=True)
+    line = _("{profile}, {n} players, {tables} tables × {n} rotations = {deals} deals, {workers} worker(s), {secs} s")
+    click.echo(
+        line.format(
+            profile=profile, n=players, tables=tables, deals=total, workers=workers, secs=f"{result.elapsed:.1f}"
+        )
+    )
+    click.echo(result.table())
+    click.echo(_("OpenSkill Plackett-Luce: mu ± 2 sigma; sorted by mu - 3 sigma."))
 
 
 # ---------------------------------------------------------------------------------- serve

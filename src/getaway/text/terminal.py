@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..bots import LEVELS, Bot, make_bot
+from ..bots import LEVEL_HELP, LEVELS, Bot, make_bot
 from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
 from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
@@ -212,6 +212,8 @@ class TerminalGame:
 
     def _run(self) -> None:
         match = self.match
+        for level in dict.fromkeys(n for n in self.bot_names if n in LEVEL_HELP):
+            self.console.print(Text(_(LEVEL_HELP[level]), style="dim"), highlight=False)  # what each level is
         while True:
             self._play_deal()
             if match.finished:
