@@ -68,10 +68,30 @@ def _cards(obj: Any) -> set[Card]:
     return set()
 
 
-def _known(events, seat: int | None) -> set[Card]:
+def _without_waste_seen(obj: Any) -> Any:
+    """``obj`` without its ``waste_seen`` lists (checked on their own: see :meth:`Auditor.check`)."""
+    if isinstance(obj, dict):
+        return {k: _without_waste_seen(v) for k, v in obj.items() if k != "waste_seen"}
+    if isinstance(obj, list):
+        return [_without_waste_seen(v) for v in obj]
+    return obj
+
+
+def _waste_seen(obj: Any) -> set[Card]:
+    """The cards of every ``waste_seen`` list in a message."""
+    if isinstance(obj, dict):
+        own = {Card.parse(c) for c in obj.get("waste_seen") or ()}
+        return own | {c for k, v in obj.items() if k != "waste_seen" for c in _waste_seen(v)}
+    if isinstance(obj, list):
+        return {c for v in obj for c in _waste_seen(v)}
+    return set()
+
+
+def _known(events, seat: int | None, forget_draws: bool = True) -> set[Card]:
     """Cards ``seat`` has seen, from the unredacted events: everything played, picked up or
     sent to the waste; its own draws and the hands of takes it was part of. A blind draw by
-    someone else hides the drawn card again (the seat no longer knows where it is)."""
+    someone else hides the drawn card again (the seat no longer knows where it is), unless
+    ``forget_draws`` is false (what the seat saw go to the waste, wherever it is now)."""
     known: set[Card] = set()
     public = {EventKind.PLAY, EventKind.TOCHOO, EventKind.RUFF, EventKind.PICKUP, EventKind.WASTE,
               EventKind.CAPTURE, EventKind.IRREGULARITY}  # fmt: skip
@@ -79,7 +99,10 @@ def _known(events, seat: int | None) -> set[Card]:
         if e.kind in public:
             known.update(e.cards)
         elif e.kind == EventKind.DRAW:
-            (known.update if e.seat == seat else known.difference_update)(e.cards)
+            if e.seat == seat:
+                known.update(e.cards)
+            elif forget_draws:
+                known.difference_update(e.cards)
         elif e.kind == EventKind.TAKE and seat in (e.seat, e.other):
             known.update(e.cards)
     return known
@@ -119,8 +142,13 @@ class Auditor:
         known = _known(deal.events, seat)
         own = set(deal.hand(seat)) if seat is not None else set()
         hidden = {c for s in range(deal.players) if s != seat for c in deal.hand(s)} - known - own
-        leaked = _cards(msg) & hidden
+        leaked = _cards(_without_waste_seen(msg)) & hidden
         assert not leaked, f"{msg['type']} to seat {seat} at version {version} names hidden cards {leaked}"
+        # waste_seen: the cards the reader saw go to the waste, drawn blind since by another seat
+        # or not (it does not say which was drawn: that card is hidden everywhere else)
+        saw = _known(deal.events, seat, forget_draws=False) | own
+        unseen = _waste_seen(msg) - saw
+        assert not unseen, f"{msg['type']} to seat {seat} at version {version}: waste_seen names unseen {unseen}"
         self.checked += 1
 
     def check_all(self, messages: list[dict[str, Any]], seat: int | None) -> None:

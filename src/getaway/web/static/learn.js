@@ -13,7 +13,7 @@
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
-import { api } from "./net.js";
+import { api, jsonText } from "./net.js";
 import { TableView, cardFace, cardText, BOT_MARK } from "./table.js";
 
 const DONE_KEY = "getaway.lessons.done";
@@ -71,9 +71,10 @@ export function renderReplay(root, { showError }) {
   document.addEventListener("keydown", onKey);
 
   async function load(f) {
-    let record;
+    // kept as text: a record's seed may be a 128-bit integer, which a JavaScript number rounds
+    const record = await f.text();
     try {
-      record = JSON.parse(await f.text());
+      JSON.parse(record);
     } catch (e) {
       showError(t("This file is not a game record: it is not JSON."));
       return;
@@ -96,7 +97,7 @@ export function renderReplay(root, { showError }) {
     let frame;
     const asked = ++R.asked;
     try {
-      frame = await api("POST", "/api/replay", { record: R.record, move: R.move, seat: R.seat });
+      frame = await api("POST", "/api/replay", jsonText({ record: { json: R.record }, move: R.move, seat: R.seat }));
     } catch (e) {
       showError(e.message);
       return;
@@ -139,9 +140,9 @@ export function renderReplay(root, { showError }) {
     fill(reviewBox, h("p", {}, t("The expert is reviewing this deal (this takes a few seconds)…")));
     let data;
     try {
-      const body = { record: R.record, seat: R.seat };
+      const body = { record: { json: R.record }, seat: R.seat };
       if (window.__reviewIterations) body.iterations = window.__reviewIterations; // tests: a quicker review
-      data = await api("POST", "/api/review", body);
+      data = await api("POST", "/api/review", jsonText(body));
     } catch (e) {
       fill(reviewBox, h("p", {}, e.message));
       return;
@@ -151,7 +152,7 @@ export function renderReplay(root, { showError }) {
 
   if (R.room) {
     drop.hidden = true;
-    api("GET", `/api/rooms/${encodeURIComponent(R.room)}/deals/${R.deal}/record`)
+    api("GET", `/api/rooms/${encodeURIComponent(R.room)}/deals/${R.deal}/record`, undefined, undefined, { raw: true })
       .then((record) => { R.record = record; return show(); })
       .catch((e) => showError(e.message));
   }

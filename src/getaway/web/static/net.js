@@ -11,24 +11,34 @@ export class ApiError extends Error {
   }
 }
 
-/** fetch JSON; a 4xx/5xx answer throws ApiError with the server's {"error": {code, message}}. */
-export async function api(method, path, body, token) {
+/** fetch JSON; a 4xx/5xx answer throws ApiError with the server's {"error": {code, message}}.
+ * A string `body` is sent as it is (JSON text already: see `jsonText`). With `raw`, the answer's
+ * text is returned unparsed (a record's 128-bit seed does not survive a JavaScript number). */
+export async function api(method, path, body, token, { raw = false } = {}) {
   const headers = { "Accept-Language": currentLang() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   let r;
   try {
-    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const sent = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+    r = await fetch(path, { method, headers, body: sent });
   } catch (e) {
     throw new ApiError("network", null, 0);
   }
+  const text = await r.text();
   let data = null;
-  try { data = await r.json(); } catch (e) { /* not JSON */ }
+  try { data = JSON.parse(text); } catch (e) { /* not JSON */ }
   if (!r.ok) {
     const err = (data && data.error) || {};
     throw new ApiError(err.code || `http_${r.status}`, err.message, r.status);
   }
-  return data;
+  return raw ? text : data;
+}
+
+/** A JSON object's text from `fields`, each value JSON already (a string: put in as it is) or
+ * a plain value: a game record's text goes in unparsed, its big integers exact. */
+export function jsonText(fields) {
+  return "{" + Object.entries(fields).map(([k, v]) => `${JSON.stringify(k)}:${v && v.json !== undefined ? v.json : JSON.stringify(v ?? null)}`).join(",") + "}";
 }
 
 export const tokenKey = (code) => `getaway.token.${code}`;
