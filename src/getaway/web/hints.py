@@ -29,15 +29,19 @@ def hints_allowed(config: dict[str, Any]) -> bool:
 
 
 def hint_text(action: Action, reason: str, lang: str) -> dict[str, str]:
-    """A hint as the page shows it, in ``lang``: ``{"action": "7♠", "text": "play 7♠ (seven of
-    spades): …"}`` (``reason``: the bot's :class:`~getaway.text.i18n.Reason`, or ``""``). On the
+    """A hint as the page shows it, in ``lang``: ``{"action": "7♠", "text": "Lead 7♠: …"}``: the
+    bot's reason (``reason``: a :class:`~getaway.text.i18n.Reason`, or ``""``), after the move
+    (``"play 7♠ (seven of spades): …"``) unless the reason names the move itself. On the
     event loop's thread: the language is process-wide (:func:`getaway.text.i18n.language`)."""
     with i18n.language(lang):
         if isinstance(action, Card):
             what = i18n._("play {card} ({name})").format(card=str(action), name=i18n.card_name(action))
         else:
             what = command_word(str(action))
-        text = f"{what}: {i18n.localize(reason)}" if reason else what
+        said = i18n.localize(reason) if reason else ""
+        # most reasons name the move themselves ("Lead Q♥: …", "Take: …"): then it is said once
+        names_it = str(action) in said if isinstance(action, Card) else said.casefold().startswith(what.casefold())
+        text = said if said and names_it else f"{what}: {said}" if said else what
     return {"action": str(action), "text": text}
 
 

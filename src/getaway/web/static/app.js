@@ -218,7 +218,9 @@ async function showJoin() {
 
 function roomSummary(room) {
   const c = room.config || {};
-  const opts = Object.entries(c.options || {}).map(([k, v]) => (v === true ? k : `${k}=${v}`)).join(", ");
+  // take_protocol=interject is how every web room offers takes (docs/web.md "Takes"): not news
+  const opts = Object.entries(c.options || {}).filter(([k, v]) => !(k === "take_protocol" && v === "interject"))
+    .map(([k, v]) => (v === true ? k : `${k}=${v}`)).join(", ");
   return h("p", { class: "summary" }, t("{profile} · players: {players} · deals: {n}", { profile: c.profile ?? "?", players: c.players ?? room.seats.length, n: c.deals ?? room.deals ?? 1 }),
     opts ? ` · ${opts}` : "", c.bot_level ? ` · ${t("Bot level")}: ${t(c.bot_level)}` : "");
 }
