@@ -493,9 +493,9 @@ def test_hint_button_shows_the_experts_move(new_page):
     text.wait_for()
     hinted = page.locator('[data-testid="hand-card"].hinted')
     assert hinted.count() == 1 and hinted.get_attribute("data-legal") == "true"
-    assert "play" in text.inner_text()
-    # the hint is for that decision only: it goes once we have played
     card = hinted.get_attribute("data-card")
+    assert text.inner_text().count(card) == 1, text.inner_text()  # the hinted card, named once
+    # the hint is for that decision only: it goes once we have played
     hinted.click(position={"x": 8, "y": 12})
     page.wait_for_function('c => !document.querySelector(`[data-testid="hand-card"][data-card="${c}"]`)', arg=card)
     assert page.locator('[data-testid="hand-card"].hinted').count() == 0
