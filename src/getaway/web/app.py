@@ -230,6 +230,12 @@ def create_app(
             error = RoomError(code, N_("no such page or method: {path}"), exc.status_code, path=request.url.path[:80])
         return _error(error, client_lang(request))
 
+    @app.exception_handler(RoomError)
+    async def room_error(request: Request, exc: RoomError) -> Response:
+        # Every route's refusal (a RoomError raised anywhere in it): its code and status, the
+        # message in the client's language.
+        return _error(exc, client_lang(request))
+
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         # A body, path or query value that does not fit its model: the first problem, naming the field.
@@ -241,76 +247,52 @@ def create_app(
     async def create_room(request: Request, body: CreateRoom | None = None) -> Any:
         """Create a room; with a ``name`` its creator sits at seat 0 as host."""
         body = body or CreateRoom()
-        try:
-            check_address(request)
-            return await service_of(request).create(body.config(), body.name)
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        check_address(request)
+        return await service_of(request).create(body.config(), body.name)
 
     @app.get("/api/rooms", response_model=protocol.PublicRooms, responses=_REFUSALS)
     async def public_rooms(request: Request, public: bool = False) -> Any:
         """The public rooms waiting for players with a free seat (``?public=1``; private rooms are
         never listed): profile, players, options, who is there (names and seat kinds)."""
-        try:
-            check_reads(request)
-            if not public:
-                raise RoomError("bad_message", N_("only public rooms are listed: add ?public=1"))
-            return JSONResponse({"rooms": service_of(request).public_rooms()}, headers={"Cache-Control": "no-store"})
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        check_reads(request)
+        if not public:
+            raise RoomError("bad_message", N_("only public rooms are listed: add ?public=1"))
+        return JSONResponse({"rooms": service_of(request).public_rooms()}, headers={"Cache-Control": "no-store"})
 
     @app.post("/api/quickplay", response_model=protocol.QuickPlayed, responses=_REFUSALS)
     async def quick_play(request: Request, body: protocol.QuickPlay) -> Any:
         """Quick play: a seat in a public room waiting for players, or a new public room with you as host."""
-        try:
-            check_address(request)
-            return await service_of(request).quick_play(body.name)
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        check_address(request)
+        return await service_of(request).quick_play(body.name)
 
     @app.get("/api/rooms/{code}", response_model=protocol.RoomState, responses=_REFUSALS)
     async def room_state(request: Request, code: str) -> Any:
         """The public room state."""
-        try:
-            check_reads(request)
-            # a Response: served as built (the read path is hot), the model documents it
-            return JSONResponse(await service_of(request).read_public(code))
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        check_reads(request)
+        # a Response: served as built (the read path is hot), the model documents it
+        return JSONResponse(await service_of(request).read_public(code))
 
     @app.post("/api/rooms/{code}/join", response_model=protocol.Joined, responses=_REFUSALS)
     async def join_room(request: Request, code: str, body: JoinRoom) -> Any:
         """Take a seat (the first empty one without ``seat``): answers the seat's secret token."""
-        try:
-            check_address(request)
-            return await service_of(request).join(code, body.name, body.seat)
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        check_address(request)
+        return await service_of(request).join(code, body.name, body.seat)
 
     @app.post("/api/rooms/{code}/start", response_model=protocol.RoomState, responses=_REFUSALS)
     async def start_room(request: Request, code: str, authorization: str | None = Header(None)) -> Any:
         """The host starts the match (``Authorization: Bearer <host token or the host's seat token>``)."""
-        try:
-            return await service_of(request).start_match(code, _bearer(authorization), _address(request))
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        return await service_of(request).start_match(code, _bearer(authorization), _address(request))
 
     @app.post("/api/rooms/{code}/close", response_model=protocol.RoomState, responses=_REFUSALS)
     async def close_room(request: Request, code: str, authorization: str | None = Header(None)) -> Any:
         """The host closes the room (same header as the start): it never resumes; reads stay."""
-        try:
-            return await service_of(request).close_room(code, _bearer(authorization))
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        return await service_of(request).close_room(code, _bearer(authorization))
 
     @app.get("/api/rooms/{code}/deals/{index}/record", response_model=dict[str, Any], responses=_REFUSALS)
     async def deal_record(request: Request, code: str, index: int) -> Any:
         """The engine's record (``getaway/1``, docs/records.md) of finished deal ``index`` (0-based)."""
-        try:
-            check_reads(request)
-            record = await service_of(request).read_record(code, index)
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        check_reads(request)
+        record = await service_of(request).read_record(code, index)
         name = f"getaway-{code.upper()}-deal{index + 1}.json"  # a real room's code: the read found it
         headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         return JSONResponse(record, headers=headers)
@@ -318,27 +300,18 @@ def create_app(
     @app.get("/api/rooms/{code}/history", response_model=protocol.History, responses=_REFUSALS)
     async def room_history(request: Request, code: str) -> Any:
         """The match history: finished deals and the standings."""
-        try:
-            check_reads(request)
-            return JSONResponse(await service_of(request).read_history(code))
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        check_reads(request)
+        return JSONResponse(await service_of(request).read_history(code))
 
     @app.post("/api/replay", response_model=protocol.ReplayFrame, responses=_REFUSALS)
     async def replay_frame(request: Request, body: protocol.ReplayRequest) -> Any:
         """One frame of the replay viewer: the record's deal after ``move`` actions, one seat's view or every hand."""
-        try:
-            return learn.replay_frame(body.record, body.move, body.seat, client_lang(request))
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        return learn.replay_frame(body.record, body.move, body.seat, client_lang(request))
 
     @app.post("/api/review", response_model=protocol.ReviewAnswer, responses=_REFUSALS)
     async def review(request: Request, body: protocol.ReviewRequest) -> Any:
         """The review of one seat's decisions in a record (the expert's losing chances; seconds of work)."""
-        try:
-            return await learn.review_of(body.record, body.seat, client_lang(request), body.iterations)
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        return await learn.review_of(body.record, body.seat, client_lang(request), body.iterations)
 
     @app.get("/api/lessons", response_model=list[protocol.LessonItem])
     async def lessons(request: Request) -> Any:
@@ -349,18 +322,12 @@ def create_app(
     async def lesson(request: Request, key: str, body: protocol.LessonRequest | None = None) -> Any:
         """A lesson after the learner's moves: the view, the verdict of the last move, the feedback."""
         moves = [] if body is None else list(body.moves)
-        try:
-            return learn.lesson_state(key, moves, client_lang(request))
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        return learn.lesson_state(key, moves, client_lang(request))
 
     @app.get("/api/strings/{lang}", response_model=protocol.Strings, responses=_REFUSALS)
     async def strings(request: Request, lang: str) -> Any:
         """The page's texts in ``lang``."""
-        try:
-            return page_strings(_lang_of(lang))
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        return page_strings(_lang_of(lang))
 
     @app.get("/api/lang")
     async def page_language() -> Response:
@@ -378,23 +345,20 @@ def create_app(
         request: Request, lang: str, profile: str = "punjab", options: str | None = None, code: str | None = None
     ) -> Any:
         """The rules summary of ``profile`` with ``options`` (a JSON object), or of room ``code``."""
-        try:
-            game = None
-            if code is not None:  # a room's rules: its profile and the variants in force
-                check_reads(request)
-                game = await service_of(request).read_rules(code)
-                profile = game.profile
-            if profile not in ("punjab", "classic"):
-                raise RoomError("bad_message", N_("profile: expected punjab or classic"))
-            if options and game is None:  # the options of a room being set up (JSON object)
-                try:
-                    chosen = _OPTIONS.validate_json(options).model_dump(exclude_unset=True)
-                except ValidationError as exc:
-                    raise refusal(exc, body=True, field="options") from None
-                game = check_config({"profile": profile, "options": chosen})[1]
-            return rules_summary(_lang_of(lang), profile, game)
-        except RoomError as exc:
-            return _error(exc, client_lang(request))
+        game = None
+        if code is not None:  # a room's rules: its profile and the variants in force
+            check_reads(request)
+            game = await service_of(request).read_rules(code)
+            profile = game.profile
+        if profile not in ("punjab", "classic"):
+            raise RoomError("bad_message", N_("profile: expected punjab or classic"))
+        if options and game is None:  # the options of a room being set up (JSON object)
+            try:
+                chosen = _OPTIONS.validate_json(options).model_dump(exclude_unset=True)
+            except ValidationError as exc:
+                raise refusal(exc, body=True, field="options") from None
+            game = check_config({"profile": profile, "options": chosen})[1]
+        return rules_summary(_lang_of(lang), profile, game)
 
     @app.get("/api/socket-schema.json", response_model=dict[str, Any])
     async def socket_schema() -> Any:
