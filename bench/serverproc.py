@@ -1,6 +1,6 @@
-"""A getaway web server in a subprocess on a loopback port, for the web benchmarks
-(bench/web_load.py, bench/web_rooms.py, bench/web_edge.py): one way to start it, wait until it
-answers, read its log and stop it."""
+"""What the web benchmarks (bench/web_load.py, bench/web_rooms.py, bench/web_edge.py) share: a
+getaway web server in a subprocess on a loopback port (one way to start it, wait until it
+answers, read its log and stop it) and the percentile their latencies are reported with."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["Server", "free_port", "wait_ready"]
+__all__ = ["Server", "free_port", "percentile", "wait_ready"]
 
 
 def free_port() -> int:
@@ -39,6 +39,18 @@ def wait_ready(base: str, proc: subprocess.Popen, log: Path, timeout: float = 60
             if proc.poll() is not None or time.time() > deadline:
                 raise SystemExit("the server did not start:\n" + log.read_text(errors="replace")) from None
             time.sleep(0.1)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values``, nearest rank; NaN when empty.
+
+    >>> percentile([1, 2, 3, 4], 0.5), percentile(list(range(1, 101)), 0.99)
+    (2, 99)
+    """
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, int(round(q * len(ordered))) - 1))]
 
 
 class Server:

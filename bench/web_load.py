@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from serverproc import Server, free_port
+from serverproc import Server, free_port, percentile
 from websockets.asyncio.client import connect
 
 from getaway.core.record import deal_from_record
@@ -65,18 +65,6 @@ def _cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return 0.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of ``values``, nearest rank; NaN when empty.
-
-    >>> percentile([1, 2, 3, 4], 0.5), percentile(list(range(1, 101)), 0.99)
-    (2, 99)
-    """
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, int(round(q * len(ordered))) - 1))]
 
 
 @dataclass

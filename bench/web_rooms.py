@@ -48,24 +48,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from serverproc import Server, free_port
+from serverproc import Server, free_port, percentile
 from websockets.asyncio.client import connect
 
 
 def _auth(room: dict[str, Any]) -> dict[str, str]:
     return {"Authorization": f"Bearer {room['host_token']}"}
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of ``values``, nearest rank; NaN when empty.
-
-    >>> percentile([1, 2, 3, 4], 0.5), percentile(list(range(1, 101)), 0.99)
-    (2, 99)
-    """
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, int(round(q * len(ordered))) - 1))]
 
 
 def summary(values_s: list[float]) -> dict[str, float]:

@@ -17,12 +17,8 @@ Debian's ``chromium`` with apt when it can.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -30,6 +26,7 @@ import httpx
 import pytest
 
 from getaway.core.record import deal_from_record
+from web_helpers import running_server
 
 CHROMIUM = os.environ.get("GETAWAY_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -64,48 +61,11 @@ PHONE = {"width": 390, "height": 844}
 # --------------------------------------------------------------------------- fixtures
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """A real server (uvicorn, loopback, temp SQLite file, bots without thinking time); its base URL."""
     with running_server(tmp_path_factory.mktemp("e2e")) as base:
         yield base
-
-
-@contextlib.contextmanager
-def running_server(tmp: Path, *more: str):
-    """Run ``getaway serve`` (loopback, SQLite file in ``tmp``, bots without thinking time, and
-    the options ``more``) until the block ends; yields its base URL."""
-    port = _free_port()
-    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(tmp / "e2e.db")]
-    cmd += ["--bot-delay", "0", "--grace", "60", *more]
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
-    try:
-        while True:
-            try:
-                httpx.get(f"{base}/api/strings/en", timeout=1)
-                break
-            except httpx.HTTPError:
-                if proc.poll() is not None or time.time() > deadline:
-                    raise AssertionError((tmp / "server.log").read_text()) from None
-                time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        log.close()
 
 
 @pytest.fixture(scope="module")

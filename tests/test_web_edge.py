@@ -12,8 +12,6 @@ import json
 import os
 import re
 import socket
-import subprocess
-import sys
 import time
 from typing import Any
 from urllib.parse import quote
@@ -26,7 +24,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from getaway.core.rules import Rules
 from getaway.web.protocol import SERVER, printable
-from web_helpers import Player, create_room, make_client, play_deal
+from web_helpers import Player, create_room, make_client, play_deal, running_server
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -465,42 +463,14 @@ def test_forwarded_for_is_trusted_only_from_named_proxies():
 # ----------------------------------------------------------------------------- a real server (uvicorn)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """``getaway serve`` on a loopback port with its default edge settings (rooms per minute: 5)."""
     tmp = tmp_path_factory.mktemp("edge")
-    port = _free_port()
-    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(tmp / "edge.db")]
-    cmd += ["--bot-delay", "0", "--rooms-per-minute", "5"]
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
-    try:
-        while True:
-            try:
-                httpx.get(f"{base}/api/strings/en", timeout=1)
-                break
-            except httpx.HTTPError:
-                if proc.poll() is not None or time.time() > deadline:
-                    raise AssertionError((tmp / "server.log").read_text()) from None
-                time.sleep(0.1)
+    with running_server(tmp, "--rooms-per-minute", "5") as base:
+        port = int(base.rsplit(":", 1)[1])
         code = httpx.post(f"{base}/api/rooms", json={}).json()["code"]  # before the limit is used up
         yield base, port, code
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        log.close()
 
 
 def test_a_server_trusts_no_forwarded_for_by_default(server):

@@ -8,7 +8,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from websockets.sync.client import connect
 from getaway.core.record import deal_from_record
 from getaway.web.rooms import Room, hash_token
 from getaway.web.store import NewEntry, Store, database_url
-from web_helpers import fresh_database
+from web_helpers import free_port, fresh_database
 
 # --------------------------------------------------------------------------- the store
 
@@ -96,12 +95,6 @@ def test_a_room_replays_from_its_log():
 # --------------------------------------------------------------------------- a real server
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(db: str, port: int) -> subprocess.Popen:
     env = dict(os.environ, PYTHONUTF8="1")
     cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", db, "--bot-delay", "0"]
@@ -167,7 +160,7 @@ def _play(socks: list[Sock], rng: random.Random, moves: int | None = None) -> in
 @pytest.mark.timeout(90)
 def test_restart_mid_deal_resumes_the_room(tmp_path):
     db = fresh_database(tmp_path)
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = _serve(db, port)
     try:

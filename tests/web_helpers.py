@@ -3,13 +3,19 @@ drives one socket through a deal (issue 6)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import random
+import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
@@ -192,3 +198,41 @@ def play_deal(players: list[Player], rng: random.Random, stop=None) -> None:
         # a stale version is possible right after a reconnect (the reclaim moves the room on)
         assert msg["type"] == "update" or msg["code"] == "stale_version", msg
     raise AssertionError("the deal did not end")
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_server(tmp: Path, *more: str):
+    """Run ``getaway serve`` (loopback, SQLite file in ``tmp``, bots without thinking time, and
+    the options ``more``) until the block ends; yields its base URL."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(tmp / "server.db")]
+    cmd += ["--bot-delay", "0", "--grace", "60", *more]
+    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 30
+    try:
+        while True:
+            try:
+                httpx.get(f"{base}/api/strings/en", timeout=1)
+                break
+            except httpx.HTTPError:
+                if proc.poll() is not None or time.time() > deadline:
+                    raise AssertionError((tmp / "server.log").read_text()) from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        log.close()
