@@ -241,7 +241,13 @@ def test_a_knowledge_pickles_and_copies_in_the_same_state() -> None:
     k = Knowledge.of(deal, 2)
     for other in (pickle.loads(pickle.dumps(k)), copy.copy(k), copy.deepcopy(k)):
         assert (other.known, other.voids, other.sizes, other.hidden, other.waste, other.read, other.history) == (
-            k.known, k.voids, k.sizes, k.hidden, k.waste, k.read, k.history
+            k.known,
+            k.voids,
+            k.sizes,
+            k.hidden,
+            k.waste,
+            k.read,
+            k.history,
         )
         assert other.void_suits() == k.void_suits() and other.seat == 2
     snap = pickle.loads(pickle.dumps(k.snapshot()))

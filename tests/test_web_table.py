@@ -17,7 +17,18 @@ from pathlib import Path
 import pytest
 
 import test_web_e2e as e2e
-from test_web_e2e import DESKTOP, MISSING, PHONE, REQUIRE, act, create_room, running_server, state, wait_status
+from test_web_e2e import (
+    DESKTOP,
+    MISSING,
+    PHONE,
+    REQUIRE,
+    PlaywrightError,
+    act,
+    create_room,
+    running_server,
+    state,
+    wait_status,
+)
 
 # the browser tests' fixtures: the server, the browser, a page in a fresh context
 server, browser, new_page = e2e.server, e2e.browser, e2e.new_page
@@ -77,36 +88,51 @@ def play_moves(page, rng: random.Random, count: int, *, tap: bool = False, secon
 @pytest.mark.timeout(120)
 def test_cards_move_and_your_turn_is_cued(new_page):
     page = new_page()
-    create_room(page, "Fay", players=4, alone=True)
+    # takes off: with takes, bots taking hands can end a 4-player deal after a move or two of ours
+    create_room(page, "Fay", players=4, alone=True, takes="off")
     page.evaluate(_RECORD_ANIMATIONS)
-    rng = random.Random(15)
-    took = False
-    moves = 0
-    deadline = time.time() + 60
-    while time.time() < deadline and moves < 8 and state(page)["status"] == "playing":
-        s = state(page)
-        if "take" in s["buttons"] and not took:
-            # a taken hand moves to the taker (here: card backs from the left seat to our hand)
-            page.get_by_test_id("take").click()
-            page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=s["version"])
-            took = True
-            page.wait_for_function("() => (window.__motion.kinds.back || 0) > 0")
-            continue
-        if act(page, rng):
-            moves += 1
-        else:
-            page.wait_for_timeout(30)
+    moves = play_moves(page, random.Random(15), 8)
     seen = motion(page)
     assert moves >= 3, seen
     assert seen["stale"] is None, seen
     assert seen["kinds"].get("trick", 0) > 0, seen  # cards slid onto the table
     assert seen["kinds"].get("flying", 0) > 0, seen  # finished tricks flew to the pile or the picker
     assert seen["kinds"].get("status", 0) > 0 and seen["kinds"].get("me", 0) > 0, seen  # the turn pulse
-    if took:
-        assert seen["kinds"].get("back", 0) > 0, seen
     # the flying copies are gone once they land, and they never take a click
     page.wait_for_function("() => !document.querySelector('.fly-layer .flying')")
     assert page.evaluate("() => getComputedStyle(document.querySelector('.fly-layer')).pointerEvents") == "none"
+
+
+@pytest.mark.timeout(150)
+def test_a_taken_hand_moves_to_the_taker(new_page):
+    """Between tricks (interject protocol, the default) the "take" control appears; clicking it
+    moves the left hand to ours, as card backs flying. Bots' takes can end a deal before we lead:
+    up to five deals are tried."""
+    page = new_page()
+    rng = random.Random(16)
+    take = page.get_by_test_id("take-hand")
+    deadline = time.time() + 120
+    for attempt in range(5):
+        create_room(page, f"Fay{attempt}", players=4, alone=True)
+        page.evaluate(_RECORD_ANIMATIONS)
+        while time.time() < deadline and state(page)["status"] == "playing":
+            if take.count() and take.is_enabled():
+                before = len(state(page)["hand"])
+                version = state(page)["version"]
+                try:
+                    take.click(timeout=2000)
+                except PlaywrightError:
+                    continue  # the chance passed (a bot led) before the click
+                page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
+                if len(state(page)["hand"]) <= before:
+                    continue  # a bot's lead came first: the take was refused, nothing changed
+                page.wait_for_function("() => (window.__motion.kinds.back || 0) > 0")
+                assert motion(page)["stale"] is None
+                page.wait_for_function("() => !document.querySelector('.fly-layer .flying')")
+                return
+            if not act(page, rng):
+                page.wait_for_timeout(30)
+    pytest.fail("no take was offered to us in five deals")
 
 
 @pytest.mark.timeout(120)
