@@ -258,3 +258,26 @@ def test_a_knowledge_pickles_and_copies_in_the_same_state() -> None:
     deal.apply(legal[0])
     twin.follow(deal)
     assert twin.read == deal.event_count and k.read < deal.event_count
+
+
+def test_a_view_pickles_with_its_history_window_only() -> None:
+    """A player's view crosses to a bot worker process (web/botpool.py) by pickle, compiled or
+    not: the copy equals the view, and its history holds the window's events, none after it."""
+    import pickle
+
+    rules = Rules.profile("punjab", players=4, takes="off")
+    deal = Deal(rules, 0, 5)
+    rng = random.Random(4)
+    for _ in range(12):
+        legal = deal.legal_actions()
+        deal.apply(legal[rng.randrange(len(legal))])
+    view = player_view(deal, deal.to_act)
+    length = len(view.history)
+    for _ in range(8):  # the deal goes on: the view's window does not
+        legal = deal.legal_actions()
+        deal.apply(legal[rng.randrange(len(legal))])
+    data = pickle.dumps(view)
+    copy = pickle.loads(data)
+    assert copy == view and len(copy.history) == length and tuple(copy.history) == tuple(view.history)
+    assert copy.knowledge.known == view.knowledge.known and copy.legal_actions == view.legal_actions
+    assert pickle.loads(pickle.dumps(copy.history))._events == list(view.history)  # nothing past the window
