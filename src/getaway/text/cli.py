@@ -1262,6 +1262,15 @@ def ladder(
     help=N_("Rooms played by bots alone running at once on this server."),
 )
 @click.option(
+    "--bot-workers",
+    type=click.IntRange(min=0),
+    default=None,
+    help=N_(
+        "Worker processes the searching bots (hard, expert) think in, off the server's event loop "
+        "(default: one per core but one, at least 1; 0: threads of the server process)."
+    ),
+)
+@click.option(
     "--reads-per-second",
     type=click.FloatRange(min=0, min_open=True),
     default=20.0,
@@ -1344,6 +1353,7 @@ def serve(
     bot_delay: float,
     bot_rooms_per_address: int,
     max_bot_rooms: int,
+    bot_workers: int | None,
     reads_per_second: float,
     forwarded_allow_ips: str,
     allowed_origin: tuple[str, ...],
@@ -1365,6 +1375,7 @@ def serve(
     import uvicorn
 
     from ..web.app import create_app
+    from ..web.botpool import default_workers
     from ..web.edge import MAX_FRAME
     from ..web.store import database_url
 
@@ -1386,6 +1397,7 @@ def serve(
         idle=idle,
         bot_rooms_per_address=bot_rooms_per_address,
         max_bot_rooms=max_bot_rooms,
+        bot_workers=default_workers() if bot_workers is None else bot_workers,
         reads_per_second=reads_per_second,
         rate=message_rate,
         burst=message_burst,

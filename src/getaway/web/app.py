@@ -113,6 +113,7 @@ def create_app(
     reads_per_second: float = 20.0,
     bot_rooms_per_address: int = 2,
     max_bot_rooms: int = 4,
+    bot_workers: int = 0,
     default_lang: str | None = None,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
@@ -141,6 +142,9 @@ def create_app(
             address and second (bursts up to three times as many).
         bot_rooms_per_address, max_bot_rooms: rooms played by bots alone running at once, per
             client address and in all (:class:`~getaway.web.rooms.RoomService`).
+        bot_workers: worker processes the searching bots search in (:mod:`getaway.web.botpool`;
+            ``serve --bot-workers``, whose default is :func:`~getaway.web.botpool.default_workers`);
+            0: threads of the server process.
         default_lang: the page's language when the user has not picked one on the page (``serve
             --lang``); ``None``: the browser's.
 
@@ -158,6 +162,7 @@ def create_app(
             idle=idle,
             bot_rooms_per_address=bot_rooms_per_address,
             max_bot_rooms=max_bot_rooms,
+            bot_workers=bot_workers,
         )
         await service.start()
         app.state.service = service

@@ -43,6 +43,7 @@ from ..core.view import PlayerView, player_view
 from ..text import i18n
 from ..text.i18n import N_
 from ..text.narrate import Narrator
+from .botpool import BotPool
 from .store import NewEntry, RoomSummary, Store, StoredRoom
 
 __all__ = [
@@ -847,10 +848,13 @@ class RoomService:
             room's start beyond either limit is refused (``too_many_bot_rooms``); a room that
             becomes played by bots alone (its humans away) beyond them waits until a slot frees.
         timer, sleep: the monotonic clock and the sleep of bot moves (injectable for tests).
+        bot_workers: worker processes the searching bots search in (:class:`~getaway.web.botpool.BotPool`:
+            fair across rooms, the fallback move when no search can be had in time); 0: threads
+            of this process, as the other bots.
 
-    Bots search in threads: at most one search at a time per room; the rooms played by bots
-    alone share one thread. Call :meth:`start` inside the running event loop, :meth:`stop` at
-    shutdown.
+    Bots search at most one search at a time per room; in threads, the rooms played by bots
+    alone share one thread (in worker processes, one worker). Call :meth:`start` inside the
+    running event loop, :meth:`stop` at shutdown.
     """
 
     def __init__(
@@ -865,6 +869,7 @@ class RoomService:
         max_bot_rooms: int = 4,
         timer: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        bot_workers: int = 0,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
@@ -882,6 +887,7 @@ class RoomService:
         # time limit is wall-clock time, so searches that share the cores just sample fewer worlds).
         self._bots = ThreadPoolExecutor(64, thread_name_prefix="getaway-bot")
         self._bots_alone = ThreadPoolExecutor(1, thread_name_prefix="getaway-bot-alone")  # rooms of bots alone
+        self.botpool = BotPool(bot_workers, timer=timer) if bot_workers > 0 else None
         self._replayed: OrderedDict[str, Room] = OrderedDict()  # reads of rooms without a fresh snapshot
         # Reads of rooms not in memory, kept: such a room changes only once it is opened again
         # (then reads come from memory, and forgetting it drops these).
@@ -895,7 +901,9 @@ class RoomService:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Rebuild every unfinished room from its log and start the idle sweeper."""
+        """Start the bot workers, rebuild every unfinished room from its log and start the idle sweeper."""
+        if self.botpool is not None:
+            await self.botpool.start()
         stored = await self._in_db(self.store.unfinished)
         for s in stored:
             try:
@@ -932,6 +940,8 @@ class RoomService:
         self.rooms.clear()
         for pool in (self._bots, self._bots_alone, self._reader):
             pool.shutdown(wait=False, cancel_futures=True)
+        if self.botpool is not None:
+            await self.botpool.stop()
         self._db.shutdown(wait=True)
 
     async def _in_db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -1803,11 +1813,15 @@ class RoomService:
 
     # ------------------------------------------------------------------ bot moves
 
-    async def _search(self, handle: RoomHandle, view: PlayerView, legal: Sequence[Action]) -> Action:
-        """The bot's choice, searched in a thread: one search at a time per room (a move
-        cancelled mid-search lets its search finish before the next one starts); the rooms
-        played by bots alone share one thread, and the time limit of their searches is the
-        search share of the delay divided among them, so the thread keeps up with their delays."""
+    async def _search(
+        self, handle: RoomHandle, view: PlayerView, legal: Sequence[Action], due: float | None = None
+    ) -> Action:
+        """The bot's choice, searched in a thread or a bot worker process (:attr:`botpool`, for
+        the searching bots; its fallback move if no worker can have it by ``due``, the move's
+        send time): one search at a time per room (a move cancelled mid-search lets its search
+        finish before the next one starts); the rooms played by bots alone share one thread (one
+        worker), and the time limit of their searches is the search share of the delay divided
+        among them, so the thread keeps up with their delays."""
         while handle.search is not None and not handle.search.done():
             await asyncio.wait({handle.search})
         alone = self._bots_alone_play(handle.room)
@@ -1816,6 +1830,10 @@ class RoomService:
             # The rooms of bots alone take turns on one thread: their searches share the delay.
             share = max(1, sum(1 for h in self.rooms.values() if h.slot)) if alone else 1
             handle.bot.time_limit = SEARCH_SHARE * self.bot_delay / share  # type: ignore[attr-defined]
+        if self.botpool is not None and self.botpool.takes(handle.bot):
+            search = self.botpool.act(handle.room.code, handle.bot, view, legal, handle.bot_rng, due=due, alone=alone)
+            handle.search = asyncio.ensure_future(search)
+            return await handle.search  # cancelled: a waiting search is dropped, a running one ends in its worker
         loop = asyncio.get_running_loop()
         handle.search = loop.run_in_executor(pool, handle.bot.act, view, legal, handle.bot_rng)
         return await asyncio.shield(handle.search)
@@ -1838,7 +1856,8 @@ class RoomService:
             elif handle.bot.name == "random":
                 action = handle.bot.act(view, legal, handle.bot_rng)
             else:  # searching bots take milliseconds to seconds: off the event loop
-                action = await self._search(handle, view, legal)
+                due = began + self.bot_delay if self.bot_delay > 0 and not self._fast(handle) else None
+                action = await self._search(handle, view, legal, due)
             if self.bot_delay > 0 and not self._fast(handle):
                 wait = began + self.bot_delay - self.timer()
                 if wait > 0:
