@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import inspect
 import logging
@@ -66,8 +67,10 @@ MAX_BACKOFF: Final = 30.0
 
 
 def default_workers() -> int:
-    """The default number of bot worker processes: one per core but one (the event loop's), at least 1."""
-    return max(1, (os.cpu_count() or 1) - 1)
+    """The default number of bot worker processes: one per core this process may run on but
+    one (the event loop's), at least 1."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores - 1)
 
 
 @dataclass(frozen=True)
@@ -105,18 +108,11 @@ def spec_of(bot: Bot) -> BotSpec | None:
     40
     """
     cls = type(bot)
-    if cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
-        return None
-    try:
-        parameters = inspect.signature(cls).parameters
-    except (TypeError, ValueError):
+    names = _settings_of(cls)
+    if names is None:
         return None
     settings = []
-    for name, parameter in parameters.items():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            return None
-        if name == "time_limit":
-            continue
+    for name in names:
         if not hasattr(bot, name):
             return None
         settings.append((name, getattr(bot, name)))
@@ -128,6 +124,21 @@ def spec_of(bot: Bot) -> BotSpec | None:
     return spec
 
 
+@functools.cache
+def _settings_of(cls: type) -> tuple[str, ...] | None:
+    """The names of the settings a worker rebuilds an instance of ``cls`` from (its constructor's
+    parameters but ``time_limit``), or ``None`` when it cannot (see :func:`spec_of`)."""
+    if cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
+        return None
+    try:
+        parameters = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
+        return None
+    return tuple(name for name in parameters if name != "time_limit")
+
+
 def _searching_levels() -> list[BotSpec]:
     """The specs of the levels whose bots search (built by every worker when it starts)."""
     specs = [spec_of(make_bot(level)) for level, (kind, _settings) in LEVELS.items() if kind == "expert"]
@@ -136,17 +147,23 @@ def _searching_levels() -> list[BotSpec]:
 
 # ---------------------------------------------------------------------------------- worker side
 
+#: How worker processes start: a fresh interpreter (no copy of the server's threads and sockets).
+_CONTEXT: Final = multiprocessing.get_context("spawn")
+
 #: A worker process's bots, built once per spec.
 _BOTS: dict[BotSpec, Bot] = {}
 
 
-def _start_worker(specs: Sequence[BotSpec]) -> None:
+def _start_worker(specs: Sequence[BotSpec], ready: Any = None) -> None:
     """A worker's start: Ctrl+C is the server's to handle (the worker would print a traceback),
-    and the bots of ``specs`` are built now, before the first search."""
+    and the bots of ``specs`` are built now, before the first search; then ``ready`` (a
+    semaphore of the pool's start) is released."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for spec in specs:
         with contextlib.suppress(Exception):
             _BOTS[spec] = spec.build()
+    if ready is not None:
+        ready.release()
 
 
 def _worker_pid() -> int:
@@ -236,30 +253,39 @@ class BotPool:
         self._executor: ProcessPoolExecutor | None = None
         self._queues: dict[str, deque[_Request]] = {}  # per room, the searches waiting
         self._turns: dict[bool, deque[str]] = {False: deque(), True: deque()}  # rooms waiting, by ``alone``
-        self._busy: dict[str, bool] = {}  # rooms with a search in flight → alone
+        self._busy: dict[str, _Request] = {}  # rooms with a search in flight → that search
         self._closed = False
         self._backoff = 0.0  # seconds before the next rebuild (0: at once)
         self._rebuilding: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ life cycle
 
-    def _new_executor(self) -> ProcessPoolExecutor:
+    def _new_executor(self, ready: Any = None) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=_CONTEXT,
             initializer=_start_worker,
-            initargs=(self._warm,),
+            initargs=(self._warm, ready),
         )
 
-    async def start(self) -> None:
-        """Start the worker processes and wait until each has built its bots."""
-        self._executor = self._new_executor()
-        await self._fill(self._executor)
+    async def start(self, timeout: float = 60.0) -> None:
+        """Start the worker processes and wait until each has built its bots (at most
+        ``timeout`` seconds: a worker that cannot start breaks the pool, whose searches then
+        play their fallback moves)."""
+        ready = _CONTEXT.Semaphore(0)
+        self._executor = executor = self._new_executor(ready)
+        # one job per worker at once: the executor starts a process for each (it starts them on demand)
+        jobs = [executor.submit(_worker_pid) for _ in range(self.workers)]
 
-    async def _fill(self, executor: ProcessPoolExecutor) -> None:
-        # one job per worker at once: the executor starts a process for each (spawn starts them on demand)
-        jobs = [asyncio.wrap_future(executor.submit(_worker_pid)) for _ in range(self.workers)]
-        await asyncio.gather(*jobs, return_exceptions=True)  # a worker that cannot start: the searches fall back
+        def started() -> None:
+            deadline, count = time.monotonic() + timeout, 0
+            while count < self.workers and time.monotonic() < deadline:
+                if ready.acquire(timeout=0.05):
+                    count += 1
+                elif any(job.done() and job.exception() is not None for job in jobs):
+                    return  # the pool broke
+
+        await asyncio.to_thread(started)
 
     async def stop(self) -> None:
         """Drop the waiting searches (they play their fallback), stop the workers (a search
@@ -385,7 +411,7 @@ class BotPool:
     def _next(self) -> _Request | None:
         """The next search to start: the first room in turn (with a person first; the rooms of
         bots alone while they hold fewer than ``alone_workers`` workers)."""
-        alone_running = sum(1 for alone in self._busy.values() if alone)
+        alone_running = sum(1 for running in self._busy.values() if running.alone)
         for alone in (False, True):
             turns = self._turns[alone]
             if not turns or (alone and alone_running >= self.alone_workers):
@@ -427,14 +453,15 @@ class BotPool:
             self._requeue(request.room, request.alone)
             return
         request.started = True
-        self._busy[request.room] = request.alone
+        self._busy[request.room] = request
         self.stats["searches"] += 1
         asyncio.wrap_future(job).add_done_callback(lambda done: self._finished(request, executor, job))
 
     def _finished(self, request: _Request, executor: ProcessPoolExecutor, job: Future[Action]) -> None:
         """A worker's answer (on the event loop): the request's action, the fallback if the
         search failed, a new executor if the worker died; then the next searches start."""
-        self._busy.pop(request.room, None)
+        if self._busy.get(request.room) is request:  # (not a search of an executor already replaced)
+            del self._busy[request.room]
         if job.cancelled() or self._closed:
             self._fall_back(request, "the server is stopping", "stop")
         elif isinstance(job.exception(), BrokenProcessPool):
