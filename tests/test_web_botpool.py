@@ -174,3 +174,55 @@ def test_only_bots_rebuildable_by_name_go_to_the_workers():
     assert spec_of(Local()) is None and not BotPool.takes(Local())
     with pytest.raises(ValueError, match="workers: at least 1"):
         BotPool(0)
+
+
+def test_a_room_whose_searches_cannot_have_a_worker_sends_fallback_moves_at_the_bot_delay(caplog):
+    """The only worker is held by another room's long search: every move of this room that
+    would search is the heuristic's, logged, and sent at the bot delay like any other."""
+    delay = 0.3
+
+    async def main() -> tuple[str, list[float]]:
+        service = RoomService(Store("sqlite://"), bot_delay=delay, bot_workers=1)
+        await service.start()
+        pool = service.botpool
+        assert pool is not None
+        try:
+            view, legal = _view()
+            hog = asyncio.create_task(pool.act("HOG", SleepyBot(3.0), view, legal, random.Random(2)))
+            while not pool.in_flight:
+                await asyncio.sleep(0.005)
+            answer = await service.create(dict(CONFIG))
+            code = answer["code"]
+            handle = service.rooms[code]
+            handle.bot = SleepyBot(0.01, time_limit=0.18)
+            delays: list[float] = []
+            began: dict[int, float] = {}
+            original_move, original_submit = service._bot_move, service.submit
+
+            async def bot_move(h, version, seat, start):
+                began[version] = start
+                await original_move(h, version, seat, start)
+
+            async def submit(h, job):
+                if job.kind == "act" and job.payload.get("bot") and job.payload["action"] != "take":
+                    delays.append(service.timer() - began[job.version])
+                return await original_submit(h, job)
+
+            service._bot_move, service.submit = bot_move, submit  # type: ignore[method-assign]
+            await service.start_match(code, answer["host_token"])
+            deadline = time.monotonic() + 2.5  # within the hog's search
+            while pool.stats["fallbacks"] < 3:
+                assert time.monotonic() < deadline, "no fallback moves: the room waited for the worker"
+                await asyncio.sleep(0.01)
+            hog.cancel()
+            return code, delays
+        finally:
+            await service.stop()
+
+    with caplog.at_level(logging.WARNING, logger="getaway.web"):
+        code, delays = asyncio.run(main())
+    lines = [r.getMessage() for r in caplog.records if "fallback move" in r.getMessage()]
+    assert len(lines) >= 3 and all(line.startswith(f"room {code}: bot of seat ") for line in lines)
+    assert all("every bot worker was busy" in line for line in lines)
+    assert delays and all(delay - 0.001 <= d < delay + 0.1 for d in delays), delays  # on time, not late
+    assert not any("after its move was due" in r.getMessage() for r in caplog.records)

@@ -289,7 +289,7 @@ class BotPool:
 
     async def stop(self) -> None:
         """Drop the waiting searches (they play their fallback), stop the workers (a search
-        still running is given a few seconds, then its process is terminated)."""
+        still running is given a second, then its process is terminated)."""
         self._closed = True
         if self._rebuilding is not None:
             self._rebuilding.cancel()
@@ -301,7 +301,7 @@ class BotPool:
             return
         processes = list(_processes(executor))
         executor.shutdown(wait=False, cancel_futures=True)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 1  # idle workers end at once; a search is not waited for long
         while any(p.is_alive() for p in processes) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
         for process in processes:
