@@ -70,14 +70,16 @@ function renderHeader() {
     h("a", { href: "/", class: "brand", onclick: (e) => { if (S.code) return; e.preventDefault(); } }, t("Getaway")),
     S.code ? h("span", { class: "room-code", "data-testid": "room-code", title: t("Room {code}", { code: S.code }) },
       h("span", { class: "sr-only" }, t("Room {code}", { code: S.code })), h("span", { "aria-hidden": "true" }, S.code)) : null,
-    h("span", { class: "spacer" }),
-    S.code && S.isHost && S.room && !["finished", "closed"].includes(S.room.status)
-      ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
-      : null,
-    S.code ? soundButton() : null,
-    h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
-      "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
-    lang);
+    // The controls keep together at the right; on a phone too narrow for one line they wrap, as
+    // one row, below the title (style.css .top .controls).
+    h("span", { class: "controls" },
+      S.code && S.isHost && S.room && !["finished", "closed"].includes(S.room.status)
+        ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
+        : null,
+      S.code ? soundButton() : null,
+      h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
+        "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
+      lang));
   document.title = S.code ? `${t("Getaway")} · ${S.code}` : t("Getaway");
   $(".skip").textContent = t("Skip to the game");
 }
