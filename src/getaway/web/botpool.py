@@ -248,7 +248,7 @@ class BotPool:
         self.fallback: Bot = fallback if fallback is not None else HeuristicBot()
         self._warm = list(warm) if warm is not None else _searching_levels()
         #: counts: ``searches`` (sent to a worker), ``fallbacks``, ``fallback:busy`` / ``:late`` /
-        #: ``:crash`` / ``:error`` (why), ``rebuilds`` (executors replaced after a dead worker).
+        #: ``:crash`` / ``:error`` / ``:stop`` (why), ``rebuilds`` (executors replaced after a dead worker).
         self.stats: Counter[str] = Counter()
         self._executor: ProcessPoolExecutor | None = None
         self._queues: dict[str, deque[_Request]] = {}  # per room, the searches waiting
