@@ -45,6 +45,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -226,6 +227,15 @@ class Store:
     def close(self) -> None:
         """Release the connections."""
         self.engine.dispose()
+
+    def ping(self) -> None:
+        """Ask the database ``SELECT 1`` (the health check, ``/healthz``).
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError: the database does not answer.
+        """
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
 
     # ------------------------------------------------------------------ writes
 
