@@ -928,9 +928,7 @@ class RoomService:
                 # A started bot-only room: nobody can be watching it now; it is not resumed.
                 handle.queue.put_nowait(_Job("close", {"reason": "restart"}))
                 continue
-            for seat in self._humans(room):
-                self._start_absence(handle, seat, announce=False)
-            self._schedule(handle)
+            self._resume(handle)
         self._sweeper = asyncio.create_task(self._sweep())
         self.started = True
 
@@ -1054,6 +1052,13 @@ class RoomService:
         self.rooms[room.code] = handle
         return handle
 
+    def _resume(self, handle: RoomHandle) -> None:
+        """Go on with a room rebuilt from its log (at the start, or opened after the process
+        that had it drained): its humans' absence timers (none has a socket here yet) and its bots."""
+        for seat in self._humans(handle.room):
+            self._start_absence(handle, seat, announce=False)
+        self._schedule(handle)
+
     @staticmethod
     def _humans(room: Room) -> list[int]:
         return [i for i, s in enumerate(room.seats) if s.kind == "human" and not s.bot_playing]
@@ -1113,8 +1118,9 @@ class RoomService:
             raise RoomError("room_closed", N_("this room is closed"), 410)
         self._refuse_if_draining()  # began while the room was read
         handle = self.rooms.get(code)  # loaded meanwhile by another request
-        if handle is None:
+        if handle is None:  # not open here: a room another process drained (or a rematch's)
             handle = self._open(room)
+            self._resume(handle)
         return handle
 
     async def load(self, code: str) -> Room:
