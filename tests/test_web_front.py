@@ -161,3 +161,48 @@ def test_sigterm_drains_a_process_and_the_front_moves_on(pair):
     log = a.log.read_text()
     assert "Traceback" not in log, log
     assert json.loads(httpx.get(f"{b.base}/api/rooms/{room['code']}").text)["status"] == "playing"
+
+
+# --------------------------------------------------------------------------- the page
+
+
+@pytest.mark.timeout(120)
+def test_the_page_follows_a_drained_process_with_the_same_seat_and_cards(pair):
+    """In Chromium through the front: the process drains, the page reconnects at once to the other
+    one, shows the same seat and cards, never the "connection lost" bar, and plays on."""
+    e2e = pytest.importorskip("test_web_e2e")
+    if e2e.MISSING:
+        if e2e.REQUIRE:
+            pytest.fail(f"GETAWAY_REQUIRE_BROWSER=1 but {e2e.MISSING}")
+        pytest.skip(f"browser test skipped: {e2e.MISSING}")
+    a, b, front = pair
+    rng = random.Random(16)
+    with e2e.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=e2e.CHROMIUM, args=e2e.CHROMIUM_ARGS)
+        try:
+            page = browser.new_context(viewport=e2e.DESKTOP, base_url=front).new_page()
+            page.set_default_timeout(20_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            e2e.create_room(page, "Asha", players=4, alone=True, takes="off")
+            e2e.act(page, rng)
+            # the connection bar, had it ever been shown, is noted (a MutationObserver on it)
+            page.evaluate("""() => { window.barShown = false; const bar = document.querySelector('#connection');
+                new MutationObserver(() => { if (!bar.hidden) window.barShown = true; })
+                  .observe(bar, { attributes: true, childList: true }); }""")
+            page.wait_for_function("() => document.querySelector('[data-testid=\"hand-card\"][data-legal=\"true\"]')")
+            before = e2e.state(page)  # our turn: nothing moves until we do
+            with page.expect_event("websocket") as reconnect:
+                a.proc.send_signal(signal.SIGTERM)
+            ws = reconnect.value
+            ws.wait_for_event("framereceived")  # the welcome, from the other process
+            page.wait_for_function("v => Number(document.body.dataset.version) === v", arg=before["version"])
+            after = e2e.state(page)
+            assert (after["hand"], after["legal"], after["error"]) == (before["hand"], before["legal"], None)
+            assert "Asha" in page.get_by_test_id("me").inner_text()
+            assert page.evaluate("() => window.barShown") is False
+            assert httpx.get(f"{a.base}/healthz").status_code == 503  # it was a's, now draining
+            assert e2e.act(page, rng)  # and the game goes on, on b
+            assert e2e.state(page)["version"] > before["version"] and not errors, errors
+        finally:
+            browser.close()
