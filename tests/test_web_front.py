@@ -18,6 +18,7 @@ import os
 import random
 import signal
 import socket
+import subprocess
 import time
 from urllib.parse import urlsplit
 
@@ -26,7 +27,16 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from web_helpers import NGINX, Player, fresh_database, running_front, server_process
+from web_helpers import (
+    NGINX,
+    NGINX_UPSTREAM,
+    Player,
+    free_port,
+    fresh_database,
+    front_command,
+    running_front,
+    server_process,
+)
 
 REQUIRE = os.environ.get("GETAWAY_REQUIRE_NGINX") == "1"
 if NGINX is None and not REQUIRE:
@@ -101,6 +111,18 @@ def play(player: Player, rng: random.Random, moves: int) -> None:
             player.until(lambda m: m["type"] in ("welcome", "sync", "update") and player.my_turn())
         answer = player.play_one(rng)
         assert answer["type"] == "update", answer
+
+
+def test_the_repo_front_config_is_valid_as_shipped(tmp_path):
+    """The site and its upstream file as they are in deploy/nginx (round robin over three
+    processes) pass ``nginx -t``."""
+    if NGINX is None:
+        pytest.fail("GETAWAY_REQUIRE_NGINX=1 but nginx is missing (apt-get install -y nginx)")
+    upstream = NGINX_UPSTREAM.read_text()
+    assert upstream.count("server 127.0.0.1:") == 3 and "backup" not in upstream
+    check = subprocess.run([*front_command(tmp_path / "nginx", free_port(), upstream), "-t"], capture_output=True)
+    assert check.returncode == 0, check.stderr.decode()
+    assert b"test is successful" in check.stderr
 
 
 def test_the_front_passes_http_and_a_room_session(pair):

@@ -272,23 +272,20 @@ NGINX_SITE = ROOT / "deploy" / "nginx" / "getaway.conf"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
 
 
-@contextlib.contextmanager
-def running_front(tmp: Path, servers: list[str]):
-    """Run Debian's nginx as this user with the repo's site (:data:`NGINX_SITE`) in front of
-    ``servers`` (upstream ``server`` lines without the keyword and ``;``, e.g.
-    ``"127.0.0.1:8001 max_fails=1 fail_timeout=10s"``, ``"… backup"``) on a free loopback port, its
-    prefix, pid, logs and temporary files in ``tmp/nginx``, until the block ends; yields its base URL.
+NGINX_UPSTREAM = ROOT / "deploy" / "nginx" / "getaway-upstream.conf"
 
-    The site is used as it is but for its ``listen`` line (this port) and its upstream include
-    (written here from ``servers``)."""
+
+def front_command(prefix: Path, port: int, upstream: str) -> list[str]:
+    """Write a main nginx file in ``prefix`` (pid, logs and temporary files there too, ``daemon
+    off;``) that includes the repo's site (:data:`NGINX_SITE`) as it is but for its ``listen``
+    line (``127.0.0.1:port``), with ``upstream`` as the site's ``getaway-upstream.conf``; returns
+    the command that runs nginx on it (add ``-t`` to only check it)."""
     assert NGINX is not None, "nginx is missing"
-    prefix = tmp / "nginx"
     prefix.mkdir(exist_ok=True)
-    port = free_port()
     site = NGINX_SITE.read_text()
     assert site.count("listen 8080;") == 1, "deploy/nginx/getaway.conf: expected one `listen 8080;` line"
     (prefix / "getaway.conf").write_text(site.replace("listen 8080;", f"listen 127.0.0.1:{port};"))
-    (prefix / "getaway-upstream.conf").write_text("".join(f"server {line};\n" for line in servers))
+    (prefix / "getaway-upstream.conf").write_text(upstream)
     # as root, nginx's workers would become `nobody`, who may not write in tmp: they stay this user
     user = f"user {pwd.getpwuid(os.geteuid()).pw_name};\n" if os.geteuid() == 0 else ""
     kinds = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
@@ -298,7 +295,18 @@ def running_front(tmp: Path, servers: list[str]):
         f"error_log {prefix / 'error.log'} info;\nevents {{ worker_connections 256; }}\n"
         f"http {{\n    access_log {prefix / 'access.log'};\n{temps}    include getaway.conf;\n}}\n"
     )
-    cmd = [NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "error.log")]
+    return [NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "error.log")]
+
+
+@contextlib.contextmanager
+def running_front(tmp: Path, servers: list[str]):
+    """Run Debian's nginx as this user with the repo's site in front of ``servers`` (upstream
+    ``server`` lines without the keyword and ``;``, e.g. ``"127.0.0.1:8001 max_fails=1
+    fail_timeout=10s"``, ``"… backup"``) on a free loopback port, everything in ``tmp/nginx``
+    (:func:`front_command`), until the block ends; yields its base URL."""
+    prefix = tmp / "nginx"
+    port = free_port()
+    cmd = front_command(prefix, port, "".join(f"server {line};\n" for line in servers))
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 10

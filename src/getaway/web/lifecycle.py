@@ -18,13 +18,17 @@ import asyncio
 import logging
 import signal
 from types import FrameType
-from typing import Any
+from typing import Any, Final
 
 import uvicorn
 
-__all__ = ["DrainingServer"]
+__all__ = ["DrainingServer", "DRAIN_TIMEOUT"]
 
 log = logging.getLogger("getaway.web")
+
+#: Seconds the drain itself may take (a database that no longer answers): then uvicorn's shutdown
+#: goes on, closing what is left with 1012.
+DRAIN_TIMEOUT: Final = 30.0
 
 
 class DrainingServer(uvicorn.Server):
@@ -69,7 +73,7 @@ class DrainingServer(uvicorn.Server):
         try:
             service = getattr(self.config.app.state, "service", None)
             if service is not None:
-                await service.drain()
+                await asyncio.wait_for(service.drain(), DRAIN_TIMEOUT)
             await asyncio.sleep(self.drain_seconds)
         except Exception:  # the shutdown must go on
             log.exception("drain failed")
