@@ -12,6 +12,8 @@ bounded request bodies, browser protections (Content-Security-Policy and friends
 from __future__ import annotations
 
 import json
+import math
+import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -115,6 +117,13 @@ class Limits:
     def read(self, address: str) -> bool:
         """Count a room read from ``address``; ``False``: over the limit (refuse it, 429)."""
         return self.limiter.hit(self.reads, "reads", address)
+
+    def wait(self, kind: str, address: str) -> int:
+        """Whole seconds until ``address`` may be counted again for ``kind`` (``"rooms"`` or
+        ``"reads"``): the ``Retry-After`` of a 429 (RFC 9110 §10.2.3); at least 1."""
+        item = {"rooms": self.rooms, "reads": self.reads}[kind]
+        reset = self.limiter.get_window_stats(item, kind, address).reset_time
+        return max(1, math.ceil(reset - time.time()))
 
     def message(self, socket: str) -> bool:
         """Count a message of socket ``socket`` (a unique id); ``False``: over the limit (drop it)."""
