@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import random
+import signal
+import time
 
+import httpx
 import pytest
 from starlette.testclient import WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
 from getaway.web.rooms import RESTART_CLOSE, Room
-from web_helpers import Player, create_room, make_client
+from web_helpers import Player, create_room, make_client, server_process
 
 
 def started_room(client) -> dict:
@@ -115,3 +118,22 @@ def test_a_failing_drain_callback_does_not_stop_the_others(tmp_path, caplog):
         client.portal.call(service.drain)
         assert ran == ["fine"]
         assert "lease server gone" in caplog.text
+
+
+def test_sigterm_drains_and_a_second_one_stops_at_once(tmp_path):
+    """``getaway serve`` (getaway.web.lifecycle): the first SIGTERM drains and the process goes on
+    answering 503 for ``--drain-seconds``; a second SIGTERM ends it at once."""
+    with server_process(tmp_path, "--drain-seconds", "60") as server:
+        assert httpx.get(f"{server.base}/healthz").status_code == 200
+        server.proc.send_signal(signal.SIGTERM)
+        deadline = time.time() + 10
+        while httpx.get(f"{server.base}/healthz").json() != {"status": "draining"}:
+            assert time.time() < deadline, "no drain"
+            time.sleep(0.05)
+        refused = httpx.post(f"{server.base}/api/rooms", json={"profile": "punjab"})
+        assert (refused.status_code, refused.json()["error"]["code"]) == (503, "draining")
+        began = time.time()
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(15)
+        assert time.time() - began < 15  # not the 60 s of the drain
+    assert "Traceback" not in server.log.read_text()
