@@ -74,6 +74,8 @@ WEB_TESTS = [
     "tests/test_web_restart.py",
     "tests/test_web_migrations.py",
     "tests/test_web_edge.py",
+    "tests/test_web_drain.py",
+    "tests/test_web_front.py",
 ]
 
 
