@@ -91,6 +91,7 @@ def test_drain_commits_the_room_then_closes_its_sockets_for_a_reconnect(tmp_path
         ):
             r = client.request(method, path, json=body)
             assert (r.status_code, r.json()["error"]["code"]) == (503, "draining"), (path, r.text)
+            assert r.headers["retry-after"] == "1"
         r = client.post(f"/api/rooms/{code}/close", headers={"Authorization": f"Bearer {room['host_token']}"})
         assert (r.status_code, r.json()["error"]["code"]) == (503, "draining")
         with pytest.raises(WebSocketDenialResponse) as refused, client.websocket_connect(f"/ws/{code}"):

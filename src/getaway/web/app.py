@@ -552,9 +552,7 @@ async def _refuse_handshake(websocket: WebSocket) -> None:
     """Refuse a socket before accepting it: HTTP 503 ``draining`` where the server can send a
     response at the handshake (uvicorn), else a close before the accept (HTTP 403)."""
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
-        body = error_json(draining_error(), client_lang(websocket))
-        answer = Response(body, status_code=503, media_type="application/json")
-        await websocket.send_denial_response(answer)
+        await websocket.send_denial_response(_error(draining_error(), client_lang(websocket)))
     else:
         await websocket.close(code=RESTART_CLOSE)
 

@@ -749,9 +749,11 @@ RESTART_CLOSE: Final = 1012
 
 
 def draining_error() -> RoomError:
-    """The refusal of a draining process (503 ``draining``): nothing was done, another process
-    may be asked the same."""
-    return RoomError("draining", N_("the server is restarting: try again in a moment"), 503)
+    """The refusal of a draining process (503 ``draining``, ``Retry-After: 1``): nothing was done,
+    another process may be asked the same."""
+    error = RoomError("draining", N_("the server is restarting: try again in a moment"), 503)
+    error.retry_after = 1
+    return error
 
 
 class Connection:
