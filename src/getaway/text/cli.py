@@ -16,7 +16,7 @@ import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import click
 from rich.console import Console
@@ -1343,6 +1343,16 @@ def ladder(
     metavar="URL",
     help=N_("Where the rate limits count (a storage URI of the limits library)."),
 )
+@click.option(
+    "--drain-seconds",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help=N_(
+        "On SIGTERM, seconds to go on answering 503 (on /healthz too) after the rooms are handed over, "
+        "for a load balancer to notice."
+    ),
+)
 @_lang_option
 def serve(
     host: str,
@@ -1364,9 +1374,14 @@ def serve(
     sockets_per_address: int,
     hello_timeout: float,
     rate_limit_storage: str,
+    drain_seconds: float,
     lang: str | None,
 ) -> None:
     """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL.
+
+    SIGTERM drains (:mod:`getaway.web.lifecycle`): the rooms are committed and handed over, their
+    sockets closed with 1012, ``/healthz`` says 503; then the process exits (a second signal:
+    at once). Requests still running then get :data:`GRACEFUL_SECONDS` to finish.
 
     uvicorn's own proxy-header handling is off (it trusts loopback peers): the app trusts
     ``X-Forwarded-For`` only from ``--forwarded-allow-ips``. WebSocket frames are capped at
@@ -1377,6 +1392,7 @@ def serve(
     from ..web.app import create_app
     from ..web.botpool import default_workers
     from ..web.edge import MAX_FRAME
+    from ..web.lifecycle import DrainingServer
     from ..web.store import database_url
 
     use(lang)
@@ -1410,7 +1426,20 @@ def serve(
         rate_limit_storage=rate_limit_storage,
         default_lang=lang,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False, ws_max_size=MAX_FRAME)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        proxy_headers=False,
+        ws_max_size=MAX_FRAME,
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
+    )
+    DrainingServer(config, drain_seconds).run()
+
+
+#: Seconds uvicorn gives the requests still running at shutdown, after the drain (then cancels them).
+GRACEFUL_SECONDS: Final = 10
 
 
 def default_hosts(host: str) -> list[str]:

@@ -34,7 +34,7 @@ from ..text.i18n import N_
 from . import learn, protocol
 from .edge import MAX_BODY, BodyTooLarge, EdgeMiddleware, Limits, client_lang, error_json
 from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, parse_client, refusal
-from .rooms import Connection, RoomError, RoomHandle, RoomService, check_config
+from .rooms import RESTART_CLOSE, Connection, RoomError, RoomHandle, RoomService, check_config, draining_error
 from .store import Store
 
 __all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE", "client_lang"]
@@ -44,8 +44,10 @@ _SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
 _OPTIONS: Final = TypeAdapter(protocol.RoomOptions)
 #: The answers a route may refuse with, for the OpenAPI document.
 _REFUSALS: Final[dict[int | str, dict[str, Any]]] = {
-    status: {"model": protocol.ErrorAnswer} for status in (400, 403, 404, 409, 410, 413, 415, 429)
+    status: {"model": protocol.ErrorAnswer} for status in (400, 403, 404, 409, 410, 413, 415, 429, 503)
 }
+#: Seconds ``/healthz`` waits for the database's answer (then 503 ``unavailable``).
+HEALTH_TIMEOUT: Final = 2.0
 
 
 def _error(exc: RoomError, lang: str) -> Response:
@@ -150,7 +152,8 @@ def create_app(
             --lang``); ``None``: the browser's.
 
     The database is opened (and migrated to the newest schema) and unfinished rooms are rebuilt
-    when the app starts (lifespan).
+    when the app starts (lifespan). ``app.state.service.drain()`` hands the rooms over before the
+    process stops (``getaway serve`` calls it on SIGTERM: :mod:`getaway.web.lifecycle`).
     """
 
     @contextlib.asynccontextmanager
@@ -253,6 +256,26 @@ def create_app(
         return _error(refusal(list(exc.errors()), body=True), client_lang(request))
 
     # ------------------------------------------------------------------ HTTP API
+
+    @app.get("/healthz", response_model=protocol.Health, responses={503: {"model": protocol.Health}})
+    async def healthz(request: Request) -> Response:
+        """Whether this process is ready, for a load balancer: 200 ``{"status": "ok"}`` when the
+        database answers and the process is not draining; 503 ``starting`` (the rooms are not
+        rebuilt yet), ``draining`` (it is stopping: SIGTERM) or ``unavailable`` (the database did not
+        answer within :data:`HEALTH_TIMEOUT` seconds). Never more than the status word."""
+        service: RoomService | None = getattr(request.app.state, "service", None)
+        if service is None or not service.started:
+            status = "starting"
+        elif service.draining:
+            status = "draining"
+        else:
+            try:
+                await asyncio.wait_for(asyncio.to_thread(service.store.ping), HEALTH_TIMEOUT)
+                status = "ok"
+            except Exception:  # no detail: the answer is public
+                status = "unavailable"
+        code = 200 if status == "ok" else 503
+        return JSONResponse({"status": status}, status_code=code, headers={"Cache-Control": "no-store"})
 
     @app.post("/api/rooms", status_code=201, response_model=protocol.Created, responses=_REFUSALS)
     async def create_room(request: Request, body: CreateRoom | None = None) -> Any:
@@ -407,6 +430,9 @@ def create_app(
     @app.websocket("/ws/{code}")
     async def socket(websocket: WebSocket, code: str) -> None:
         address = websocket.client.host if websocket.client is not None else "?"
+        if service_of(websocket).draining:  # refused at the handshake: the front tries another process
+            await _refuse_handshake(websocket)
+            return
         await websocket.accept()
         lang = client_lang(websocket)  # for errors before a hello names the language
         if sockets[address] >= sockets_per_address:
@@ -427,6 +453,9 @@ def create_app(
         try:
             handle = await service.handle(code)
         except RoomError as exc:
+            if exc.code == "draining":  # the page reconnects, to another process
+                await websocket.close(code=RESTART_CLOSE)
+                return
             await _send_error(websocket, exc, None, lang)
             await websocket.close(code=4404 if exc.code == "room_not_found" else 4410)
             return
@@ -466,6 +495,9 @@ def create_app(
                     try:
                         conn = await service.attach(handle, msg.payload(), _address(websocket))
                     except RoomError as exc:
+                        if exc.code == "draining":
+                            await websocket.close(code=RESTART_CLOSE)
+                            return
                         await _send_error(websocket, exc, handle.room.version, lang)
                         continue
                     sender = _start_sender(websocket, conn)
@@ -521,6 +553,15 @@ def _parse(text: str | None) -> protocol.Hello | protocol.Act | Any:
         raise refusal(exc) from None
 
 
+async def _refuse_handshake(websocket: WebSocket) -> None:
+    """Refuse a socket before accepting it: HTTP 503 ``draining`` where the server can send a
+    response at the handshake (uvicorn), else a close before the accept (HTTP 403)."""
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(_error(draining_error(), client_lang(websocket)))
+    else:
+        await websocket.close(code=RESTART_CLOSE)
+
+
 async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None, lang: str) -> None:
     with contextlib.suppress(Exception):
         await websocket.send_text(json.dumps(exc.message(lang, version), ensure_ascii=False))
@@ -541,7 +582,7 @@ def _start_sender(websocket: WebSocket, conn: Connection) -> Any:
             while True:
                 text = await conn.outbox.get()
                 if text is None:
-                    await websocket.close()
+                    await websocket.close(code=conn.close_code)
                     return
                 await websocket.send_text(text)
         except Exception:  # the socket is gone: the receive loop ends too

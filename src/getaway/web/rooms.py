@@ -743,6 +743,20 @@ class RateLimiter:
         return False
 
 
+#: The WebSocket close code of a draining process's sockets (1012 "service restart", RFC 6455
+#: and IANA's registry; uvicorn closes with it too when it shuts down): the page reconnects at once,
+#: showing no error (static/net.js), and the front sends it to another process.
+RESTART_CLOSE: Final = 1012
+
+
+def draining_error() -> RoomError:
+    """The refusal of a draining process (503 ``draining``, ``Retry-After: 1``): nothing was done,
+    another process may be asked the same."""
+    error = RoomError("draining", N_("the server is restarting: try again in a moment"), 503)
+    error.retry_after = 1
+    return error
+
+
 class Connection:
     """One socket of a room: the seat its ``hello`` proved (``None``: spectator), whether it
     may act as host, its language, and what it has been told (to send only new events)."""
@@ -759,6 +773,7 @@ class Connection:
         self.seen = 0  # events of the current deal's redacted history already sent
         self.narrator: Narrator | None = None
         self.closed = False
+        self.close_code = 1000  # the WebSocket close code its writer closes with (1012: reconnect elsewhere)
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message for the socket's writer (a slow socket that falls far behind is closed)."""
@@ -769,11 +784,13 @@ class Connection:
         except asyncio.QueueFull:
             self.close()
 
-    def close(self) -> None:
-        """Ask the socket's writer to close the socket."""
+    def close(self, code: int = 1000) -> None:
+        """Ask the socket's writer to close the socket, with WebSocket close ``code`` (1000:
+        normal; :data:`RESTART_CLOSE`: the page reconnects at once)."""
         if self.closed:
             return
         self.closed = True
+        self.close_code = code
         while True:
             try:
                 self.outbox.put_nowait(None)
@@ -856,7 +873,8 @@ class RoomService:
 
     Bots search at most one search at a time per room; in threads, the rooms played by bots
     alone share one thread (in worker processes, one worker). Call :meth:`start` inside the
-    running event loop, :meth:`stop` at shutdown.
+    running event loop, :meth:`drain` when the process is asked to stop (SIGTERM), :meth:`stop`
+    at shutdown.
     """
 
     def __init__(
@@ -899,6 +917,11 @@ class RoomService:
         self._loading: dict[str, asyncio.Future[RoomHandle | None]] = {}
         self._pending: list[tuple[NewEntry, asyncio.Future[None]]] = []  # log entries to commit
         self._writer: asyncio.Task[None] | None = None  # the task committing them
+        self.started = False  # start() has rebuilt the unfinished rooms
+        self.draining = False  # drain() has begun: no new rooms, commands or sockets
+        #: Awaited in order by :meth:`drain` once every room's worker has stopped and its log
+        #: entries are committed, before the sockets are closed (e.g. a cluster releasing its leases).
+        self.on_drain: list[Callable[[], Awaitable[None]]] = []
 
     # ------------------------------------------------------------------ life cycle
 
@@ -918,10 +941,68 @@ class RoomService:
                 # A started bot-only room: nobody can be watching it now; it is not resumed.
                 handle.queue.put_nowait(_Job("close", {"reason": "restart"}))
                 continue
-            for seat in self._humans(room):
-                self._start_absence(handle, seat, announce=False)
-            self._schedule(handle)
+            self._resume(handle)
         self._sweeper = asyncio.create_task(self._sweep())
+        self.started = True
+
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Hand this process's rooms over before it stops (SIGTERM; docs/web.md, "Behind a front").
+
+        From the first call on, new rooms, commands and sockets are refused (``draining``, 503:
+        nothing was done, the client may retry on another process). Bots and timers stop; each
+        room's worker finishes the commands already queued (their log entries committed) and
+        stops; then the :attr:`on_drain` callbacks run, in order (one that fails is logged, the
+        next still runs); then every socket is closed with :data:`RESTART_CLOSE` (its page
+        reconnects at once, to another process through the front, which rebuilds the room from
+        the log). Rooms are forgotten here: reads come from the database. A second call returns
+        at once.
+
+        Args:
+            timeout: seconds to wait for the rooms' queued commands (then their workers are
+                cancelled: an entry not yet committed was never acknowledged).
+        """
+        if self.draining:
+            return
+        self.draining = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        handles = list(self.rooms.values())
+        for handle in handles:
+            for task in (handle.bot_task, handle.next_task, handle.turn_task, *handle.take_tasks):
+                if task is not None:
+                    task.cancel()
+            for task in handle.timers.values():
+                task.cancel()
+        done: list[asyncio.Future[Any]] = []
+        for handle in handles:  # last in each queue: nothing can be queued once draining (submit)
+            if handle.worker is not None and not handle.worker.done():
+                future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+                handle.queue.put_nowait(_Job("drain", call=lambda: None, future=future))
+                done.append(future)
+        if done:
+            await asyncio.wait(done, timeout=timeout)
+        for handle in handles:
+            if handle.worker is not None:
+                handle.worker.cancel()
+                with contextlib.suppress(BaseException):
+                    await handle.worker
+            self._forget(handle)
+        if self._writer is not None:  # entries still being written (a cancelled worker's)
+            with contextlib.suppress(BaseException):
+                await self._writer
+        for callback in self.on_drain:
+            try:
+                await callback()
+            except Exception:
+                log.exception("drain: %r failed", callback)
+        for handle in handles:
+            for conn in list(handle.conns):
+                conn.close(RESTART_CLOSE)
+        log.info("drained %d rooms", len(handles))
+
+    def _refuse_if_draining(self) -> None:
+        if self.draining:
+            raise draining_error()
 
     async def stop(self) -> None:
         """Cancel every worker and timer, close every socket."""
@@ -986,6 +1067,13 @@ class RoomService:
         self.rooms[room.code] = handle
         return handle
 
+    def _resume(self, handle: RoomHandle) -> None:
+        """Go on with a room rebuilt from its log (at the start, or opened after the process
+        that had it drained): its humans' absence timers (none has a socket here yet) and its bots."""
+        for seat in self._humans(handle.room):
+            self._start_absence(handle, seat, announce=False)
+        self._schedule(handle)
+
     @staticmethod
     def _humans(room: Room) -> list[int]:
         return [i for i, s in enumerate(room.seats) if s.kind == "human" and not s.bot_playing]
@@ -1001,6 +1089,7 @@ class RoomService:
         Raises:
             RoomError: ``bad_message`` (bad config), ``name_too_long``.
         """
+        self._refuse_if_draining()
         config = live_config(config)
         if name is not None:
             name = check_name(name)
@@ -1017,6 +1106,7 @@ class RoomService:
                 break
         else:  # pragma: no cover - 32**6 codes
             raise RoomError("server_error", N_("no free room code"), 503)
+        self._refuse_if_draining()  # began while the room was stored: it opens on another process
         room = Room(code, config, seed, host_hash, now, secret)
         handle = self._open(room)
         answer: dict[str, Any] = {"code": code, "url": f"/r/{code}", "host_token": host_token}
@@ -1031,8 +1121,9 @@ class RoomService:
         """The live room ``code``, loading it from the database if needed.
 
         Raises:
-            RoomError: ``room_not_found`` (404), ``room_closed`` (410).
+            RoomError: ``room_not_found`` (404), ``room_closed`` (410), ``draining`` (503).
         """
+        self._refuse_if_draining()
         code = str(code).upper()
         handle = self.rooms.get(code)
         if handle is not None:
@@ -1040,9 +1131,11 @@ class RoomService:
         room = await self.load(code)
         if room.status == "closed":
             raise RoomError("room_closed", N_("this room is closed"), 410)
+        self._refuse_if_draining()  # began while the room was read
         handle = self.rooms.get(code)  # loaded meanwhile by another request
-        if handle is None:
+        if handle is None:  # not open here: a room another process drained (or a rematch's)
             handle = self._open(room)
+            self._resume(handle)
         return handle
 
     async def load(self, code: str) -> Room:
@@ -1066,8 +1159,9 @@ class RoomService:
         """Queue ``job`` on the room's worker and wait for its result.
 
         Raises:
-            RoomError: the command was refused (nothing changed).
+            RoomError: the command was refused (nothing changed); ``draining`` (503).
         """
+        self._refuse_if_draining()
         if handle.worker is None or handle.worker.done():
             raise RoomError("room_closed", N_("this room is closed"), 410)
         job.future = asyncio.get_running_loop().create_future()
