@@ -7,6 +7,9 @@
                                     and run the tests;
                                     with no ARGS, then the web server's tests again on PostgreSQL
                                     (Debian's postgresql, installed and started when root)
+    python3 dev.py test --train [ARGS...]
+                                    install the train extra too (torch, Stable-Baselines3,
+                                    sb3-contrib: large), lint and run only the tests marked `train`
     python3 dev.py bench [ARGS...]  create .venv if needed, install, run the engine benchmark
 
 The virtual environment lives in .venv beside this file; it is reinstalled when
@@ -45,23 +48,25 @@ BUILD_INPUTS = [
 ]
 
 
-def ensure_env() -> Path:
-    """Create the venv and install the project with its test extras, again whenever one of
-    :data:`BUILD_INPUTS` changes (the compiled engine is rebuilt from the new deal.py)."""
+def ensure_env(extras: tuple[str, ...] = ("test",)) -> Path:
+    """Create the venv and install the project with ``extras``, again whenever one of
+    :data:`BUILD_INPUTS` changes (the compiled engine is rebuilt from the new deal.py) or an
+    extra not installed yet is asked for. The stamp holds the inputs' digest, then the extras."""
     digest = hashlib.sha256()
     for name in BUILD_INPUTS:
         digest.update((ROOT / name).read_bytes())
     want = digest.hexdigest()
-    if STAMP.exists() and STAMP.read_text().strip() == want and _python().exists():
+    have = STAMP.read_text().split() if STAMP.exists() else []
+    if have and have[0] == want and set(extras) <= set(have[1:] or ["test"]) and _python().exists():
         return _python()
     if not _python().exists():
         print(f"dev.py: creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-    print("dev.py: installing getaway and its test tools into .venv", flush=True)
+    print(f"dev.py: installing getaway and its extras ({', '.join(extras)}) into .venv", flush=True)
     pip = [str(_python()), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "install", "-e", f"{ROOT}[test]"], check=True)
-    STAMP.write_text(want)
+    subprocess.run([*pip, "install", "-e", f"{ROOT}[{','.join(extras)}]"], check=True)
+    STAMP.write_text(" ".join([want, *extras]))
     return _python()
 
 
@@ -159,7 +164,10 @@ def main(argv: list[str]) -> int:
     if task not in ("run", "test", "bench"):  # before any install: a typo or --help costs nothing
         print(__doc__)
         return 2
-    py = str(ensure_env())
+    train = task == "test" and "--train" in args
+    if train:  # the train extra's tests only (tests marked `train`; docs/envs.md, "Training with MaskablePPO")
+        args = ["--train", "-m", "train", *[a for a in args if a != "--train"]]
+    py = str(ensure_env(("test", "train") if train else ("test",)))
     env = dict(os.environ, PYTHONUTF8="1")
     if task == "run":
         # The main job: the web app on http://localhost:8000/ (docs/web.md); `run play` is the terminal game.
@@ -172,7 +180,7 @@ def main(argv: list[str]) -> int:
         ensure_nginx()
         lint = subprocess.call([py, "-m", "ruff", "check", "src", "tests", "bench", "dev.py"], cwd=ROOT, env=env)
         tests = subprocess.call([py, "-m", "pytest", *args], cwd=ROOT, env=env)
-        if not args:  # the whole suite: the web server's tests once more, on PostgreSQL
+        if not args:  # the whole suite (not with --train): the web server's tests once more, on PostgreSQL
             url = ensure_postgres()
             if url is None:
                 postgres = 1 if os.environ.get("GETAWAY_REQUIRE_POSTGRES") == "1" else 0

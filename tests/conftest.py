@@ -12,6 +12,24 @@ from getaway import Deal, Position, Rules, parse_cards
 SOAK = max(1, int(os.environ.get("GETAWAY_SOAK", "1")))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--train",
+        action="store_true",
+        help="run the tests marked `train` (the train extra: torch, SB3, sb3-contrib); python3 dev.py test --train",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``train`` are out of the default run: they skip unless ``--train`` is given."""
+    if config.getoption("--train"):
+        return
+    skip = pytest.mark.skip(reason="a `train` test: run with `python3 dev.py test --train` (installs the train extra)")
+    for item in items:
+        if "train" in item.keywords:
+            item.add_marker(skip)
+
+
 def make_deal(
     hands: list[list[str]] | list[str],
     *,
