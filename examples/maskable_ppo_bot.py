@@ -7,9 +7,9 @@ seat's :class:`~getaway.core.view.PlayerView`, encoded by :func:`getaway.envs.en
 (the observation the policy was trained on), and plays the legal action with the highest
 logit (the mask: illegal actions never win).
 
-Use it wherever bots are named, as ``module:Class`` with this folder on ``sys.path``::
+Use it wherever bots are named, as ``module:Class`` with the repository on ``sys.path``::
 
-    PYTHONPATH=examples .venv/bin/getaway tournament --bots maskable_ppo_bot:MaskablePPOBot,random,random,random
+    PYTHONPATH=. .venv/bin/getaway tournament --bots examples.maskable_ppo_bot:MaskablePPOBot,random,random,random
 
 The weights are ``maskable_ppo_punjab4.npz`` beside this file (made by the command in
 docs/envs.md, "Training with MaskablePPO"), or the file named by ``GETAWAY_PPO_WEIGHTS``, or

@@ -2,7 +2,7 @@
 
 Needs the ``train`` extra (torch, Stable-Baselines3, sb3-contrib: ``pip install -e '.[train]'``)::
 
-    nice -n 10 .venv/bin/python examples/train_maskable_ppo.py --steps 600000 --seed 1 --out runs/ppo
+    nice -n 10 .venv/bin/python examples/train_maskable_ppo.py --steps 1500000 --seed 1 --out runs/ppo
     .venv/bin/python examples/train_maskable_ppo.py --eval-only runs/ppo/policy.npz --deals 1000
 
 The learner sits at a random seat of ``GetawayEnv`` against three ``random`` bots (one episode
@@ -17,7 +17,7 @@ Every ``--log-every`` steps a row goes to ``OUT/train_log.csv``: steps, training
 finished, the loss rate of the episodes since the last row (the sampling policy, against
 ``random``), elapsed seconds and steps per second; ``OUT/curve.png`` plots it. At the end the
 actor is exported to ``OUT/policy.npz`` (numpy only: ``examples/maskable_ppo_bot.py`` plays it as
-the bot ``maskable_ppo_bot:MaskablePPOBot``, greedily) and played through the tournament
+the bot ``examples.maskable_ppo_bot:MaskablePPOBot``, greedily) and played through the tournament
 harness (:func:`getaway.sim.tournament.run_tournament`, duplicate deals) against three ``random``
 and against three ``heuristic``; the results go to ``OUT/eval.json``.
 """
@@ -46,7 +46,7 @@ from getaway.envs.gym import GetawayEnv
 from getaway.sim.tournament import run_tournament
 
 HERE = Path(__file__).resolve().parent
-BOT = "maskable_ppo_bot:MaskablePPOBot"
+BOT = "examples.maskable_ppo_bot:MaskablePPOBot"  # a dotted module:Class name, the repository on sys.path
 
 
 class Shaped(gymnasium.Wrapper):
@@ -180,8 +180,8 @@ def plot(log: Path, out: Path, title: str, checkpoints: Path | None = None) -> N
 def evaluate(weights: Path, rules: Any, deals: int, seed: int, workers: int, opponents: tuple[str, ...]) -> dict:
     """The bot's loss rate against three of each opponent, through the tournament harness."""
     os.environ["GETAWAY_PPO_WEIGHTS"] = str(weights)  # for the bot, in this process and the workers
-    if str(HERE) not in sys.path:
-        sys.path.insert(0, str(HERE))
+    if str(HERE.parent) not in sys.path:
+        sys.path.insert(0, str(HERE.parent))
     report = {}
     for opponent in opponents:
         start = time.perf_counter()
@@ -206,7 +206,7 @@ def evaluate(weights: Path, rules: Any, deals: int, seed: int, workers: int, opp
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=600_000, help="training steps (learner decisions)")
+    parser.add_argument("--steps", type=int, default=1_500_000, help="training steps (learner decisions)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("runs/ppo"))
     parser.add_argument("--envs", type=int, default=8, help="environments stepped together (one process)")

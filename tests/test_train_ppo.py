@@ -20,12 +20,13 @@ from getaway.envs.gym import GetawayEnv  # noqa: E402
 from getaway.sim.tournament import run_tournament  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-BOT = "maskable_ppo_bot:MaskablePPOBot"
+BOT = "examples.maskable_ppo_bot:MaskablePPOBot"
 
 
 @pytest.fixture
 def examples_on_path(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.syspath_prepend(str(EXAMPLES))
+    monkeypatch.syspath_prepend(str(EXAMPLES.parent))  # for the tournament's dotted name
     return importlib.import_module("maskable_ppo_bot")
 
 
