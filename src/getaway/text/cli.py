@@ -1334,6 +1334,16 @@ def ladder(
     metavar="URL",
     help=N_("Where the rate limits count (a storage URI of the limits library)."),
 )
+@click.option(
+    "--redis-url",
+    default=None,
+    envvar="REDIS_URL",
+    metavar="URL",
+    help=N_(
+        "A Redis that many server processes share (redis://, rediss:// for TLS, a password in the URL): "
+        "they then serve the same rooms (default: REDIS_URL; none: this process alone)."
+    ),
+)
 @_lang_option
 def serve(
     host: str,
@@ -1354,6 +1364,7 @@ def serve(
     sockets_per_address: int,
     hello_timeout: float,
     rate_limit_storage: str,
+    redis_url: str | None,
     lang: str | None,
 ) -> None:
     """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL.
@@ -1397,6 +1408,7 @@ def serve(
         allowed_hosts=allowed_host or default_hosts(host),
         rate_limit_storage=rate_limit_storage,
         default_lang=lang,
+        redis_url=redis_url or None,
     )
     uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False, ws_max_size=MAX_FRAME)
 

@@ -114,6 +114,7 @@ def create_app(
     bot_rooms_per_address: int = 2,
     max_bot_rooms: int = 4,
     default_lang: str | None = None,
+    redis_url: str | None = None,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
 
@@ -143,6 +144,10 @@ def create_app(
             client address and in all (:class:`~getaway.web.rooms.RoomService`).
         default_lang: the page's language when the user has not picked one on the page (``serve
             --lang``); ``None``: the browser's.
+        redis_url: the Redis that many server processes share (``redis://…``, ``rediss://…`` for
+            TLS; a password in the URL): rooms owned by one process at a time, commands and news
+            between them (:class:`~getaway.web.broker.RedisBroker`), and the rate limits counted
+            there unless ``rate_limit_storage`` says otherwise; ``None``: this process alone.
 
     The database is opened (and migrated to the newest schema) and unfinished rooms are rebuilt
     when the app starts (lifespan).
@@ -151,6 +156,11 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(database_url)
+        broker = None
+        if redis_url:
+            from .broker import RedisBroker
+
+            broker = RedisBroker(redis_url)
         service = RoomService(
             store,
             bot_delay=bot_delay,
@@ -158,6 +168,7 @@ def create_app(
             idle=idle,
             bot_rooms_per_address=bot_rooms_per_address,
             max_bot_rooms=max_bot_rooms,
+            broker=broker,
         )
         await service.start()
         app.state.service = service
@@ -195,6 +206,8 @@ def create_app(
         from starlette.middleware.trustedhost import TrustedHostMiddleware
 
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    if redis_url and rate_limit_storage == "memory://":  # every process counts in the same place
+        rate_limit_storage = limits_storage(redis_url)
     limits = Limits(
         rooms_per_minute=rooms_per_minute,
         rate=rate,
@@ -487,6 +500,15 @@ def create_app(
             conn.error(exc, handle.room.version)
 
     return app
+
+
+def limits_storage(redis_url: str) -> str:
+    """The ``limits`` storage URI of a Redis URL (``unix://`` is ``redis+unix://`` there).
+
+    >>> limits_storage("redis://:pw@127.0.0.1:6379/0"), limits_storage("unix:///run/redis.sock")
+    ('redis://:pw@127.0.0.1:6379/0', 'redis+unix:///run/redis.sock')
+    """
+    return "redis+" + redis_url if redis_url.startswith("unix://") else redis_url
 
 
 def _address(request: Request | WebSocket) -> str:
