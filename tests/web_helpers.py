@@ -207,32 +207,63 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextlib.contextmanager
-def running_server(tmp: Path, *more: str):
-    """Run ``getaway serve`` (loopback, SQLite file in ``tmp``, bots without thinking time, and
-    the options ``more``) until the block ends; yields its base URL."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(tmp / "server.db")]
-    cmd += ["--bot-delay", "0", "--grace", "60", *more]
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
-    try:
+class ServerProcess:
+    """One ``getaway serve`` in a subprocess on a free loopback port (bots without thinking
+    time, ``--grace 60``, and the options ``more``), on ``database`` (default: a SQLite file in
+    ``tmp``); its output goes to ``tmp/<name>.log``. :meth:`kill` is SIGKILL (no clean shutdown)."""
+
+    def __init__(self, tmp: Path, *more: str, database: str | None = None, name: str = "server") -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log_path = tmp / f"{name}.log"
+        cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(self.port)]
+        cmd += ["--database", database or str(tmp / f"{name}.db"), "--bot-delay", "0", "--grace", "60", *more]
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
+        env = dict(os.environ, PYTHONUTF8="1")
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
         while True:
             try:
-                httpx.get(f"{base}/api/strings/en", timeout=1)
-                break
+                httpx.get(f"{self.base}/api/strings/en", timeout=1)
+                return
             except httpx.HTTPError:
-                if proc.poll() is not None or time.time() > deadline:
-                    raise AssertionError((tmp / "server.log").read_text()) from None
+                if self.proc.poll() is not None or time.time() > deadline:
+                    self.stop()
+                    raise AssertionError(self.log_path.read_text()) from None
                 time.sleep(0.1)
-        yield base
+
+    @property
+    def ws(self) -> str:
+        """The base URL of its sockets (``ws://127.0.0.1:port``)."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    def log(self) -> str:
+        """What the server has printed so far."""
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL: only what was committed survives."""
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after 10 s."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._log.close()
+
+
+@contextlib.contextmanager
+def running_server(tmp: Path, *more: str, database: str | None = None):
+    """Run ``getaway serve`` (:class:`ServerProcess`) until the block ends; yields its base URL."""
+    server = ServerProcess(tmp, *more, database=database)
+    try:
+        yield server.base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        log.close()
+        server.stop()

@@ -1382,6 +1382,13 @@ def serve(
     use(lang)
     url = database_url(database)
     _check_listen(host, port)
+    if redis_url:  # one of many processes: say which rooms it takes over, and when Redis is unreachable
+        import logging
+
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logging.getLogger("getaway.web").addHandler(handler)
+        logging.getLogger("getaway.web").setLevel(logging.INFO)
     _check_database(url)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "localhost") else host
     click.echo(

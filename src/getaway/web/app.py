@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import secrets
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
@@ -218,6 +219,8 @@ def create_app(
     app.state.limits = limits
     sockets: Counter[str] = Counter()  # open sockets per client address
     socket_ids = itertools.count(1)
+    # A socket's id names its message limit: unique among processes that count in one Redis.
+    socket_prefix = secrets.token_hex(4)
 
     def service_of(request: Request | WebSocket) -> RoomService:
         return request.app.state.service
@@ -418,7 +421,7 @@ def create_app(
             return
         sockets[address] += 1
         try:
-            await _serve(websocket, code, lang, f"{address}#{next(socket_ids)}")
+            await _serve(websocket, code, lang, f"{address}#{socket_prefix}.{next(socket_ids)}")
         finally:
             sockets[address] -= 1
             if sockets[address] <= 0:

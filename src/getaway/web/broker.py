@@ -304,11 +304,17 @@ class RedisBroker(Broker):
 
     def __init__(self, url: str, *, lease_ms: int = LEASE_MS) -> None:
         import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
 
         self.url = url
         self.lease_ms = lease_ms
         self.process = _process_id()
-        self.redis = aioredis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0, decode_responses=True)
+        # One quick retry (a connection broken by a Redis restart), never seconds of backoff: a
+        # command waits at most a few seconds for an unreachable Redis before it is refused.
+        self.redis = aioredis.from_url(
+            url, socket_timeout=2.0, socket_connect_timeout=2.0, decode_responses=True, retry=Retry(NoBackoff(), 1)
+        )
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)

@@ -1956,11 +1956,16 @@ class RoomService:
             if handle.room.version != version:
                 return
             job = _Job("act", {"seat": seat, "action": str(action), "bot": True}, version=version)
-            try:
-                await self.submit(handle, job)
-            except RoomError as exc:
-                if exc.code != "stale_version":
-                    log.warning("room %s: bot move of seat %d refused: %s", room.code, seat, exc)
+            while True:
+                try:
+                    await self.submit(handle, job)
+                except RoomError as exc:
+                    if exc.code == "server_error" and handle.lease is not None and handle.room.version == version:
+                        await self.sleep(0.5)  # the broker is unreachable: the move is made once it is back
+                        continue
+                    if exc.code != "stale_version":
+                        log.warning("room %s: bot move of seat %d refused: %s", room.code, seat, exc)
+                break
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -2195,7 +2200,9 @@ class RoomService:
             logged = await self.submit(handle, job)
         except RoomError as exc:
             return {"error": RelayedError.relay(exc)}
-        return {"logged": logged, "version": handle.room.version}
+        # Only what the asker uses (a join's seat): the logged payload stays here (a token's hash).
+        seat = logged.get("seat") if isinstance(logged, dict) else None
+        return {"logged": {"seat": seat}, "version": handle.room.version}
 
     def _presence(self, handle: RoomHandle, process: str, seats: frozenset[int]) -> None:
         """Process ``process`` has sockets for ``seats`` of the owned room (run by the worker)."""
