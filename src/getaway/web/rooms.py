@@ -868,6 +868,7 @@ class RoomHandle:
         self.mirror = False
         self.remote: dict[str, tuple[frozenset[int], float]] = {}  # owner: seats on other processes, when told
         self.reported: frozenset[int] = frozenset()  # mirror: the seats the owner says are connected
+        self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
 
     def local_seats(self) -> set[int]:
         """Seats with an open socket on this process."""
@@ -2087,6 +2088,12 @@ class RoomService:
         self._schedule(handle)
         self._broadcast(handle)
 
+    async def _promote_taken(self, handle: RoomHandle) -> None:
+        """Promote with the lease the heartbeat took (unless a forwarded command already did)."""
+        lease, handle.taken = handle.taken, None
+        if lease is not None:
+            await self._promote(handle, lease)
+
     async def _demote(self, handle: RoomHandle) -> None:
         """Stop owning the room (its lease is lost: run by its worker): its bots and timers
         stop, it follows the new owner as a mirror and catches up with the log."""
@@ -2153,6 +2160,10 @@ class RoomService:
         body = {"kind": job.kind, "payload": job.payload, "version": job.version, "address": job.address}
         deadline = self.timer() + FORWARD_TIMEOUT
         while True:
+            if handle.taken is not None:  # the heartbeat took the lease meanwhile (its promotion waits for us)
+                lease, handle.taken = handle.taken, None
+                await self._promote(handle, lease)
+                return await self._run(handle, job)
             try:
                 answer = await self.broker.forward(code, body, max(0.1, deadline - self.timer()))
             except NoOwner:
@@ -2357,10 +2368,10 @@ class RoomService:
                 handle.queue.put_nowait(_Job("stale", call=drop))
         elif handle.mirror and handle.local_seats():
             self._tell_presence(handle)
-            if await self.broker.holder(handle.room.code) is None:
-                taken = await self.broker.acquire(handle.room.code)
-                if taken is not None:
-                    handle.queue.put_nowait(_Job("promote", call=lambda: self._promote(handle, taken)))
+            if handle.taken is None and await self.broker.holder(handle.room.code) is None:
+                handle.taken = await self.broker.acquire(handle.room.code)
+                if handle.taken is not None:
+                    handle.queue.put_nowait(_Job("promote", call=lambda: self._promote_taken(handle)))
 
 
 def _lang(value: Any) -> str:
