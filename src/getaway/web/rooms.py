@@ -95,6 +95,9 @@ SEARCH_SHARE: Final = 0.6
 _REPLAYED_ROOMS: Final = 16
 #: Snapshots and records of rooms not in memory kept for reads (each).
 _READ_CACHE: Final = 512
+#: Heartbeats (a third of a lease each: about a minute) after which a mirrored room without a
+#: socket here is forgotten (more than a socket may wait for its hello: ``serve --hello-timeout``).
+_QUIET_BEATS: Final = 90
 
 
 def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
@@ -869,6 +872,7 @@ class RoomHandle:
         self.remote: dict[str, tuple[frozenset[int], float]] = {}  # owner: seats on other processes, when told
         self.reported: frozenset[int] = frozenset()  # mirror: the seats the owner says are connected
         self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
+        self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after _QUIET_BEATS)
 
     def local_seats(self) -> set[int]:
         """Seats with an open socket on this process."""
@@ -2045,7 +2049,10 @@ class RoomService:
                 log.exception("room %s: cannot rebuild from its log", stored.code)
                 await self.broker.release(lease)
                 continue
-            self._open(room, lease)
+            handle = self._open(room, lease)
+            if room.status != "lobby" and not any(seat.kind == "human" for seat in room.seats):
+                # A started bot-only room: nobody can be watching it now; it is not resumed.
+                handle.queue.put_nowait(_Job("close", {"reason": "restart"}))
         self._heart = asyncio.create_task(self._heartbeat(), name="room-heartbeat")
         self._sweeper = asyncio.create_task(self._sweep())
 
@@ -2366,7 +2373,15 @@ class RoomService:
                     self._seats_changed(handle, before)
 
                 handle.queue.put_nowait(_Job("stale", call=drop))
-        elif handle.mirror and handle.local_seats():
+        elif handle.mirror and not any(not c.closed for c in handle.conns):
+            handle.quiet += 1
+            if handle.quiet >= _QUIET_BEATS and handle.queue.empty() and handle.worker is not None:
+                handle.worker.cancel()  # nobody here needs it: its news and catching up stop
+                if self.rooms.get(handle.room.code) is handle:
+                    del self.rooms[handle.room.code]
+                await self.broker.unfollow(handle.room.code)
+        elif handle.mirror:
+            handle.quiet = 0
             self._tell_presence(handle)
             if handle.taken is None and await self.broker.holder(handle.room.code) is None:
                 handle.taken = await self.broker.acquire(handle.room.code)
