@@ -91,9 +91,9 @@ def cluster(tmp_path, redis_server):
     url = fresh_database()
     servers: list[ServerProcess] = []
 
-    def start(n: int) -> list[ServerProcess]:
+    def start(n: int, *options: str) -> list[ServerProcess]:
         for _ in range(n):
-            more = ("--redis-url", redis_server.url, "--rooms-per-minute", "600")
+            more = ("--redis-url", redis_server.url, "--rooms-per-minute", "600", *options)
             servers.append(ServerProcess(tmp_path, *more, database=url, name=f"server{len(servers)}"))
         return servers
 
@@ -416,3 +416,28 @@ def test_redis_stopped_and_restarted_during_play(cluster, redis_server):
     finally:
         for s in socks:
             s.close()
+
+
+def test_the_sockets_of_an_address_are_counted_across_processes(cluster):
+    a, b = cluster(2, "--sockets-per-address", "2")
+    code, _ = _room(a, "Asha")
+    with contextlib.ExitStack() as stack:
+        first = stack.enter_context(connect(f"{a.ws}/ws/{code}", open_timeout=5))
+        second = stack.enter_context(connect(f"{b.ws}/ws/{code}", open_timeout=5))
+        for ws in (first, second):  # counted (a socket is counted before it may say hello)
+            ws.send(json.dumps({"type": "hello", "spectate": True, "lang": "en"}))
+            assert json.loads(ws.recv(timeout=5))["type"] == "welcome"
+        for server in (a, b):  # a third socket from 127.0.0.1, on either process: refused
+            with connect(f"{server.ws}/ws/{code}", open_timeout=5) as third:
+                refused = json.loads(third.recv(timeout=5))
+                assert refused["type"] == "error" and refused["code"] == "too_many_sockets"
+        second.close()
+        deadline = time.time() + 5
+        while True:  # its slot is freed as the socket closes: a new one is taken
+            with connect(f"{b.ws}/ws/{code}", open_timeout=5) as again:
+                again.send(json.dumps({"type": "hello", "spectate": True, "lang": "en"}))
+                answer = json.loads(again.recv(timeout=5))
+            if answer["type"] == "welcome":
+                break
+            assert answer["code"] == "too_many_sockets" and time.time() < deadline, answer
+            time.sleep(0.1)

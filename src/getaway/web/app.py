@@ -414,18 +414,24 @@ def create_app(
         address = websocket.client.host if websocket.client is not None else "?"
         await websocket.accept()
         lang = client_lang(websocket)  # for errors before a hello names the language
-        if sockets[address] >= sockets_per_address:
+        socket_id = f"{address}#{socket_prefix}.{next(socket_ids)}"
+        service = service_of(websocket)
+        # this process's count, and with many processes the cluster's (RoomService.take_socket)
+        if sockets[address] >= sockets_per_address or not await service.take_socket(
+            address, socket_id, sockets_per_address
+        ):
             error = RoomError("too_many_sockets", N_("too many connections from your address"), 429)
             await _send_error(websocket, error, None, lang)
             await websocket.close(code=1008)
             return
         sockets[address] += 1
         try:
-            await _serve(websocket, code, lang, f"{address}#{socket_prefix}.{next(socket_ids)}")
+            await _serve(websocket, code, lang, socket_id)
         finally:
             sockets[address] -= 1
             if sockets[address] <= 0:
                 del sockets[address]
+            await service.free_socket(address, socket_id)
 
     async def _serve(websocket: WebSocket, code: str, lang: str, socket_id: str) -> None:
         service = service_of(websocket)

@@ -47,6 +47,7 @@ __all__ = [
     "NoOwner",
     "RedisBroker",
     "LEASE_MS",
+    "SLOT_MS",
     "FORWARD_TIMEOUT",
 ]
 
@@ -55,6 +56,9 @@ log = logging.getLogger("getaway.web")
 #: How long a lease lasts unless renewed (milliseconds); the owner renews it every third of it.
 #: A dead owner's rooms are taken over after at most this long (the issue's 5 s: 2 s + a renewal tick).
 LEASE_MS: Final = 2000
+#: How long a slot (:meth:`Broker.take_slot`) lasts unless renewed (milliseconds): the room service
+#: renews its slots every few seconds, so a dead process's sockets stop counting within this.
+SLOT_MS: Final = 10_000
 #: Seconds a forwarded command waits for the owner's answer before it is refused (``server_error``).
 FORWARD_TIMEOUT: Final = 5.0
 
@@ -151,6 +155,24 @@ class Broker:
     async def unfollow(self, code: str) -> None:
         """Stop hearing the news of room ``code``."""
 
+    async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
+        """Count ``member`` in the slots of ``(group, key)`` (say the open sockets of one client
+        address) if fewer than ``cap`` are taken, or if it already holds one (which renews it); a
+        slot not renewed within :data:`SLOT_MS` is freed (its process died). Whether it holds one.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def free_slot(self, group: str, key: str, member: str) -> None:
+        """Free ``member``'s slot of ``(group, key)``.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
     async def forward(self, code: str, body: dict[str, Any], timeout: float = FORWARD_TIMEOUT) -> dict[str, Any]:
         """Send ``body`` to the owner of room ``code`` and return its answer.
 
@@ -177,6 +199,7 @@ class MemoryHub:
     leases: dict[str, tuple[str, float]] = field(default_factory=dict)
     fences: dict[str, int] = field(default_factory=dict)
     brokers: dict[str, MemoryBroker] = field(default_factory=dict)
+    slots: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)  # member → expiry
 
     def live(self, code: str) -> str | None:
         """The value of room ``code``'s lease, if it has not expired."""
@@ -241,6 +264,19 @@ class MemoryBroker(Broker):
         value = self.hub.live(code)
         return None if value is None else value.rsplit(":", 1)[0]
 
+    async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
+        now = asyncio.get_running_loop().time()
+        held = self.hub.slots.setdefault((group, key), {})
+        for other in [m for m, expiry in held.items() if expiry <= now]:
+            del held[other]
+        if member not in held and len(held) >= cap:
+            return False
+        held[member] = now + SLOT_MS / 1000
+        return True
+
+    async def free_slot(self, group: str, key: str, member: str) -> None:
+        self.hub.slots.get((group, key), {}).pop(member, None)
+
     def publish(self, code: str, news: dict[str, Any]) -> None:
         message = json.loads(json.dumps(news))  # what Redis would carry: JSON, nothing shared
         for broker in list(self.hub.brokers.values()):
@@ -283,6 +319,20 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+#: Take or renew a slot: KEYS = the slots' sorted set (member → expiry, ms of Redis's clock);
+#: ARGV = member, cap, lifetime (ms). Expired members are dropped first.
+_SLOT: Final = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return 1
+end
+return 0
+"""
+
 _PREFIX: Final = "getaway:"
 
 
@@ -318,6 +368,7 @@ class RedisBroker(Broker):
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
+        self._slot = self.redis.register_script(_SLOT)
         self._pubsub: Any = None
         self._listener: asyncio.Task[None] | None = None
         self._sender: asyncio.Task[None] | None = None
@@ -407,6 +458,15 @@ class RedisBroker(Broker):
     async def holder(self, code: str) -> str | None:
         value = await self._call(self.redis.get(f"{_PREFIX}lease:{code}"))
         return None if value is None else value.rsplit(":", 1)[0]
+
+    # -------------------------------------------------------------- slots
+
+    async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
+        keys = [f"{_PREFIX}slots:{group}:{key}"]
+        return bool(await self._call(self._slot(keys=keys, args=[member, cap, SLOT_MS])))
+
+    async def free_slot(self, group: str, key: str, member: str) -> None:
+        await self._call(self.redis.zrem(f"{_PREFIX}slots:{group}:{key}", member))
 
     # -------------------------------------------------------------- news
 

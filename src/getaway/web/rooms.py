@@ -928,6 +928,7 @@ class RoomService:
         self.broker: Broker = broker if broker is not None else MemoryBroker()
         self.shared = self.broker.shared  # many processes share the rooms
         self._heart: asyncio.Task[None] | None = None  # leases renewed, mirrors' presence told
+        self._slots: set[tuple[str, str, str]] = set()  # the cluster's slots held here (renewed)
         self.bot_delay = bot_delay
         self.grace = grace
         self.idle = idle
@@ -2034,6 +2035,28 @@ class RoomService:
     # commands from the log and sends each of its sockets its own view. The heartbeat renews the
     # owner's leases and lets a mirror take a lease nobody holds (a dead owner's, once expired).
 
+    async def take_socket(self, address: str, socket: str, cap: int) -> bool:
+        """With many processes, count socket ``socket`` of client ``address`` among the address's
+        open sockets in the whole cluster (at most ``cap``); whether it may stay. One process
+        alone (or the broker unreachable): ``True`` (the app counts this process's sockets)."""
+        if not self.shared:
+            return True
+        try:
+            taken = await self.broker.take_slot("sockets", address, socket, cap)
+        except BrokerDown:
+            return True
+        if taken:
+            self._slots.add(("sockets", address, socket))
+        return taken
+
+    async def free_socket(self, address: str, socket: str) -> None:
+        """Socket ``socket`` of ``address`` closed: it no longer counts (:meth:`take_socket`)."""
+        if ("sockets", address, socket) not in self._slots:
+            return
+        self._slots.discard(("sockets", address, socket))
+        with contextlib.suppress(BrokerDown):
+            await self.broker.free_slot("sockets", address, socket)
+
     async def _start_shared(self) -> None:
         await self.broker.start(self._on_request, self._on_news)
         for stored in await self._in_db(self.store.unfinished):
@@ -2347,8 +2370,14 @@ class RoomService:
         its room), forget the seats of processes that stopped telling (dead), and for a room
         mirrored here with sockets, tell the owner its seats and take the lease if nobody holds it."""
         period = getattr(self.broker, "lease_ms", 2000) / 3000
+        beats = 0
         while True:
             await asyncio.sleep(period)
+            beats += 1
+            if beats % 5 == 0:  # the slots held here, renewed well within SLOT_MS
+                with contextlib.suppress(BrokerDown):
+                    for group, key, member in list(self._slots):
+                        await self.broker.take_slot(group, key, member, 1 << 30)
             for handle in list(self.rooms.values()):
                 try:
                     await self._beat(handle, period)
