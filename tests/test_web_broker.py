@@ -170,3 +170,24 @@ def test_memory_leases_expire_and_fence(lease_ms):
         assert second is not None and second.token == first.token + 1
 
     asyncio.run(scenario())
+
+
+def test_the_lobby_lists_the_public_rooms_of_every_service(tmp_path):
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        try:
+            made = await a.create({**CONFIG, "public": True}, "Asha")
+            await a.create(CONFIG, "Bea")  # private: never listed
+            await _until(lambda: len(hub.lobby) == 1)
+            listed = await b.lobby()
+            assert [r["code"] for r in listed] == [made["code"]] and listed[0]["free"] == 3
+            assert b.public_rooms() == []  # B has none of its own
+            played = await b.quick_play("Ben")  # B seats Ben in A's room (the command goes to A)
+            assert played["code"] == made["code"] and not played["created"] and played["seat"] == 1
+            await _until(lambda: json.loads(hub.lobby[made["code"]])["entry"]["free"] == 2)
+            await a.start_match(made["code"], made["host_token"])
+            await _until(lambda: not hub.lobby)  # started: out of the lobby
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())

@@ -273,7 +273,8 @@ def create_app(
         check_reads(request)
         if not public:
             raise RoomError("bad_message", N_("only public rooms are listed: add ?public=1"))
-        return JSONResponse({"rooms": service_of(request).public_rooms()}, headers={"Cache-Control": "no-store"})
+        rooms = await service_of(request).lobby()
+        return JSONResponse({"rooms": rooms}, headers={"Cache-Control": "no-store"})
 
     @app.post("/api/quickplay", response_model=protocol.QuickPlayed, responses=_REFUSALS)
     async def quick_play(request: Request, body: protocol.QuickPlay) -> Any:

@@ -173,6 +173,23 @@ class Broker:
         """
         raise NotImplementedError
 
+    async def list_room(self, code: str, entry: str | None) -> None:
+        """Put room ``code`` in the cluster's lobby with ``entry`` (JSON text of public facts:
+        what the lobby's list shows of it), or take it out (``None``).
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def lobby(self) -> list[str]:
+        """The entries of the cluster's lobby (:meth:`list_room`), in no order.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
     async def forward(self, code: str, body: dict[str, Any], timeout: float = FORWARD_TIMEOUT) -> dict[str, Any]:
         """Send ``body`` to the owner of room ``code`` and return its answer.
 
@@ -200,6 +217,7 @@ class MemoryHub:
     fences: dict[str, int] = field(default_factory=dict)
     brokers: dict[str, MemoryBroker] = field(default_factory=dict)
     slots: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)  # member → expiry
+    lobby: dict[str, str] = field(default_factory=dict)  # code → lobby entry (JSON)
 
     def live(self, code: str) -> str | None:
         """The value of room ``code``'s lease, if it has not expired."""
@@ -276,6 +294,15 @@ class MemoryBroker(Broker):
 
     async def free_slot(self, group: str, key: str, member: str) -> None:
         self.hub.slots.get((group, key), {}).pop(member, None)
+
+    async def list_room(self, code: str, entry: str | None) -> None:
+        if entry is None:
+            self.hub.lobby.pop(code, None)
+        else:
+            self.hub.lobby[code] = entry
+
+    async def lobby(self) -> list[str]:
+        return list(self.hub.lobby.values())
 
     def publish(self, code: str, news: dict[str, Any]) -> None:
         message = json.loads(json.dumps(news))  # what Redis would carry: JSON, nothing shared
@@ -467,6 +494,17 @@ class RedisBroker(Broker):
 
     async def free_slot(self, group: str, key: str, member: str) -> None:
         await self._call(self.redis.zrem(f"{_PREFIX}slots:{group}:{key}", member))
+
+    # -------------------------------------------------------------- the lobby
+
+    async def list_room(self, code: str, entry: str | None) -> None:
+        if entry is None:
+            await self._call(self.redis.hdel(f"{_PREFIX}lobby", code))
+        else:
+            await self._call(self.redis.hset(f"{_PREFIX}lobby", code, entry))
+
+    async def lobby(self) -> list[str]:
+        return list(await self._call(self.redis.hvals(f"{_PREFIX}lobby")))
 
     # -------------------------------------------------------------- news
 

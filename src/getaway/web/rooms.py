@@ -872,6 +872,7 @@ class RoomHandle:
         self.remote: dict[str, tuple[frozenset[int], float]] = {}  # owner: seats on other processes, when told
         self.reported: frozenset[int] = frozenset()  # mirror: the seats the owner says are connected
         self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
+        self.listed: str | None = None  # owner: its entry in the cluster's lobby, as last put there
         self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after _QUIET_BEATS)
 
     def local_seats(self) -> set[int]:
@@ -1194,6 +1195,31 @@ class RoomService:
         found = [entry for entry in map(listing, rooms) if entry is not None]
         return found[:limit]
 
+    async def lobby(self, limit: int = 50) -> list[dict[str, Any]]:
+        """:meth:`public_rooms`, of the whole cluster when many processes share the rooms (each
+        owner keeps its rooms' entries in the broker: :meth:`_list`); this process's own while
+        the broker cannot be reached."""
+        if not self.shared:
+            return self.public_rooms(limit)
+        try:
+            entries = [json.loads(text) for text in await self.broker.lobby()]
+        except BrokerDown:
+            return self.public_rooms(limit)
+        entries.sort(key=lambda e: (e["created"], e["entry"]["code"]))
+        return [e["entry"] for e in entries][:limit]
+
+    def _list(self, handle: RoomHandle) -> None:
+        """The owner puts the room in the cluster's lobby, or takes it out, when that changed."""
+        entry = None if handle.unlisted else listing(handle.room)
+        text = None if entry is None else json.dumps({"entry": entry, "created": handle.room.created})
+        if text != handle.listed:
+            handle.listed = text
+            self._background(self._put_listing(handle.room.code, text))
+
+    async def _put_listing(self, code: str, text: str | None) -> None:
+        with contextlib.suppress(BrokerDown):
+            await self.broker.list_room(code, text)
+
     async def quick_play(self, name: Any) -> dict[str, Any]:
         """Seat ``name`` in a public room waiting with a free seat (the fullest first, then the
         oldest), or, when none will take it, create a public room (default options, empty seats
@@ -1207,7 +1233,7 @@ class RoomService:
             RoomError: ``name_too_long``, ``bad_message`` (a bad name).
         """
         name = check_name(name)
-        waiting = sorted(self.public_rooms(), key=lambda r: r["free"])  # stable: the oldest first among equals
+        waiting = sorted(await self.lobby(), key=lambda r: r["free"])  # stable: the oldest first among equals
         for entry in waiting:
             try:
                 joined = await self.join(entry["code"], name)
@@ -1254,6 +1280,8 @@ class RoomService:
             await self._seat_again(room, created, seated, hosts, conn if not host_present else None)
         finally:
             new.unlisted = False
+            if new.lease is not None:
+                self._list(new)  # in the cluster's lobby now
 
     async def _seat_again(
         self,
@@ -2302,6 +2330,7 @@ class RoomService:
         if absent is not None:
             news["absent"] = list(absent)
         self.broker.publish(handle.room.code, news)
+        self._list(handle)
 
     def _on_news(self, code: str, news: dict[str, Any]) -> None:
         handle = self.rooms.get(code)
@@ -2361,6 +2390,8 @@ class RoomService:
         """A forgotten room (closed): give its lease up, or stop following it."""
         with contextlib.suppress(BrokerDown):
             if handle.lease is not None:
+                if handle.listed is not None:
+                    await self.broker.list_room(handle.room.code, None)
                 await self.broker.release(handle.lease)
             else:
                 await self.broker.unfollow(handle.room.code)
