@@ -67,6 +67,16 @@ def test_a_punjab_deal_plays_to_its_end_without_any_take_prompt(new_page):
             page.wait_for_timeout(30)
     assert not [text for text in statuses if "or pass" in text]
     assert page.get_by_test_id("loser").is_visible()
+    # the match is over: Rematch is in the result panel (by the loser's name), on screen at 1280×800 without scrolling
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.evaluate("() => window.scrollTo(0, 0)")
+    rematch = page.get_by_test_id("outcome").get_by_test_id("rematch")
+    box = rematch.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+    old = page.url
+    rematch.click()
+    page.wait_for_url(lambda url: url != old and "/r/" in url)
+    wait_status(page, "playing", "lobby")
 
 
 @pytest.fixture(scope="module")

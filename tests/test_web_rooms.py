@@ -496,6 +496,8 @@ def test_room_reads_are_rate_limited_per_address():
         assert codes[:3] == [200, 200, 200] and codes[-1] == 429
         r = client.get(f"/api/rooms/{room['code']}/history")
         assert r.json()["error"]["code"] == "rate_limited" and r.json()["error"]["message"]
+        # when to come back (RFC 9110 Retry-After): within the 3-second window of reads
+        assert 1 <= int(r.headers["Retry-After"]) <= 3, r.headers
         assert client.get("/api/strings/en").status_code == 200  # the page's texts are not room reads
 
 

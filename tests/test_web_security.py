@@ -373,6 +373,7 @@ def test_http_refusals_keep_the_error_shape_and_room_creation_is_limited():
         assert made == [201] * 60
         refused = client.post("/api/rooms", json={"name": "Asha"})
         assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+        assert 1 <= int(refused.headers["Retry-After"]) <= 120, refused.headers  # the 2-minute window
         service = client.app.state.service
         assert len(service.rooms) == 60
 

@@ -233,3 +233,14 @@ def test_the_lobby_reads_the_cores_option_schema():
         assert client.get("/api/rules/en").status_code == 200  # the rules text is still there
     for spec in Rules.schema()["options"].values():
         assert {spec["label"], *spec.get("choice_labels", [])} <= set(UI_STRINGS), spec["label"]
+
+
+def test_the_pages_answer_head_as_get_without_a_body():
+    # uptime checks and link previews send HEAD: the same status and headers as GET, no body
+    with make_client() as client:
+        code = create_room(client)["code"]
+        for path in ("/", "/learn", "/replay", f"/r/{code}"):
+            got, head = client.get(path), client.head(path)
+            assert got.status_code == head.status_code == 200, path
+            assert head.headers["content-type"] == got.headers["content-type"] and head.content == b""
+        assert client.head("/api/nothing").status_code == 404

@@ -231,6 +231,10 @@ _HAND_GEOMETRY = """() => {
     last: (() => { const e = document.querySelector('[data-testid="last-action"]');
                    return {...rect(e), text: e.querySelector('.line').innerText, shown: e.offsetParent !== null}; })(),
     scrollX: document.documentElement.scrollWidth,
+    brand: (() => { const e = document.querySelector('.top .brand');
+                    return {...rect(e), clipped: e.scrollWidth > e.clientWidth}; })(),
+    controls: [...document.querySelectorAll('.top button, .top select')]
+      .map((e) => ({id: e.dataset.testid, ...rect(e)})),
   };
 }"""
 
@@ -259,6 +263,10 @@ def check_phone_table(page, code: str) -> dict:
         assert c["top"] >= g["me"]["bottom"] and c["top"] >= g["actions"]["bottom"] - 0.5, (c, g["me"], g["actions"])
     assert g["code"]["text"] == code and not g["code"]["clipped"], g["code"]
     assert g["code"]["left"] >= 0 and g["code"]["right"] <= w
+    # the header: the title whole, every control on the screen and on one line (no "Close / the / room")
+    assert not g["brand"]["clipped"], g["brand"]
+    for c in g["controls"]:
+        assert c["left"] >= 0 and c["right"] <= w and c["bottom"] - c["top"] <= 48, c
     assert g["last"]["shown"] and g["last"]["top"] >= 0 and g["last"]["bottom"] <= h, g["last"]
     return g
 

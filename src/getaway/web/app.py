@@ -50,7 +50,8 @@ _REFUSALS: Final[dict[int | str, dict[str, Any]]] = {
 
 
 def _error(exc: RoomError, lang: str) -> Response:
-    return Response(error_json(exc, lang), status_code=exc.status, media_type="application/json")
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+    return Response(error_json(exc, lang), status_code=exc.status, media_type="application/json", headers=headers)
 
 
 def _bearer(authorization: str | None) -> str:
@@ -228,11 +229,16 @@ def create_app(
     def check_address(request: Request) -> None:
         address = request.client.host if request.client is not None else "?"
         if not limits.room(address):
-            raise RoomError("rate_limited", N_("too many rooms or seats from your address: wait a minute"), 429)
+            error = RoomError("rate_limited", N_("too many rooms or seats from your address: wait a minute"), 429)
+            error.retry_after = limits.wait("rooms", address)
+            raise error
 
     def check_reads(request: Request) -> None:
-        if not limits.read(_address(request)):
-            raise RoomError("rate_limited", N_("too many requests from your address: wait a moment"), 429)
+        address = _address(request)
+        if not limits.read(address):
+            error = RoomError("rate_limited", N_("too many requests from your address: wait a moment"), 429)
+            error.retry_after = limits.wait("reads", address)
+            raise error
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -390,19 +396,19 @@ def create_app(
             return JSONResponse({"error": {"code": "not_found", "message": "the page is not built"}}, status_code=404)
         return FileResponse(page, headers={"Cache-Control": "no-cache"})
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def home() -> Response:
         return index()
 
-    @app.get("/replay", include_in_schema=False)
+    @app.api_route("/replay", methods=["GET", "HEAD"], include_in_schema=False)
     async def replay_page() -> Response:
         return index()
 
-    @app.get("/learn", include_in_schema=False)
+    @app.api_route("/learn", methods=["GET", "HEAD"], include_in_schema=False)
     async def learn_page() -> Response:
         return index()
 
-    @app.get("/r/{code}", include_in_schema=False)
+    @app.api_route("/r/{code}", methods=["GET", "HEAD"], include_in_schema=False)
     async def room_page(code: str) -> Response:
         return index()
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -123,6 +125,17 @@ class Limits:
     def read(self, address: str) -> bool:
         """Count a room read from ``address``; ``False``: over the limit (refuse it, 429)."""
         return self._hit(self.reads, "reads", address)
+
+    def wait(self, kind: str, address: str) -> int:
+        """Whole seconds until ``address`` may be counted again for ``kind`` (``"rooms"`` or
+        ``"reads"``): the ``Retry-After`` of a 429 (RFC 9110 §10.2.3); at least 1."""
+        item = {"rooms": self.rooms, "reads": self.reads}[kind]
+        limiter = self.fallback if self.unreachable else self.limiter  # where it was counted
+        try:
+            reset = limiter.get_window_stats(item, kind, address).reset_time
+        except Exception:  # the shared storage failed since: the whole window
+            return max(1, item.get_expiry())
+        return max(1, math.ceil(reset - time.time()))
 
     def message(self, socket: str) -> bool:
         """Count a message of socket ``socket`` (a unique id); ``False``: over the limit (drop it)."""

@@ -136,6 +136,8 @@ class RoomError(ValueError):
 
     #: the engine's exception this error reports (its message is translated by :func:`i18n.localize`)
     cause: BaseException | None = None
+    #: seconds after which the client may try again (a rate limit's 429: the ``Retry-After`` header)
+    retry_after: int | None = None
 
     def text(self, lang: str) -> str:
         """The message in ``lang`` (one of :data:`getaway.text.i18n.LANGUAGES`)."""

@@ -70,14 +70,16 @@ function renderHeader() {
     h("a", { href: "/", class: "brand", onclick: (e) => { if (S.code) return; e.preventDefault(); } }, t("Getaway")),
     S.code ? h("span", { class: "room-code", "data-testid": "room-code", title: t("Room {code}", { code: S.code }) },
       h("span", { class: "sr-only" }, t("Room {code}", { code: S.code })), h("span", { "aria-hidden": "true" }, S.code)) : null,
-    h("span", { class: "spacer" }),
-    S.code && S.isHost && S.room && !["finished", "closed"].includes(S.room.status)
-      ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
-      : null,
-    S.code ? soundButton() : null,
-    h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
-      "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
-    lang);
+    // The controls keep together at the right; on a phone too narrow for one line they wrap, as
+    // one row, below the title (style.css .top .controls).
+    h("span", { class: "controls" },
+      S.code && S.isHost && S.room && !["finished", "closed"].includes(S.room.status)
+        ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
+        : null,
+      S.code ? soundButton() : null,
+      h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
+        "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
+      lang));
   document.title = S.code ? `${t("Getaway")} · ${S.code}` : t("Getaway");
   $(".skip").textContent = t("Skip to the game");
 }
@@ -338,6 +340,7 @@ function onMessage(msg) {
       // The rematch room of this finished match: this socket's own new seat (and host) token.
       if (msg.token) localStorage.setItem(tokenKey(msg.code), msg.token);
       if (msg.host_token) localStorage.setItem(hostKey(msg.code), msg.host_token);
+      S.rematchAsked = false;
       go(msg.url || `/r/${msg.code}`);
       break;
     case "closed":
@@ -416,25 +419,12 @@ function renderRoom() {
       hint: () => send({ type: "hint" }),
       back: () => send({ type: "back" }),
       finish: () => send({ type: "finish" }),
+      rematch: () => { S.rematchAsked = true; send({ type: "rematch" }); render(); },
       armTake: (on) => { S.armedTake = on; render(); },
       notice: showError,
     });
   }
   tableView.update(S);
-  renderRematch();
-}
-
-// At the end of the match a player (or the host) may ask for a rematch: a new room with the same
-// players and options; the server moves every connected player there ("rematch" message).
-function renderRematch() {
-  let bar = $("#rematch");
-  const can = S.room.status === "finished" && (S.seat !== null || S.isHost);
-  if (!can) { if (bar) bar.remove(); return; }
-  if (bar) return;
-  bar = h("div", { id: "rematch", class: "rematch buttons" },
-    h("button", { type: "button", class: "primary", "data-testid": "rematch", onclick: (e) => { e.target.disabled = true; send({ type: "rematch" }); } }, t("Rematch")),
-    h("span", { class: "hint" }, t("A new room with the same players and options: everyone here comes along.")));
-  main.append(bar);
 }
 
 function send(msg) {

@@ -388,7 +388,14 @@ export class TableView {
       parts.push(h("p", { class: "match-over", "data-testid": "match-over" }, t("The match is over.")));
       const winners = (room.standings || []).filter((s) => s.place === 1).map((s) => seatName(room, s.seat));
       if (winners.length) parts.push(h("p", { class: "winner" }, t("Winner of the match: {names}", { names: winners.join(", ") })));
-      parts.push(h("a", { href: "/", class: "button", "data-testid": "new-game" }, t("New game")));
+      // At the end of the match a player (or the host) may ask for a rematch: a new room with the
+      // same players and options; the server moves every connected player there ("rematch").
+      const rematch = S.seat !== null && S.seat !== undefined || S.isHost;
+      parts.push(h("div", { class: "buttons" },
+        rematch ? h("button", { type: "button", class: "primary", "data-testid": "rematch", disabled: !!S.rematchAsked,
+          "aria-describedby": "rematch-hint", onclick: () => this.actions.rematch() }, t("Rematch")) : null,
+        h("a", { href: "/", class: "button", "data-testid": "new-game" }, t("New game"))));
+      if (rematch) parts.push(h("p", { class: "hint", id: "rematch-hint" }, t("A new room with the same players and options: everyone here comes along.")));
     } else if (room.status === "between_deals") {
       if (S.isHost) parts.push(h("button", { class: "primary", "data-testid": "next-deal", onclick: () => this.actions.next() }, t("Next deal")));
       else parts.push(h("p", {}, t("Waiting for the host to start the next deal.")));
