@@ -932,6 +932,7 @@ class RoomService:
         self.shared = self.broker.shared  # many processes share the rooms
         self._heart: asyncio.Task[None] | None = None  # leases renewed, mirrors' presence told
         self._slots: set[tuple[str, str, str]] = set()  # the cluster's slots held here (renewed)
+        self._tasks: set[asyncio.Task[Any]] = set()  # background calls to the broker
         self.bot_delay = bot_delay
         self.grace = grace
         self.idle = idle
@@ -2110,8 +2111,10 @@ class RoomService:
         self._sweeper = asyncio.create_task(self._sweep())
 
     def _background(self, coro: Awaitable[Any]) -> None:
+        """Run ``coro`` as a task kept until it ends (the event loop keeps only weak references)."""
         task = asyncio.ensure_future(coro)
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # errors are logged where they occur
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _claim(self, handle: RoomHandle, lease: Lease | None) -> None:
         """The first job of a shared room's worker: own it (``lease``, or one taken now if nobody
