@@ -271,7 +271,7 @@ def test_a_room_with_sockets_on_two_processes_plays_a_whole_deal(cluster, redis_
 
 
 @pytest.mark.timeout(150)
-def test_the_owner_killed_mid_deal_the_deal_finishes_elsewhere(cluster):
+def test_the_owner_killed_mid_deal_the_deal_finishes_elsewhere(cluster, record_property):
     a, b, c = cluster(3)
     code, (asha, ben, cai) = _room(a, "Asha", "Ben", "Cai")  # A owns the room
     Sock.arrived = {}
@@ -299,7 +299,9 @@ def test_the_owner_killed_mid_deal_the_deal_finishes_elsewhere(cluster):
         last = max(Sock.arrived)
         _play(socks, rng, acked, retry=("server_error",))
         assert socks[0].last["view"]["outcome"] is not None
-        assert Sock.arrived[last + 1] - killed < 5.0, Sock.arrived[last + 1] - killed
+        took = Sock.arrived[last + 1] - killed
+        record_property("takeover_seconds", round(took, 3))  # pytest --junitxml=… shows it
+        assert took < 5.0, took
         _audit(code, acked)
         owners = [s for s in (b, c) if "owned by this process" in s.log()]
         assert len(owners) == 1, [s.log() for s in (b, c)]
