@@ -191,3 +191,27 @@ def test_the_lobby_lists_the_public_rooms_of_every_service(tmp_path):
             await _stop([a, b])
 
     asyncio.run(scenario())
+
+
+def test_a_service_that_hands_over_its_rooms_lets_another_take_them(tmp_path):
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        try:
+            made = await a.create(CONFIG, "Asha")
+            code = made["code"]
+            joined = await b.join(code, "Ben")
+            owner, mirror = a.rooms[code], await b.handle(code)
+            asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
+            ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
+            await a.start_match(code, made["host_token"])
+            await a.hand_over()  # A drains: B takes the room at its next heartbeat
+            assert owner.mirror and owner.lease is None and hub.live(code) is None
+            await _until(lambda: mirror.lease is not None)
+            await _play([(a, owner, asha), (b, mirror, ben)], random.Random(6))  # Asha's socket on A still plays
+            assert owner.lease is None  # A took no lease back
+            await _until(lambda: a.store.load_room(code).status == "finished")
+            check_authority(a.store.load_room(code).log, 4)
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())

@@ -933,6 +933,7 @@ class RoomService:
         self._heart: asyncio.Task[None] | None = None  # leases renewed, mirrors' presence told
         self._slots: set[tuple[str, str, str]] = set()  # the cluster's slots held here (renewed)
         self._tasks: set[asyncio.Task[Any]] = set()  # background calls to the broker
+        self.handing_over = False  # draining (:meth:`hand_over`): this process takes no lease any more
         self.bot_delay = bot_delay
         self.grace = grace
         self.idle = idle
@@ -2066,6 +2067,32 @@ class RoomService:
     # commands from the log and sends each of its sockets its own view. The heartbeat renews the
     # owner's leases and lets a mirror take a lease nobody holds (a dead owner's, once expired).
 
+    async def hand_over(self) -> None:
+        """Give every room owned here to the other processes (a drain before shutdown): each
+        lease is released and the room followed as a mirror, so that its sockets here are still
+        served until they close; from now on this process takes no lease (the others take the
+        rooms at their next heartbeat, or at the next command). Nothing to do for a process alone."""
+        if not self.shared:
+            return
+        self.handing_over = True
+        jobs = []
+        for handle in list(self.rooms.values()):
+            if handle.lease is not None and handle.worker is not None and not handle.worker.done():
+                jobs.append(self.submit(handle, _Job("hand_over", call=lambda h=handle: self._give_up(h))))
+        for outcome in await asyncio.gather(*jobs, return_exceptions=True):
+            if isinstance(outcome, BaseException) and not isinstance(outcome, RoomError):
+                log.warning("hand over: %s", outcome)
+
+    async def _give_up(self, handle: RoomHandle) -> None:
+        """Release the room's lease and follow it as a mirror (run by its worker)."""
+        lease = handle.lease
+        if lease is None:
+            return
+        with contextlib.suppress(BrokerDown):
+            await self.broker.release(lease)
+        log.info("room %s: handed over (lease token %d released)", handle.room.code, lease.token)
+        await self._demote(handle, quiet=True)
+
     async def take_socket(self, address: str, socket: str, cap: int) -> bool:
         """With many processes, count socket ``socket`` of client ``address`` among the address's
         open sockets in the whole cluster (at most ``cap``); whether it may stay. One process
@@ -2119,7 +2146,7 @@ class RoomService:
     async def _claim(self, handle: RoomHandle, lease: Lease | None) -> None:
         """The first job of a shared room's worker: own it (``lease``, or one taken now if nobody
         holds it), else follow it as a mirror."""
-        if lease is None:
+        if lease is None and not self.handing_over:
             with contextlib.suppress(BrokerDown):  # no broker now: a mirror; the heartbeat tries again
                 lease = await self.broker.acquire(handle.room.code)
         if lease is not None:
@@ -2157,10 +2184,11 @@ class RoomService:
         if lease is not None:
             await self._promote(handle, lease)
 
-    async def _demote(self, handle: RoomHandle) -> None:
-        """Stop owning the room (its lease is lost: run by its worker): its bots and timers
-        stop, it follows the new owner as a mirror and catches up with the log."""
-        log.warning("room %s: lease lost (token %d): following its new owner", handle.room.code, handle.lease.token)
+    async def _demote(self, handle: RoomHandle, *, quiet: bool = False) -> None:
+        """Stop owning the room (its lease is lost, or given up: run by its worker): its bots and
+        timers stop, it follows the new owner as a mirror and catches up with the log."""
+        if not quiet:
+            log.warning("room %s: lease lost (token %d): following its new owner", handle.room.code, handle.lease.token)
         tasks = (handle.bot_task, handle.next_task, handle.turn_task, *handle.take_tasks, *handle.timers.values())
         for task in tasks:
             if task is not None:
@@ -2181,6 +2209,8 @@ class RoomService:
         if handle.lease != lease:
             return
         await self._demote(handle)
+        if self.handing_over:
+            return
         with contextlib.suppress(BrokerDown):
             again = await self.broker.acquire(handle.room.code)
             if again is not None:
@@ -2231,7 +2261,7 @@ class RoomService:
                 answer = await self.broker.forward(code, body, max(0.1, deadline - self.timer()))
             except NoOwner:
                 try:
-                    lease = await self.broker.acquire(code)
+                    lease = None if self.handing_over else await self.broker.acquire(code)
                 except BrokerDown:
                     raise _unsaved() from None
                 if lease is not None:
@@ -2448,6 +2478,8 @@ class RoomService:
         elif handle.mirror:
             handle.quiet = 0
             self._tell_presence(handle)
+            if self.handing_over:
+                return
             if handle.taken is None and await self.broker.holder(handle.room.code) is None:
                 handle.taken = await self.broker.acquire(handle.room.code)
                 if handle.taken is not None:
