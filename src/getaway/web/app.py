@@ -208,14 +208,16 @@ def create_app(
         from starlette.middleware.trustedhost import TrustedHostMiddleware
 
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
-    if redis_url and rate_limit_storage == "memory://":  # every process counts in the same place
-        rate_limit_storage = limits_storage(redis_url)
+    shared_limits = bool(redis_url) and rate_limit_storage == "memory://"
+    if shared_limits:  # every process counts in the same place (its outage is logged by the broker)
+        rate_limit_storage = limits_storage(redis_url or "")
     limits = Limits(
         rooms_per_minute=rooms_per_minute,
         rate=rate,
         burst=burst,
         storage=rate_limit_storage,
         reads_per_second=reads_per_second,
+        log_outage=not shared_limits,
     )
     app.state.limits = limits
     sockets: Counter[str] = Counter()  # open sockets per client address

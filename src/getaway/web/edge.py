@@ -97,6 +97,8 @@ class Limits:
             While a shared storage cannot be reached, the limits are counted in this process (one
             line logged when it fails, one when it is back): a Redis outage neither lifts them nor
             turns every request away.
+        log_outage: whether that is logged here (not when the storage is the Redis of the
+            processes' broker, which logs the outage itself: one line for one outage).
         reads_per_second: room reads (state, history, records) per client address and second, in
             bursts of up to three times as many (a window of 3 seconds).
     """
@@ -109,7 +111,9 @@ class Limits:
         burst: float,
         storage: str = "memory://",
         reads_per_second: float = 20.0,
+        log_outage: bool = True,
     ) -> None:
+        self.log_outage = log_outage
         self.storage = storage_from_string(storage)
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.fallback = MovingWindowRateLimiter(storage_from_string("memory://"))
@@ -147,11 +151,13 @@ class Limits:
         except Exception as exc:  # the shared storage is unreachable (its client's errors vary)
             if not self.unreachable:
                 self.unreachable = True
-                log.error("rate limits: their storage cannot be reached (%s): counted in this process meanwhile", exc)
+                if self.log_outage:
+                    log.error("rate limits: their storage cannot be reached (%s): counted here meanwhile", exc)
             return self.fallback.hit(item, *identifiers)
         if self.unreachable:
             self.unreachable = False
-            log.warning("rate limits: their storage is reachable again")
+            if self.log_outage:
+                log.warning("rate limits: their storage is reachable again")
         return allowed
 
 
