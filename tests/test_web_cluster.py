@@ -26,7 +26,7 @@ import pytest
 from websockets.sync.client import connect
 
 from getaway.core.record import deal_from_record
-from getaway.web.broker import RedisBroker
+from getaway.web.broker import BrokerDown, RedisBroker
 from getaway.web.rooms import Room
 from getaway.web.store import Store
 from web_helpers import TEST_DATABASE, ServerProcess, check_authority, free_port, fresh_database
@@ -443,3 +443,32 @@ def test_the_sockets_of_an_address_are_counted_across_processes(cluster):
                 break
             assert answer["code"] == "too_many_sockets" and time.time() < deadline, answer
             time.sleep(0.1)
+
+
+def test_a_room_followed_while_redis_is_down_is_heard_once_it_is_back(redis_server):
+    async def scenario() -> None:
+        heard: list[dict] = []
+
+        async def answer(code: str, body: dict) -> dict:
+            return {}
+
+        follower, owner = RedisBroker(redis_server.url), RedisBroker(redis_server.url)
+        await follower.start(answer, lambda code, news: heard.append(news))
+        await owner.start(answer, lambda code, news: None)
+        try:
+            redis_server.stop()
+            await asyncio.sleep(1.5)  # the follower's listener has seen its connection drop
+            with pytest.raises(BrokerDown):  # the subscription fails: no connection
+                await follower.follow("R1")
+            redis_server.start()
+            for _ in range(50):  # the follower subscribes by itself once Redis is back
+                owner.publish("R1", {"v": 1})
+                await asyncio.sleep(0.1)
+                if heard:
+                    break
+            assert heard and heard[0] == {"v": 1}
+        finally:
+            await follower.stop()
+            await owner.stop()
+
+    asyncio.run(scenario())

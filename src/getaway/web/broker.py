@@ -401,6 +401,7 @@ class RedisBroker(Broker):
         self._sender: asyncio.Task[None] | None = None
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._wanted: set[str] = set()  # the room channels to hear (subscribed again if a subscribe failed)
         self._tasks: set[asyncio.Task[Any]] = set()
         self.on_request: OnRequest | None = None
         self.on_news: OnNews | None = None
@@ -519,11 +520,21 @@ class RedisBroker(Broker):
                 await self._call(self.redis.publish(channel, text))
 
     async def follow(self, code: str) -> None:
+        self._wanted.add(self._room(code))  # kept even if this fails: the listener subscribes later
         await self._call(self._pubsub.subscribe(self._room(code)))
 
     async def unfollow(self, code: str) -> None:
+        self._wanted.discard(self._room(code))
         with contextlib.suppress(BrokerDown):
             await self._call(self._pubsub.unsubscribe(self._room(code)))
+
+    async def _resubscribe(self) -> None:
+        """Subscribe to the room channels whose subscription failed (Redis was unreachable);
+        redis-py itself subscribes again to those it had, on reconnection."""
+        have = {c.decode() if isinstance(c, bytes) else str(c) for c in self._pubsub.channels}
+        missing = self._wanted - have
+        if missing:
+            await self._call(self._pubsub.subscribe(*missing))
 
     # -------------------------------------------------------------- forwarding
 
@@ -550,9 +561,7 @@ class RedisBroker(Broker):
         is unreachable, try again every half second (redis-py subscribes again on reconnection)."""
         while True:
             try:
-                if not self._pubsub.subscribed:
-                    await asyncio.sleep(0.1)
-                    continue
+                await self._resubscribe()
                 message = await self._call(self._pubsub.get_message(timeout=1.0))
             except BrokerDown:
                 await asyncio.sleep(0.5)
