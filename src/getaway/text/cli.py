@@ -1353,6 +1353,16 @@ def ladder(
         "for a load balancer to notice."
     ),
 )
+@click.option(
+    "--redis-url",
+    default=None,
+    envvar="REDIS_URL",
+    metavar="URL",
+    help=N_(
+        "A Redis that many server processes share (redis://, rediss:// for TLS, a password in the URL): "
+        "they then serve the same rooms (default: REDIS_URL; none: this process alone)."
+    ),
+)
 @_lang_option
 def serve(
     host: str,
@@ -1375,6 +1385,7 @@ def serve(
     hello_timeout: float,
     rate_limit_storage: str,
     drain_seconds: float,
+    redis_url: str | None,
     lang: str | None,
 ) -> None:
     """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL.
@@ -1398,6 +1409,13 @@ def serve(
     use(lang)
     url = database_url(database)
     _check_listen(host, port)
+    if redis_url:  # one of many processes: say which rooms it takes over, and when Redis is unreachable
+        import logging
+
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logging.getLogger("getaway.web").addHandler(handler)
+        logging.getLogger("getaway.web").setLevel(logging.INFO)
     _check_database(url)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "localhost") else host
     click.echo(
@@ -1425,6 +1443,7 @@ def serve(
         allowed_hosts=allowed_host or default_hosts(host),
         rate_limit_storage=rate_limit_storage,
         default_lang=lang,
+        redis_url=redis_url or None,
     )
     config = uvicorn.Config(
         app,
