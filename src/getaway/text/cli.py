@@ -483,7 +483,9 @@ def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
     "--bots",
     default="medium",
     show_default=True,
-    help=N_("Bot level (easy, medium, hard, expert) for every other seat, or one per other seat, comma-separated."),
+    help=N_(
+        "Bot level (random, easy, medium, hard, expert) for every other seat, or one per other seat, comma-separated."
+    ),
 )
 @click.option("--seed", type=int, default=None, help=N_("Seed of the shuffles and of the bots (default: random)."))
 @click.option("--load", "load_path", type=click.Path(dir_okay=False), help=N_("Resume a game saved with `save`."))
