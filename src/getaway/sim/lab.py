@@ -15,8 +15,8 @@ tip helps). Its 95 % interval is a percentile bootstrap over duplicate sets
 (:func:`getaway.sim.stats.bootstrap_mean`): the twins of one deal are paired, and the deals of
 one seed (its rotations: the same cards) are not independent of each other, so the seed is the
 unit that is resampled. A paired interval over single deals (Newcombe's) would treat the rotations
-as independent and come out too narrow. The loss rates themselves carry their Wilson intervals
-(:func:`getaway.sim.stats.wilson`).
+as independent pairs, which they are not (docs/strategy.md compares the two). The loss rates
+themselves carry their Wilson intervals (:func:`getaway.sim.stats.wilson`).
 
 Each tournament writes its partial results to ``partial/`` under the output folder, so an
 interrupted lab continues where it stopped when rerun with the same arguments.
