@@ -21,8 +21,7 @@ const switchValue = (spec) => (spec.type === "bool" ? true : spec.choices[1]);
 
 function field(label, control, hint) {
   const id = control.id;
-  const note = hint instanceof Node ? hint : hint ? h("small", { class: "hint" }, hint) : null;
-  return h("div", { class: "field" }, h("label", { for: id }, label), control, note);
+  return h("div", { class: "field" }, h("label", { for: id }, label), control, hint ? h("small", { class: "hint" }, hint) : null);
 }
 
 export async function renderLobby(root, { go, showError }) {
@@ -54,7 +53,7 @@ export async function renderLobby(root, { go, showError }) {
   const level = h("select", { id: "level", "data-testid": "bot-level" }, BOT_LEVELS.map((l) => h("option", { value: l }, t(l))));
   level.value = BOT_LEVELS.includes(saved.bot_level) ? saved.bot_level : "medium";
   // One line on what the chosen level does (getaway.bots.LEVEL_HELP, served with the page's strings).
-  const levelHelp = h("small", { class: "hint", id: "level-help", "data-testid": "bot-level-help", "aria-live": "polite" });
+  const levelHelp = h("p", { class: "hint", id: "level-help", "data-testid": "bot-level-help", "aria-live": "polite" });
   const showLevel = () => { levelHelp.textContent = tStartingWith(`${level.value}: `); };
   level.setAttribute("aria-describedby", "level-help");
   level.addEventListener("change", showLevel);
@@ -178,7 +177,8 @@ export async function renderLobby(root, { go, showError }) {
     h("h2", { id: "create-title" }, t("New game")),
     field(t("Your name"), name),
     field(t(specs.profile.label), profile),
-    h("div", { class: "row" }, field(t(specs.players.label), players), field(t(specs.deals.label), deals), field(t("Bot level"), level, levelHelp)),
+    h("div", { class: "row" }, field(t(specs.players.label), players), field(t(specs.deals.label), deals), field(t("Bot level"), level)),
+    levelHelp, // under the row, so that a long line does not widen the select
     h("div", { class: "check" }, hints, h("label", { for: "hints" }, t("Hints allowed"))),
     h("div", { class: "check" }, isPublic, h("label", { for: "public" }, t("Public room: listed in the lobby, anyone may join"))),
     h("details", { class: "variants" },
