@@ -315,7 +315,7 @@ def test_the_take_reason():
     assert view.decision == "take" and {TAKE, PASS} <= set(view.legal_actions)
     reason = flag_reason(view, TAKE, PASS)
     assert reason.template == review.TAKE_ADDS and str(reason) == (
-        "Taking seat 1's hand adds its 2 cards to yours, and seat 1 gets away."
+        "Taking your left neighbour's hand adds its 2 card(s) to yours, and they get away."
     )
     assert flag_reason(view, PASS, TAKE) == ""
 

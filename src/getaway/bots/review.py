@@ -242,59 +242,61 @@ def _review_one(
 
 #: Punjab, a lead into a proven void.
 CUT_VOID: Final = N_(
-    "Seat {seat} has no {suit} left: they can cut your {played} with a tochoo, and the highest {suit} "
-    "played then picks up."
+    "A player after you has no {suit} left: they can cut your {played} with a tochoo, and the highest card of "
+    "{suit} played then picks up."
 )
 #: Punjab, a lead of the highest card still in play.
-LEAD_TOP: Final = N_("{played} is the highest {suit} still in play: if anyone cuts the trick, you pick it up.")
-#: Punjab, the better move empties a suit.
-EMPTY_SUIT: Final = N_("{best} is your only {suit}: once it is gone you can cut every {suit} trick.")
+LEAD_TOP: Final = N_("{played} is the highest card of {suit} still in play: if anyone cuts the trick, you pick it up.")
+#: Punjab, the better move empties a suit (a lead or a free discard).
+EMPTY_SUIT: Final = N_("{best} is your only card of {suit}: once it is gone, you can cut every trick of {suit}.")
 #: Punjab, following over the winning card with players still to come.
 GOES_OVER: Final = N_("{played} goes over {winner}: if a player after you cuts, you pick up; {best} stays under it.")
+#: Punjab, going over the winning card while everyone after very likely follows.
+OVER_SAFE: Final = N_(
+    "Every player after you very likely still holds {suit} (counting the cards still out): {best} goes over "
+    "{winner} and sheds a high card while the trick should reach the waste."
+)
 #: Punjab, both under the winning card, the better one higher.
 SHED_UNDER: Final = N_("{best} and {played} both stay under {winner}: {best} sheds the higher card at no risk.")
 #: Punjab, the last to play.
 LAST_SAFE: Final = N_("You play last, so nobody can cut this trick: shed the higher {best}.")
 #: Punjab, both over the winning card, the better one higher (fewer cards still out beat it).
 BOTH_OVER: Final = N_(
-    "Both go over {winner}, but {n} cards still out can overtake {best} against {m} for {played}: "
-    "{best} leaves fewer ways to be left the highest."
+    "Both go over {winner}, so either may be left the highest: get rid of {best}, the harder one to lose later "
+    "(only {n} card(s) still out beat it, {m} beat {played})."
 )
 #: Punjab, a free discard (a tochoo, the first trick) of the highest card still in play.
 DUMP_TOP: Final = N_(
-    "{best} is the highest {suit} still in play, the card that picks up after a cut: shed it while it costs nothing."
+    "{best} is the highest card of {suit} still in play, the card that picks up after a cut: shed it while it "
+    "costs nothing."
 )
 #: Punjab, a free discard of the higher of two cards of one suit.
 DUMP_HIGHER: Final = N_("This card costs nothing here: shed the higher {best} rather than {played}.")
-#: Classic, a lead into a proven void.
-FEED_VOID: Final = N_("Lead {best}: seat {seat} has no {suit} and must pick up.")
+#: Classic, a lead into a proven void (R-C-TRICK).
+FEED_VOID: Final = N_("Lead {best}: a player after you has no {suit} and must pick up.")
 #: Classic, a lead that empties a suit the others still hold.
 LEAD_LAST: Final = N_(
-    "{played} is your only {suit} while others still hold {suit}: without it you must pick up when {suit} is led."
+    "{played} is your only card of {suit} and others still hold {suit}: without it, you must pick up when {suit} "
+    "is led."
 )
-#: Classic, a lead or a follow nobody can beat.
+#: Classic, a lead or a follow nobody can beat (R-C-WON).
 SURE_WIN: Final = N_("Nothing still out beats {best}: it wins the trick, so you lead next.")
 #: Classic, a lead of a high card that can still be beaten.
 SPENDS_HIGH: Final = N_(
-    "{played} can still be beaten ({n} higher {suit} still out): leading it spends a high card; "
+    "{played} can still be beaten ({n} higher card(s) of {suit} still out): leading it spends a high card; "
     "{best} is a cheaper lead."
 )
-#: Classic, a sure winner played when a low card would do.
+#: Classic, a sure winner played when a lower card would do.
 KEEP_WINNER: Final = N_(
-    "Nothing still out beats {played}: kept, it wins you the lead when you need it; {best} is enough now."
+    "Nothing still out beats {played}: kept, it wins you the lead when you need it; {best} will do now."
 )
-#: Punjab, going over the winning card while everyone after very likely follows.
-OVER_SAFE: Final = N_(
-    "Every player after you very likely still holds {suit} (counting the cards still out): {best} goes over "
-    "{winner} and sheds a high card while the trick should reach the waste."
-)
-#: Classic, a lead of a suit a player after is likelier to have none of.
+#: Classic, a lead of a suit a player after is likelier to have none of (card counting).
 VOID_LIKELY: Final = N_(
-    "Only {n} {suit} are still out: a player after you is more likely to have none and pick up {best} than "
-    "after {played}."
+    "Only {n} card(s) of {suit} are still out: a player after you is more likely to have none, and pick up, "
+    "after {best} than after {played}."
 )
-#: Takes (R-P-TAKE).
-TAKE_ADDS: Final = N_("Taking seat {seat}'s hand adds its {n} cards to yours, and seat {seat} gets away.")
+#: A take that was not worth it (R-P-TAKE).
+TAKE_ADDS: Final = N_("Taking your left neighbour's hand adds its {n} card(s) to yours, and they get away.")
 
 
 #: Every reason template by name: the one place of the review's reason texts (tests check each both ways).
@@ -355,7 +357,7 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
         target = _left(view)
         if target is None:
             return ""
-        return Reason(TAKE_ADDS, seat=target, n=view.hand_sizes[target]) if played == TAKE else ""
+        return Reason(TAKE_ADDS, n=view.hand_sizes[target]) if played == TAKE else ""
     if not isinstance(played, Card) or not isinstance(best, Card) or JOKER_INDEX in (played, best):
         return ""
     p, b = Card(played), Card(best)
@@ -385,9 +387,8 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
                 return Reason(DUMP_HIGHER, **args)
             return ""
         if not view.trick:  # a lead
-            voids = [s for s in later if t.is_void(s, ps)]
-            if voids and not any(t.is_void(s, bs) for s in later):
-                return Reason(CUT_VOID, seat=voids[0], suit=ps, **args)
+            if any(t.is_void(s, ps) for s in later) and not any(t.is_void(s, bs) for s in later):
+                return Reason(CUT_VOID, suit=ps, **args)
             cuttable = any(t.has_probability(s, ps) < 1.0 for s in later)
             if above(p) == 0 and t.outstanding(ps) and cuttable and above(b) > 0:
                 return Reason(LEAD_TOP, suit=ps, **args)
@@ -409,9 +410,8 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
         return ""
     # classic (R-C-TRICK: who cannot follow picks up; R-C-WON: the highest card wins and leads)
     if not view.trick:  # a lead
-        targets = [s for s in later if t.is_void(s, bs)]
-        if targets and not any(t.is_void(s, ps) for s in later):
-            return Reason(FEED_VOID, seat=targets[0], suit=bs, **args)
+        if any(t.is_void(s, bs) for s in later) and not any(t.is_void(s, ps) for s in later):
+            return Reason(FEED_VOID, suit=bs, **args)
         if length(ps) == 1 and t.outstanding(ps) and len(view.hand or ()) > 1 and length(bs) > 1:
             return Reason(LEAD_LAST, suit=ps, **args)
         if above(b) == 0 and t.outstanding(bs) and above(p) > 0:
