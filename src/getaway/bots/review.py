@@ -250,7 +250,10 @@ LEAD_TOP: Final = N_("{played} is the highest card of {suit} still in play: if a
 #: Punjab, the better move empties a suit (a lead or a free discard).
 EMPTY_SUIT: Final = N_("{best} is your only card of {suit}: once it is gone, you can cut every trick of {suit}.")
 #: Punjab, following over the winning card with players still to come.
-GOES_OVER: Final = N_("{played} goes over {winner}: if a player after you cuts, you pick up; {best} stays under it.")
+GOES_OVER: Final = N_(
+    "{played} goes over {winner}: if a player after you cuts before anyone overtakes it, you pick up; {best} "
+    "stays under it."
+)
 #: Punjab, going over the winning card while everyone after very likely follows.
 OVER_SAFE: Final = N_(
     "Every player after you very likely still holds {suit} (counting the cards still out): {best} goes over "
@@ -280,16 +283,14 @@ LEAD_LAST: Final = N_(
     "is led."
 )
 #: Classic, a lead or a follow nobody can beat (R-C-WON).
-SURE_WIN: Final = N_("Nothing still out beats {best}: it wins the trick, so you lead next.")
+SURE_WIN: Final = N_("Nothing still out beats {best}: if everyone follows, it wins the trick and you lead next.")
 #: Classic, a lead of a high card that can still be beaten.
 SPENDS_HIGH: Final = N_(
     "{played} can still be beaten ({n} higher card(s) of {suit} still out): leading it spends a high card; "
     "{best} is a cheaper lead."
 )
 #: Classic, a sure winner played when a lower card would do.
-KEEP_WINNER: Final = N_(
-    "Nothing still out beats {played}: kept, it wins you the lead when you need it; {best} will do now."
-)
+KEEP_WINNER: Final = N_("Nothing still out beats {played}: kept, it can win you the lead later; {best} will do now.")
 #: Classic, a lead of a suit a player after is likelier to have none of (card counting).
 VOID_LIKELY: Final = N_(
     "Only {n} card(s) of {suit} are still out: a player after you is more likely to have none, and pick up, "
