@@ -249,6 +249,11 @@ CUT_VOID: Final = N_(
 LEAD_TOP: Final = N_("{played} is the highest card of {suit} still in play: if anyone cuts the trick, you pick it up.")
 #: Punjab, the better move empties a suit (a lead or a free discard).
 EMPTY_SUIT: Final = N_("{best} is your only card of {suit}: once it is gone, you can cut every trick of {suit}.")
+#: Punjab, a lead of a suit a player after is likelier to have none of (card counting).
+CUT_LIKELY: Final = N_(
+    "Only {n} card(s) of {suit} are still out: a player after you is more likely to have none and cut {played} "
+    "than {best}."
+)
 #: Punjab, following over the winning card with players still to come.
 GOES_OVER: Final = N_(
     "{played} goes over {winner}: if a player after you cuts before anyone overtakes it, you pick up; {best} "
@@ -284,6 +289,10 @@ LEAD_LAST: Final = N_(
 )
 #: Classic, a lead or a follow nobody can beat (R-C-WON).
 SURE_WIN: Final = N_("Nothing still out beats {best}: if everyone follows, it wins the trick and you lead next.")
+#: Classic, following under the winning card either way.
+SHED_LOSER: Final = N_(
+    "Neither {best} nor {played} beats {winner}: the trick goes the same way, so shed the higher {best}."
+)
 #: Classic, a lead of a high card that can still be beaten.
 SPENDS_HIGH: Final = N_(
     "{played} can still be beaten ({n} higher card(s) of {suit} still out): leading it spends a high card; "
@@ -304,6 +313,7 @@ TAKE_ADDS: Final = N_("Taking your left neighbour's hand adds its {n} card(s) to
 REASONS: Final = {
     "CUT_VOID": CUT_VOID,
     "LEAD_TOP": LEAD_TOP,
+    "CUT_LIKELY": CUT_LIKELY,
     "EMPTY_SUIT": EMPTY_SUIT,
     "GOES_OVER": GOES_OVER,
     "SHED_UNDER": SHED_UNDER,
@@ -314,6 +324,7 @@ REASONS: Final = {
     "FEED_VOID": FEED_VOID,
     "LEAD_LAST": LEAD_LAST,
     "SURE_WIN": SURE_WIN,
+    "SHED_LOSER": SHED_LOSER,
     "SPENDS_HIGH": SPENDS_HIGH,
     "KEEP_WINNER": KEEP_WINNER,
     "OVER_SAFE": OVER_SAFE,
@@ -395,6 +406,8 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
                 return Reason(LEAD_TOP, suit=ps, **args)
             if ps != bs and length(bs) == 1 and length(ps) > 1 and t.outstanding(bs):
                 return Reason(EMPTY_SUIT, suit=bs, **args)
+            if void_chance(ps, later) >= void_chance(bs, later) + 0.1:
+                return Reason(CUT_LIKELY, n=t.outstanding(ps).bit_count(), suit=ps, **args)
             return ""
         win = trick_winner(view.trick, rules, view.first_trick_done)[1]
         if not later:
@@ -431,6 +444,8 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
         return Reason(SURE_WIN, **args)
     if sure_p and b < p and above(p) == 0 and t.outstanding(ps):
         return Reason(KEEP_WINNER, **args)
+    if win > b > p and ps == bs == win // 13:
+        return Reason(SHED_LOSER, winner=str(win), **args)
     return ""
 
 
