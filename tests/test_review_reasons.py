@@ -368,3 +368,29 @@ def test_no_reason_is_read_from_a_hidden_card():
     for played in a.legal_actions:
         for best in a.legal_actions:
             assert flag_reason(a, played, best) == flag_reason(b, played, best)
+
+
+def test_the_review_names_the_fact_for_its_flagged_decisions():
+    """review_deal gives a flagged decision flag_reason's fact when there is one (the heuristic's
+    reason otherwise), and only a flagged one."""
+    import random
+
+    from getaway.bots import HeuristicBot, play_deal
+    from getaway.bots.review import decisions_of, review_deal
+    from getaway.core.record import record_of
+
+    named = 0
+    for seed in (1, 2):
+        deal = play_deal(Deal(Rules.profile("classic", players=4), 0, seed), [HeuristicBot()] * 4, random.Random(seed))
+        record = record_of(deal)
+        result = review_deal(record, 1, iterations=12)
+        for d, (_i, before, seat, _a) in zip(result.decisions, decisions_of(record, 1), strict=True):
+            view = player_view(before, seat)
+            actions = {str(a): a for a in view.legal_actions}
+            fact = flag_reason(view, actions[d.played], actions[d.best])
+            if d.mark and fact:
+                assert d.reason == fact
+                named += 1
+            elif d.reason:
+                assert getattr(d.reason, "template", "") not in review.REASONS.values()
+    assert named > 0
