@@ -22,6 +22,7 @@ continues where it was, and the report covers every deal in the file.
 
     nice -n 19 python bench/review.py --workers 2 --out out/review-640.jsonl            # the full run
     nice -n 19 python bench/review.py --workers 2 --out out/review-640.jsonl --resume   # continue it
+    python bench/review.py --out out/review-640.jsonl --report                          # the figures so far
     python bench/review.py --deals 20 --workers 1 --out out/review-cost.jsonl          # the cost only
 """
 
@@ -35,15 +36,17 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
 from getaway import Deal, Rules
 from getaway.bots import make_bot, play_deal
-from getaway.bots.review import REVIEW_ITERATIONS, decisions_of, review_deal
+from getaway.bots.review import REASONS, REVIEW_ITERATIONS, decisions_of, flag_reason, review_deal
 from getaway.core.events import Action
 from getaway.core.record import record_of
+from getaway.core.view import player_view
 
 #: The players of every seat, in the deals reviewed and in the replays.
 LEVEL = "medium"
@@ -117,6 +120,19 @@ def one_deal(i: int, iterations: int, replays: int) -> dict[str, Any]:
     }
 
 
+def flag_reasons(row: dict[str, Any]) -> list[str]:
+    """:func:`~getaway.bots.review.flag_reason` for each flagged decision of a result line, from the
+    seat's view rebuilt from the deal (so a run's file is judged by the reasons of the code now)."""
+    i = row["deal"]
+    before = decisions_of(record_of(recorded_deal(i)), i % 4)
+    out = []
+    for f in row["flags"]:
+        _index, deal, seat, _action = before[f["k"]]
+        view = player_view(deal, seat)
+        out.append(flag_reason(view, _parse(deal, f["played"]), _parse(deal, f["best"])))
+    return out
+
+
 def _read(path: Path, iterations: int, replays: int) -> dict[int, dict[str, Any]]:
     done: dict[int, dict[str, Any]] = {}
     for n, line in enumerate(path.read_text().splitlines(), 1):
@@ -135,6 +151,18 @@ def _read(path: Path, iterations: int, replays: int) -> dict[int, dict[str, Any]
             )
         done[row["deal"]] = row
     return done
+
+
+#: The kinds of flagged decisions the report breaks the check down by.
+_KINDS = ("card, punjab", "card, classic", "take recommended (played: pass)", "pass recommended (played: take)")
+
+
+def _kind(row: dict[str, Any], flag: dict[str, Any]) -> str:
+    if flag["best"] == "take":
+        return _KINDS[2]
+    if flag["best"] == "pass":
+        return _KINDS[3]
+    return _KINDS[0] if row["deal"] % 2 == 0 else _KINDS[1]  # recorded_deal: punjab for even deals
 
 
 def report(rows: list[dict[str, Any]], iterations: int) -> None:
@@ -180,14 +208,30 @@ def report(rows: list[dict[str, Any]], iterations: int) -> None:
             f"  with the first replay only: {100 * m1:+.1f} points, 95% CI [{100 * (m1 - h1):+.1f}, "
             f"{100 * (m1 + h1):+.1f}]"
         )
-    for mark in ("mistake", "blunder"):
-        some = [d for d, f in zip(diffs, flags, strict=True) if f["mark"] == mark]
+    kinds = [_kind(r, f) for r in rows for f in r["flags"]]
+    groups = [
+        ("mistakes", [f["mark"] == "mistake" for f in flags]),
+        ("blunders", [f["mark"] == "blunder" for f in flags]),
+    ]
+    groups += [(kind, [k == kind for k in kinds]) for kind in _KINDS]
+    for label, chosen in groups:
+        some = [d for d, keep in zip(diffs, chosen, strict=True) if keep]
         if len(some) > 1:
             h = 1.96 * statistics.stdev(some) / math.sqrt(len(some))
             m = statistics.fmean(some)
-            print(f"  {mark}s: {len(some)}, {100 * m:+.1f} points [{100 * (m - h):+.1f}, {100 * (m + h):+.1f}]")
+            print(f"  {label}: {len(some)}, {100 * m:+.1f} points [{100 * (m - h):+.1f}, {100 * (m + h):+.1f}]")
     named = sum(bool(f["reason"]) for f in flags)
-    print(f"flagged decisions with a reason: {named} of {len(flags)} ({named / len(flags):.0%})")
+    print(f"flagged decisions with a reason (as reviewed): {named} of {len(flags)} ({named / len(flags):.0%})")
+    facts: Counter[str] = Counter()  # the facts flag_reason names now, by template name
+    now = 0
+    for r in rows:
+        for f, why in zip(r["flags"], flag_reasons(r), strict=True):
+            facts[next((k for k, v in REASONS.items() if v == getattr(why, "template", "")), "")] += bool(why)
+            now += bool(why or f["reason"])
+    print(
+        f"flagged decisions with a reason by this code's flag_reason (or the review's own): {now} of {len(flags)} "
+        f"({now / len(flags):.0%}); " + ", ".join(f"{k} {n}" for k, n in facts.most_common() if k)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,9 +242,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("out/review.jsonl"), help="the results, one deal a line")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out (skip its deals)")
+    parser.add_argument("--report", action="store_true", help="only report on the deals already in --out")
     args = parser.parse_args(argv)
     if args.deals < 1 or args.iterations < 1 or args.workers < 1 or args.replays < 1:
         parser.error("--deals, --iterations, --replays and --workers must be at least 1")
+    if args.report:
+        if not args.out.exists():
+            parser.error(f"{args.out} does not exist")
+        rows = _read(args.out, args.iterations, args.replays)
+        if not rows:
+            parser.error(f"{args.out} has no finished deal")
+        report([rows[i] for i in sorted(rows)], args.iterations)
+        return 0
     if args.out.exists() and not args.resume:
         parser.error(f"{args.out} exists: --resume continues it (or remove it)")
     done = _read(args.out, args.iterations, args.replays) if args.out.exists() else {}
