@@ -14,7 +14,11 @@ seat of each (seat ``i % 4`` of deal ``i``) at ``--iterations`` rollouts per dec
   loss is noted each time. The paired difference (loss with the played move − loss with the
   recommended move, averaged over a flag's replays) over all flagged decisions should be
   positive, with a 95 % confidence interval that excludes zero;
-* **reasons**: the share of flagged decisions the review names a reason for.
+* **reasons**: the share of flagged decisions the review names a reason for (as the run's
+  review gave them, and by the current :func:`~getaway.bots.review.flag_reason`);
+* with ``--also LEVEL``, the same check with bots of that level continuing (``heuristic``: the
+  model the review's search plays its rollouts with; the issue's check continues with medium
+  bots, the reviewed seat included, which play a random move four times in ten).
 
 Resumable: each finished deal is appended to ``--out`` (one JSON line, flushed at once, the
 flagged decisions with it); ``--resume`` skips the deals already there, so a stopped run
@@ -23,6 +27,8 @@ continues where it was, and the report covers every deal in the file.
     nice -n 19 python bench/review.py --workers 2 --out out/review-640.jsonl            # the full run
     nice -n 19 python bench/review.py --workers 2 --out out/review-640.jsonl --resume   # continue it
     python bench/review.py --out out/review-640.jsonl --report                          # the figures so far
+    python bench/review.py --out out/review-640.jsonl --report --also heuristic         # + the check with the
+                                                                                        #   heuristic continuing
     python bench/review.py --deals 20 --workers 1 --out out/review-cost.jsonl          # the cost only
 """
 
@@ -56,16 +62,16 @@ def _parse(deal: Deal, text: str) -> Action:
     return next(a for a in deal.legal_actions() if str(a) == text)
 
 
-def _medium(players: int) -> list[Any]:
-    return [make_bot(LEVEL) for _ in range(players)]
+def _medium(players: int, level: str = LEVEL) -> list[Any]:
+    return [make_bot(level) for _ in range(players)]
 
 
-def play_on(deal: Deal, seat: int, action: Action, seed: int) -> int:
-    """1 if ``seat`` loses ``deal`` (true hands) after playing ``action`` now, the medium bots
-    (seeded with ``seed``) playing every later decision; else 0."""
+def play_on(deal: Deal, seat: int, action: Action, seed: int, level: str = LEVEL) -> int:
+    """1 if ``seat`` loses ``deal`` (true hands) after playing ``action`` now, the bots of
+    ``level`` (medium by default; seeded with ``seed``) playing every later decision; else 0."""
     deal = deal.clone()
     deal.apply(action, seat)
-    play_deal(deal, _medium(deal.players), random.Random(seed))
+    play_deal(deal, _medium(deal.players, level), random.Random(seed))
     outcome = deal.outcome
     assert outcome is not None
     return int(outcome.loser == seat)
@@ -133,6 +139,23 @@ def flag_reasons(row: dict[str, Any]) -> list[str]:
     return out
 
 
+def replay_with(row: dict[str, Any], level: str, replays: int) -> list[float]:
+    """For each flagged decision of a result line, the loss after the move played minus the loss
+    after the recommended move, averaged over ``replays`` replays with ``level`` bots continuing
+    (the same seeds as the run's)."""
+    i = row["deal"]
+    before = decisions_of(record_of(recorded_deal(i)), i % 4)
+    out = []
+    for f in row["flags"]:
+        _index, deal, seat, _action = before[f["k"]]
+        played, best = _parse(deal, f["played"]), _parse(deal, f["best"])
+        seeds = [7919 * i + f["k"] + 1_000_003 * r for r in range(replays)]
+        out.append(
+            statistics.fmean(play_on(deal, seat, played, x, level) - play_on(deal, seat, best, x, level) for x in seeds)
+        )
+    return out
+
+
 def _read(path: Path, iterations: int, replays: int) -> dict[int, dict[str, Any]]:
     done: dict[int, dict[str, Any]] = {}
     for n, line in enumerate(path.read_text().splitlines(), 1):
@@ -165,8 +188,9 @@ def _kind(row: dict[str, Any], flag: dict[str, Any]) -> str:
     return _KINDS[0] if row["deal"] % 2 == 0 else _KINDS[1]  # recorded_deal: punjab for even deals
 
 
-def report(rows: list[dict[str, Any]], iterations: int) -> None:
-    """Print the cost, the marks per deal, the check against the real deals and the reasons' share."""
+def report(rows: list[dict[str, Any]], iterations: int, also: str | None = None) -> None:
+    """Print the cost, the marks per deal, the check against the real deals and the reasons' share;
+    with ``also`` (a bot level), the check again with those bots continuing instead."""
     n = len(rows)
     times = sorted(r["seconds"] for r in rows)
     p99 = times[min(n - 1, int(0.99 * n))]
@@ -220,6 +244,18 @@ def report(rows: list[dict[str, Any]], iterations: int) -> None:
             h = 1.96 * statistics.stdev(some) / math.sqrt(len(some))
             m = statistics.fmean(some)
             print(f"  {label}: {len(some)}, {100 * m:+.1f} points [{100 * (m - h):+.1f}, {100 * (m + h):+.1f}]")
+    if also:
+        kinds_also = [(kind, [k == kind for k in kinds]) for kind in _KINDS]
+        other = [d for r in rows for d in replay_with(r, also, r["replays"])]
+        for label, chosen in [("all", [True] * len(other)), *kinds_also]:
+            some = [d for d, keep in zip(other, chosen, strict=True) if keep]
+            if len(some) > 1:
+                h = 1.96 * statistics.stdev(some) / math.sqrt(len(some))
+                m = statistics.fmean(some)
+                print(
+                    f"  the same check with {also} bots continuing, {label}: {len(some)}, {100 * m:+.1f} points "
+                    f"[{100 * (m - h):+.1f}, {100 * (m + h):+.1f}]"
+                )
     named = sum(bool(f["reason"]) for f in flags)
     print(f"flagged decisions with a reason (as reviewed): {named} of {len(flags)} ({named / len(flags):.0%})")
     facts: Counter[str] = Counter()  # the facts flag_reason names now, by template name
@@ -243,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("out/review.jsonl"), help="the results, one deal a line")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out (skip its deals)")
     parser.add_argument("--report", action="store_true", help="only report on the deals already in --out")
+    parser.add_argument("--also", default=None, help="a bot level: the check again with those bots continuing")
     args = parser.parse_args(argv)
     if args.deals < 1 or args.iterations < 1 or args.workers < 1 or args.replays < 1:
         parser.error("--deals, --iterations, --replays and --workers must be at least 1")
@@ -252,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = _read(args.out, args.iterations, args.replays)
         if not rows:
             parser.error(f"{args.out} has no finished deal")
-        report([rows[i] for i in sorted(rows)], args.iterations)
+        report([rows[i] for i in sorted(rows)], args.iterations, args.also)
         return 0
     if args.out.exists() and not args.resume:
         parser.error(f"{args.out} exists: --resume continues it (or remove it)")
@@ -283,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
                 futures = [pool.submit(one_deal, i, args.iterations, args.replays) for i in todo]
                 for future in as_completed(futures):
                     note(future.result())
-    report([done[i] for i in sorted(done) if i < args.deals], args.iterations)
+    report([done[i] for i in sorted(done) if i < args.deals], args.iterations, args.also)
     return 0
 
 
