@@ -156,17 +156,28 @@ def replay_with(row: dict[str, Any], level: str, replays: int) -> list[float]:
     return out
 
 
-def _read(path: Path, iterations: int, replays: int) -> dict[int, dict[str, Any]]:
+def _read(path: Path, iterations: int, replays: int, *, repair: bool = False) -> dict[int, dict[str, Any]]:
+    """The finished deals in ``path``, by deal number. A last line cut short by a stop is left
+    out (its deal runs again); with ``repair`` it is also cut from the file, so that the next
+    line appended starts on a line of its own.
+
+    Raises:
+        SystemExit: a line before the last is not JSON, or a deal was run with other settings.
+    """
     done: dict[int, dict[str, Any]] = {}
-    for n, line in enumerate(path.read_text().splitlines(), 1):
+    text = path.read_text()
+    lines = text.splitlines()
+    for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
-            if n == len(path.read_text().splitlines()):  # a line cut short by a stop: done again
-                continue
-            raise SystemExit(f"{path}:{n}: not a JSON line") from None
+            if n < len(lines):
+                raise SystemExit(f"{path}:{n}: not a JSON line") from None
+            if repair:  # the stop's cut line: the file again without it
+                path.write_text(text[: len(text) - len(line)].rstrip("\n") + ("\n" if n > 1 else ""))
+            continue
         if row.get("iterations") != iterations or row.get("replays") != replays:
             raise SystemExit(
                 f"{path}:{n}: deal {row.get('deal')} was run with --iterations {row.get('iterations')} "
@@ -293,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.out.exists() and not args.resume:
         parser.error(f"{args.out} exists: --resume continues it (or remove it)")
-    done = _read(args.out, args.iterations, args.replays) if args.out.exists() else {}
+    done = _read(args.out, args.iterations, args.replays, repair=True) if args.out.exists() else {}
     todo = [i for i in range(args.deals) if i not in done]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     print(f"{len(done)} deals already in {args.out}, {len(todo)} to go", file=sys.stderr, flush=True)
