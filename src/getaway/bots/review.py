@@ -438,11 +438,11 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
             return Reason(VOID_LIKELY, n=t.outstanding(bs).bit_count(), suit=bs, **args)
         return ""
     win = trick_winner(view.trick, rules, view.first_trick_done)[1]
-    sure_b = b > win and (not later or above(b) == 0)
-    sure_p = p > win and (not later or above(p) == 0)
+    sure_b = b > win and above(b) == 0  # nothing still out beats it ("still out": with the players to come or not)
+    sure_p = p > win and above(p) == 0
     if sure_b and not sure_p:
         return Reason(SURE_WIN, **args)
-    if sure_p and b < p and above(p) == 0 and t.outstanding(ps):
+    if sure_p and b < p and t.outstanding(ps):
         return Reason(KEEP_WINNER, **args)
     if win > b > p and ps == bs == win // 13:
         return Reason(SHED_LOSER, winner=str(win), **args)
