@@ -284,8 +284,8 @@ DUMP_HIGHER: Final = N_("This card costs nothing here: shed the higher {best} ra
 FEED_VOID: Final = N_("Lead {best}: a player after you has no {suit} and must pick up.")
 #: Classic, a lead that empties a suit the others still hold.
 LEAD_LAST: Final = N_(
-    "{played} is your only card of {suit} and others still hold {suit}: without it, you must pick up when {suit} "
-    "is led."
+    "{played} is your only card of {suit} and others still hold {suit}: without it, you must pick up when someone "
+    "leads {suit}."
 )
 #: Classic, a lead or a follow nobody can beat (R-C-WON).
 SURE_WIN: Final = N_("Nothing still out beats {best}: if everyone follows, it wins the trick and you lead next.")
