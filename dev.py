@@ -6,7 +6,8 @@
                                     for the browser and front tests, when missing and root), lint
                                     and run the tests;
                                     with no ARGS, then the web server's tests again on PostgreSQL
-                                    (Debian's postgresql, installed and started when root)
+                                    (Debian's postgresql, installed and started when root), the
+                                    cluster's among them (Debian's redis-server, installed when root)
     python3 dev.py test --train [ARGS...]
                                     install the train extra too (torch, Stable-Baselines3,
                                     sb3-contrib: large), lint and run only the tests marked `train`
@@ -81,7 +82,11 @@ WEB_TESTS = [
     "tests/test_web_edge.py",
     "tests/test_web_drain.py",
     "tests/test_web_front.py",
+    "tests/test_web_cluster.py",  # 3 processes, one PostgreSQL, one Redis (skipped on SQLite)
 ]
+#: Where Debian's redis-server is; the cluster tests start their own servers from it (on free
+#: loopback ports: they stop and restart Redis mid-deal).
+REDIS_SERVER = Path("/usr/bin/redis-server")
 
 
 def _apt_install(package: str, why: str) -> bool:
@@ -159,6 +164,21 @@ def ensure_postgres() -> str | None:
     return POSTGRES_URL
 
 
+def ensure_redis() -> str | None:
+    """The redis-server binary for the cluster tests (tests/test_web_cluster.py): ``GETAWAY_REDIS_SERVER``
+    if set, else one on the PATH, else Debian's redis-server installed with apt (when this machine
+    allows it: root with apt-get). The tests start and stop their own servers from it; without it
+    they are skipped (or fail when GETAWAY_REQUIRE_REDIS=1, as in CI)."""
+    if os.environ.get("GETAWAY_REDIS_SERVER"):
+        return os.environ["GETAWAY_REDIS_SERVER"]
+    found = shutil.which("redis-server") or (str(REDIS_SERVER) if REDIS_SERVER.exists() else None)
+    if found is None and _apt_install("redis-server", "the cluster tests (many server processes)"):
+        found = shutil.which("redis-server") or str(REDIS_SERVER)
+    if found is None:
+        print("dev.py: no redis-server for the cluster tests (needs root, or GETAWAY_REDIS_SERVER)", flush=True)
+    return found
+
+
 def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("run", [])
     if task not in ("run", "test", "bench"):  # before any install: a typo or --help costs nothing
@@ -187,6 +207,9 @@ def main(argv: list[str]) -> int:
             else:
                 print(f"dev.py: the web tests again, on PostgreSQL ({url.split('@')[-1]})", flush=True)
                 pg_env = dict(env, GETAWAY_TEST_DATABASE_URL=url)
+                redis = ensure_redis()
+                if redis is not None:
+                    pg_env["GETAWAY_REDIS_SERVER"] = redis
                 postgres = subprocess.call([py, "-m", "pytest", "-q", *WEB_TESTS], cwd=ROOT, env=pg_env)
             tests = tests or postgres
         return tests or lint

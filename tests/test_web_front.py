@@ -180,7 +180,7 @@ def test_sigterm_drains_a_process_and_the_front_moves_on(pair):
     while a.proc.poll() is None and time.time() < deadline:
         time.sleep(0.1)
     assert a.proc.poll() is not None, "the drained process did not exit"
-    log = a.log.read_text()
+    log = a.log()
     assert "Traceback" not in log, log
     assert json.loads(httpx.get(f"{b.base}/api/rooms/{room['code']}").text)["status"] == "playing"
 

@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -210,59 +209,73 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@dataclass
 class ServerProcess:
-    """A ``getaway serve`` process of a test: its base URL, the process, its log file."""
+    """One ``getaway serve`` in a subprocess on a free loopback port (bots without thinking
+    time, ``--grace 60``, and the options ``more``), on ``database`` (default: a SQLite file in
+    ``tmp``); its output goes to ``tmp/<name>.log``. :meth:`kill` is SIGKILL (no clean shutdown)."""
 
-    base: str
-    proc: subprocess.Popen
-    log: Path
+    def __init__(self, tmp: Path, *more: str, database: str | None = None, name: str = "server") -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log_path = tmp / f"{name}.log"
+        cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(self.port)]
+        cmd += ["--database", database or str(tmp / f"{name}.db"), "--bot-delay", "0", "--grace", "60", *more]
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
+        env = dict(os.environ, PYTHONUTF8="1")
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while True:
+            try:
+                httpx.get(f"{self.base}/api/strings/en", timeout=1)
+                return
+            except httpx.HTTPError:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    self.stop()
+                    raise AssertionError(self.log_path.read_text()) from None
+                time.sleep(0.1)
 
     @property
-    def port(self) -> int:
-        return int(self.base.rsplit(":", 1)[1])
+    def ws(self) -> str:
+        """The base URL of its sockets (``ws://127.0.0.1:port``)."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    def log(self) -> str:
+        """What the server has printed so far (also once it has stopped)."""
+        if not self._log.closed:
+            self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL: only what was committed survives."""
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        """SIGTERM (a drain: docs/web.md), then SIGKILL after 20 s."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._log.close()
 
 
 @contextlib.contextmanager
 def server_process(tmp: Path, *more: str, database: str | None = None, name: str = "server"):
-    """Run ``getaway serve`` (loopback, bots without thinking time, the options ``more``) until
-    the block ends, on ``database`` (a URL or path; default: a SQLite file ``tmp/<name>.db``),
-    its output in ``tmp/<name>.log``; yields a :class:`ServerProcess` once it answers."""
-    port = free_port()
-    db = database or str(tmp / f"{name}.db")
-    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", db]
-    cmd += ["--bot-delay", "0", "--grace", "60", *more]
-    path = tmp / f"{name}.log"
-    log = open(path, "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
+    """A :class:`ServerProcess` until the block ends (then :meth:`ServerProcess.stop`)."""
+    server = ServerProcess(tmp, *more, database=database, name=name)
     try:
-        while True:
-            try:
-                httpx.get(f"{base}/api/strings/en", timeout=1)
-                break
-            except httpx.HTTPError:
-                if proc.poll() is not None or time.time() > deadline:
-                    raise AssertionError(path.read_text()) from None
-                time.sleep(0.1)
-        yield ServerProcess(base, proc, path)
+        yield server
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        log.close()
+        server.stop()
 
 
 @contextlib.contextmanager
-def running_server(tmp: Path, *more: str):
-    """Run ``getaway serve`` (loopback, SQLite file in ``tmp``, bots without thinking time, and
-    the options ``more``) until the block ends; yields its base URL."""
-    with server_process(tmp, *more) as server:
+def running_server(tmp: Path, *more: str, database: str | None = None):
+    """Run ``getaway serve`` (:class:`ServerProcess`) until the block ends; yields its base URL."""
+    with server_process(tmp, *more, database=database) as server:
         yield server.base
 
 

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import secrets
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
@@ -118,6 +119,7 @@ def create_app(
     max_bot_rooms: int = 4,
     bot_workers: int = 0,
     default_lang: str | None = None,
+    redis_url: str | None = None,
 ) -> FastAPI:
     """The ASGI app of ``getaway serve``.
 
@@ -150,6 +152,10 @@ def create_app(
             0: threads of the server process.
         default_lang: the page's language when the user has not picked one on the page (``serve
             --lang``); ``None``: the browser's.
+        redis_url: the Redis that many server processes share (``redis://…``, ``rediss://…`` for
+            TLS; a password in the URL): rooms owned by one process at a time, commands and news
+            between them (:class:`~getaway.web.broker.RedisBroker`), and the rate limits counted
+            there unless ``rate_limit_storage`` says otherwise; ``None``: this process alone.
 
     The database is opened (and migrated to the newest schema) and unfinished rooms are rebuilt
     when the app starts (lifespan). ``app.state.service.drain()`` hands the rooms over before the
@@ -159,6 +165,11 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(database_url)
+        broker = None
+        if redis_url:
+            from .broker import RedisBroker
+
+            broker = RedisBroker(redis_url)
         service = RoomService(
             store,
             bot_delay=bot_delay,
@@ -167,6 +178,7 @@ def create_app(
             bot_rooms_per_address=bot_rooms_per_address,
             max_bot_rooms=max_bot_rooms,
             bot_workers=bot_workers,
+            broker=broker,
         )
         await service.start()
         app.state.service = service
@@ -204,16 +216,22 @@ def create_app(
         from starlette.middleware.trustedhost import TrustedHostMiddleware
 
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    shared_limits = bool(redis_url) and rate_limit_storage == "memory://"
+    if shared_limits:  # every process counts in the same place (its outage is logged by the broker)
+        rate_limit_storage = limits_storage(redis_url or "")
     limits = Limits(
         rooms_per_minute=rooms_per_minute,
         rate=rate,
         burst=burst,
         storage=rate_limit_storage,
         reads_per_second=reads_per_second,
+        log_outage=not shared_limits,
     )
     app.state.limits = limits
     sockets: Counter[str] = Counter()  # open sockets per client address
     socket_ids = itertools.count(1)
+    # A socket's id names its message limit: unique among processes that count in one Redis.
+    socket_prefix = secrets.token_hex(4)
 
     def service_of(request: Request | WebSocket) -> RoomService:
         return request.app.state.service
@@ -291,7 +309,8 @@ def create_app(
         check_reads(request)
         if not public:
             raise RoomError("bad_message", N_("only public rooms are listed: add ?public=1"))
-        return JSONResponse({"rooms": service_of(request).public_rooms()}, headers={"Cache-Control": "no-store"})
+        rooms = await service_of(request).lobby()
+        return JSONResponse({"rooms": rooms}, headers={"Cache-Control": "no-store"})
 
     @app.post("/api/quickplay", response_model=protocol.QuickPlayed, responses=_REFUSALS)
     async def quick_play(request: Request, body: protocol.QuickPlay) -> Any:
@@ -435,18 +454,24 @@ def create_app(
             return
         await websocket.accept()
         lang = client_lang(websocket)  # for errors before a hello names the language
-        if sockets[address] >= sockets_per_address:
+        socket_id = f"{address}#{socket_prefix}.{next(socket_ids)}"
+        service = service_of(websocket)
+        # this process's count, and with many processes the cluster's (RoomService.take_socket)
+        if sockets[address] >= sockets_per_address or not await service.take_socket(
+            address, socket_id, sockets_per_address
+        ):
             error = RoomError("too_many_sockets", N_("too many connections from your address"), 429)
             await _send_error(websocket, error, None, lang)
             await websocket.close(code=1008)
             return
         sockets[address] += 1
         try:
-            await _serve(websocket, code, lang, f"{address}#{next(socket_ids)}")
+            await _serve(websocket, code, lang, socket_id)
         finally:
             sockets[address] -= 1
             if sockets[address] <= 0:
                 del sockets[address]
+            await service.free_socket(address, socket_id)
 
     async def _serve(websocket: WebSocket, code: str, lang: str, socket_id: str) -> None:
         service = service_of(websocket)
@@ -530,6 +555,15 @@ def create_app(
             conn.error(exc, handle.room.version)
 
     return app
+
+
+def limits_storage(redis_url: str) -> str:
+    """The ``limits`` storage URI of a Redis URL (``unix://`` is ``redis+unix://`` there).
+
+    >>> limits_storage("redis://:pw@127.0.0.1:6379/0"), limits_storage("unix:///run/redis.sock")
+    ('redis://:pw@127.0.0.1:6379/0', 'redis+unix:///run/redis.sock')
+    """
+    return "redis+" + redis_url if redis_url.startswith("unix://") else redis_url
 
 
 def _address(request: Request | WebSocket) -> str:

@@ -12,6 +12,7 @@ bounded request bodies, browser protections (Content-Security-Policy and friends
 from __future__ import annotations
 
 import json
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -28,6 +29,8 @@ from ..text import i18n
 from ..text.i18n import N_
 from .protocol import printable
 from .rooms import RoomError
+
+log = logging.getLogger("getaway.web")
 
 __all__ = [
     "Limits",
@@ -91,6 +94,11 @@ class Limits:
         rate, burst: messages per second of each socket, in bursts of up to ``burst``
             (a window of ``burst / rate`` seconds, at least 1).
         storage: a ``limits`` storage URI (``memory://``; ``redis://…`` shares them between processes).
+            While a shared storage cannot be reached, the limits are counted in this process (one
+            line logged when it fails, one when it is back): a Redis outage neither lifts them nor
+            turns every request away.
+        log_outage: whether that is logged here (not when the storage is the Redis of the
+            processes' broker, which logs the outage itself: one line for one outage).
         reads_per_second: room reads (state, history, records) per client address and second, in
             bursts of up to three times as many (a window of 3 seconds).
     """
@@ -103,31 +111,54 @@ class Limits:
         burst: float,
         storage: str = "memory://",
         reads_per_second: float = 20.0,
+        log_outage: bool = True,
     ) -> None:
+        self.log_outage = log_outage
         self.storage = storage_from_string(storage)
         self.limiter = MovingWindowRateLimiter(self.storage)
+        self.fallback = MovingWindowRateLimiter(storage_from_string("memory://"))
+        self.unreachable = False
         self.rooms = RateLimitItemPerMinute(max(1, round(2 * rooms_per_minute)), 2)
         self.messages = RateLimitItemPerSecond(max(1, round(burst)), max(1, round(burst / max(rate, 1e-9))))
         self.reads = RateLimitItemPerSecond(max(1, round(3 * reads_per_second)), 3)
 
     def room(self, address: str) -> bool:
         """Count a room creation or join from ``address``; ``False``: over the limit (refuse it)."""
-        return self.limiter.hit(self.rooms, "rooms", address)
+        return self._hit(self.rooms, "rooms", address)
 
     def read(self, address: str) -> bool:
         """Count a room read from ``address``; ``False``: over the limit (refuse it, 429)."""
-        return self.limiter.hit(self.reads, "reads", address)
+        return self._hit(self.reads, "reads", address)
 
     def wait(self, kind: str, address: str) -> int:
         """Whole seconds until ``address`` may be counted again for ``kind`` (``"rooms"`` or
         ``"reads"``): the ``Retry-After`` of a 429 (RFC 9110 §10.2.3); at least 1."""
         item = {"rooms": self.rooms, "reads": self.reads}[kind]
-        reset = self.limiter.get_window_stats(item, kind, address).reset_time
+        limiter = self.fallback if self.unreachable else self.limiter  # where it was counted
+        try:
+            reset = limiter.get_window_stats(item, kind, address).reset_time
+        except Exception:  # the shared storage failed since: the whole window
+            return max(1, item.get_expiry())
         return max(1, math.ceil(reset - time.time()))
 
     def message(self, socket: str) -> bool:
         """Count a message of socket ``socket`` (a unique id); ``False``: over the limit (drop it)."""
-        return self.limiter.hit(self.messages, "socket", socket)
+        return self._hit(self.messages, "socket", socket)
+
+    def _hit(self, item: Any, *identifiers: str) -> bool:
+        try:
+            allowed = self.limiter.hit(item, *identifiers)
+        except Exception as exc:  # the shared storage is unreachable (its client's errors vary)
+            if not self.unreachable:
+                self.unreachable = True
+                if self.log_outage:
+                    log.error("rate limits: their storage cannot be reached (%s): counted here meanwhile", exc)
+            return self.fallback.hit(item, *identifiers)
+        if self.unreachable:
+            self.unreachable = False
+            if self.log_outage:
+                log.warning("rate limits: their storage is reachable again")
+        return allowed
 
 
 def same_origin(origin: str, host: str, allowed: Iterable[str] = ()) -> bool:

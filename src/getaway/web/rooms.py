@@ -10,6 +10,12 @@ worker task: HTTP joins and starts, socket messages, bots, absence and idle time
 through it, so one coroutine changes a room, persists the command (committed) and only then
 broadcasts. What a socket receives is built only from ``player_view(deal, seat)`` and public
 room facts (:meth:`Room.public`).
+
+With a shared :class:`~getaway.web.broker.Broker` (``serve --redis-url``), many processes serve
+one set of rooms: a room's worker runs in the process holding its lease (its *owner*); another
+process with sockets in the room keeps a *mirror* of it (a :class:`RoomHandle` whose commands
+are forwarded to the owner, and whose room catches up from the log when the owner publishes a
+new version); docs/web.md "More than one process".
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import inspect
 import json
 import logging
 import random
@@ -44,6 +51,7 @@ from ..text import i18n
 from ..text.i18n import N_
 from ..text.narrate import Narrator
 from .botpool import BotPool
+from .broker import FORWARD_TIMEOUT, Broker, BrokerDown, Lease, MemoryBroker, NoOwner
 from .store import NewEntry, RoomSummary, Store, StoredRoom
 
 __all__ = [
@@ -88,6 +96,9 @@ SEARCH_SHARE: Final = 0.6
 _REPLAYED_ROOMS: Final = 16
 #: Snapshots and records of rooms not in memory kept for reads (each).
 _READ_CACHE: Final = 512
+#: Heartbeats (a third of a lease each: about a minute) after which a mirrored room without a
+#: socket here is forgotten (more than a socket may wait for its hello: ``serve --hello-timeout``).
+_QUIET_BEATS: Final = 90
 
 
 def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
@@ -144,6 +155,35 @@ class RoomError(ValueError):
         """The socket's ``error`` message (docs/web.md): code, translated text, the room's version."""
         text = self.text(lang)[:400].encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate quoted
         return {"type": "error", "code": self.code, "message": text, "version": version}
+
+
+class RelayedError(RoomError):
+    """A :class:`RoomError` raised by the owner of a room on another process, as it came back
+    (web/broker.py): its code, template and arguments, and for an engine refusal its text in
+    every language (the engine's exception does not travel)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data["code"], data["template"], data["status"], **data["args"])
+        self.texts: dict[str, str] | None = data.get("texts")
+
+    def text(self, lang: str) -> str:
+        if self.texts:
+            return self.texts.get(lang) or self.texts.get("en") or self.code
+        return super().text(lang)
+
+    @staticmethod
+    def relay(exc: RoomError) -> dict[str, Any]:
+        """What travels of ``exc`` (JSON)."""
+        plain = (int, float, str, bool, type(None))
+        args = {k: v if isinstance(v, plain) else str(v) for k, v in exc.args_.items()}
+        data: dict[str, Any] = {"code": exc.code, "template": exc.template, "args": args, "status": exc.status}
+        if exc.cause is not None or isinstance(exc, RelayedError):
+            data["texts"] = {lang: exc.text(lang) for lang in i18n.LANGUAGES}
+        return data
+
+
+def _unsaved() -> RoomError:
+    return RoomError("server_error", N_("the server could not save this; try again"), 503)
 
 
 def hash_token(token: str) -> str:
@@ -845,10 +885,26 @@ class RoomHandle:
         self.turn_key: tuple[int, int] | None = None  # (version, seat) it runs for
         self.turn_deadline: float | None = None  # its end (:attr:`RoomService.timer`)
         self.fast: int | None = None  # the deal index being finished at once (no human left to act)
+        # A room shared by many processes (web/broker.py): the lease while this process owns it;
+        # ``mirror`` while another does (commands are forwarded, the room follows the log).
+        self.lease: Lease | None = None
+        self.mirror = False
+        self.remote: dict[str, tuple[frozenset[int], float]] = {}  # owner: seats on other processes, when told
+        self.reported: frozenset[int] = frozenset()  # mirror: the seats the owner says are connected
+        self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
+        self.listed: str | None = None  # owner: its entry in the cluster's lobby, as last put there
+        self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after _QUIET_BEATS)
+
+    def local_seats(self) -> set[int]:
+        """Seats with an open socket on this process."""
+        return {c.seat for c in self.conns if c.seat is not None and not c.closed}
 
     def connected(self) -> set[int]:
-        """Seats with at least one open socket."""
-        return {c.seat for c in self.conns if c.seat is not None and not c.closed}
+        """Seats with at least one open socket (on any process of a cluster)."""
+        seats = self.local_seats() | self.reported
+        for remote, _when in self.remote.values():
+            seats |= remote
+        return seats
 
 
 class RoomService:
@@ -870,6 +926,8 @@ class RoomService:
         bot_workers: worker processes the searching bots search in (:class:`~getaway.web.botpool.BotPool`:
             fair across rooms, the fallback move when no search can be had in time); 0: threads
             of this process, as the other bots.
+        broker: the processes' :class:`~getaway.web.broker.Broker` (``None``: this process alone,
+            every room its own).
 
     Bots search at most one search at a time per room; in threads, the rooms played by bots
     alone share one thread (in worker processes, one worker). Call :meth:`start` inside the
@@ -890,8 +948,15 @@ class RoomService:
         timer: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         bot_workers: int = 0,
+        broker: Broker | None = None,
     ) -> None:
         self.store = store
+        self.broker: Broker = broker if broker is not None else MemoryBroker()
+        self.shared = self.broker.shared  # many processes share the rooms
+        self._heart: asyncio.Task[None] | None = None  # leases renewed, mirrors' presence told
+        self._slots: set[tuple[str, str, str]] = set()  # the cluster's slots held here (renewed)
+        self._tasks: set[asyncio.Task[Any]] = set()  # background calls to the broker
+        self.handing_over = False  # draining (:meth:`hand_over`): this process takes no lease any more
         self.bot_delay = bot_delay
         self.grace = grace
         self.idle = idle
@@ -926,9 +991,15 @@ class RoomService:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Start the bot workers, rebuild every unfinished room from its log and start the idle sweeper."""
+        """Start the bot workers, rebuild every unfinished room from its log and start the idle
+        sweeper. Shared: only the unfinished rooms nobody owns (their lease free), taken here; the
+        others are opened (as mirrors) when asked."""
         if self.botpool is not None:
             await self.botpool.start()
+        if self.shared:
+            await self._start_shared()
+            self.started = True
+            return
         stored = await self._in_db(self.store.unfinished)
         for s in stored:
             try:
@@ -951,7 +1022,8 @@ class RoomService:
         From the first call on, new rooms, commands and sockets are refused (``draining``, 503:
         nothing was done, the client may retry on another process). Bots and timers stop; each
         room's worker finishes the commands already queued (their log entries committed) and
-        stops; then the :attr:`on_drain` callbacks run, in order (one that fails is logged, the
+        stops (shared: its lease released, so another process takes the room over at its next
+        command or heartbeat); then the :attr:`on_drain` callbacks run, in order (one that fails is logged, the
         next still runs); then every socket is closed with :data:`RESTART_CLOSE` (its page
         reconnects at once, to another process through the front, which rebuilds the room from
         the log). Rooms are forgotten here: reads come from the database. A second call returns
@@ -964,6 +1036,7 @@ class RoomService:
         if self.draining:
             return
         self.draining = True
+        self.handing_over = True  # shared: the heartbeat takes no lease any more
         if self._sweeper is not None:
             self._sweeper.cancel()
         handles = list(self.rooms.values())
@@ -990,6 +1063,8 @@ class RoomService:
         if self._writer is not None:  # entries still being written (a cancelled worker's)
             with contextlib.suppress(BaseException):
                 await self._writer
+        if self._tasks:  # shared: the leases given up by _forget (the others take the rooms over)
+            await asyncio.wait(set(self._tasks), timeout=timeout)
         for callback in self.on_drain:
             try:
                 await callback()
@@ -1005,8 +1080,16 @@ class RoomService:
             raise draining_error()
 
     async def stop(self) -> None:
-        """Cancel every worker and timer, close every socket."""
+        """Cancel every worker and timer, close every socket (shared: give the leases up)."""
         tasks: list[asyncio.Task[Any]] = []
+        if self.shared:
+            if self._heart is not None:
+                self._heart.cancel()
+            for handle in list(self.rooms.values()):
+                if handle.lease is not None:
+                    with contextlib.suppress(BrokerDown):
+                        await self.broker.release(handle.lease)
+            await self.broker.stop()
         for task in (self._sweeper, self._writer):  # a batch already in the thread is still written
             if task is not None:
                 tasks.append(task)
@@ -1060,9 +1143,14 @@ class RoomService:
                 else:
                     future.set_exception(error)
 
-    def _open(self, room: Room) -> RoomHandle:
+    def _open(self, room: Room, lease: Lease | None = None) -> RoomHandle:
+        """A handle for ``room`` with its worker. Shared, the worker's first job claims the room
+        (:meth:`_claim`: its owner with ``lease`` or a lease taken now, else a mirror)."""
         self._drop_reads(room.code)
         handle = RoomHandle(room, room_bot(room.level, self.bot_delay))
+        if self.shared:
+            handle.mirror = True  # until claimed: nothing runs here, commands wait for the claim
+            handle.queue.put_nowait(_Job("claim", call=lambda: self._claim(handle, lease)))
         handle.worker = asyncio.create_task(self._work(handle), name=f"room-{room.code}")
         self.rooms[room.code] = handle
         return handle
@@ -1220,6 +1308,31 @@ class RoomService:
         found = [entry for entry in map(listing, rooms) if entry is not None]
         return found[:limit]
 
+    async def lobby(self, limit: int = 50) -> list[dict[str, Any]]:
+        """:meth:`public_rooms`, of the whole cluster when many processes share the rooms (each
+        owner keeps its rooms' entries in the broker: :meth:`_list`); this process's own while
+        the broker cannot be reached."""
+        if not self.shared:
+            return self.public_rooms(limit)
+        try:
+            entries = [json.loads(text) for text in await self.broker.lobby()]
+        except BrokerDown:
+            return self.public_rooms(limit)
+        entries.sort(key=lambda e: (e["created"], e["entry"]["code"]))
+        return [e["entry"] for e in entries][:limit]
+
+    def _list(self, handle: RoomHandle) -> None:
+        """The owner puts the room in the cluster's lobby, or takes it out, when that changed."""
+        entry = None if handle.unlisted else listing(handle.room)
+        text = None if entry is None else json.dumps({"entry": entry, "created": handle.room.created})
+        if text != handle.listed:
+            handle.listed = text
+            self._background(self._put_listing(handle.room.code, text))
+
+    async def _put_listing(self, code: str, text: str | None) -> None:
+        with contextlib.suppress(BrokerDown):
+            await self.broker.list_room(code, text)
+
     async def quick_play(self, name: Any) -> dict[str, Any]:
         """Seat ``name`` in a public room waiting with a free seat (the fullest first, then the
         oldest), or, when none will take it, create a public room (default options, empty seats
@@ -1233,7 +1346,7 @@ class RoomService:
             RoomError: ``name_too_long``, ``bad_message`` (a bad name).
         """
         name = check_name(name)
-        waiting = sorted(self.public_rooms(), key=lambda r: r["free"])  # stable: the oldest first among equals
+        waiting = sorted(await self.lobby(), key=lambda r: r["free"])  # stable: the oldest first among equals
         for entry in waiting:
             try:
                 joined = await self.join(entry["code"], name)
@@ -1280,6 +1393,8 @@ class RoomService:
             await self._seat_again(room, created, seated, hosts, conn if not host_present else None)
         finally:
             new.unlisted = False
+            if new.lease is not None:
+                self._list(new)  # in the cluster's lobby now
 
     async def _seat_again(
         self,
@@ -1424,6 +1539,8 @@ class RoomService:
             RoomError: ``bad_token`` (a token that is neither a seat's nor the host's),
                 ``bad_message`` (bad language or neither token nor spectate).
         """
+        if handle.mirror:  # a seat joined on another process a moment ago must be known here
+            await self.submit(handle, _Job("catch_up", call=lambda: self._catch_up(handle)))
         return await self.submit(handle, _Job("hello", call=lambda: self._hello(handle, hello, address)))
 
     def _hello(self, handle: RoomHandle, hello: dict[str, Any], address: str = "?") -> Connection:
@@ -1443,6 +1560,10 @@ class RoomService:
             raise RoomError("bad_message", N_("hello needs a token or spectate: true"))
         conn = Connection(seat, host, lang, address)
         handle.conns.add(conn)
+        if handle.mirror:  # the owner hears of the seat (presence), reclaims it, and tells everyone
+            conn.send(self._full(handle, conn, "welcome"))
+            self._tell_presence(handle)
+            return conn
         if seat is not None:
             timer = handle.timers.pop(seat, None)
             if timer is not None:
@@ -1462,6 +1583,9 @@ class RoomService:
 
         def gone() -> None:
             handle.conns.discard(conn)
+            if handle.mirror:
+                self._tell_presence(handle)
+                return
             seat = conn.seat
             if seat is not None and seat not in handle.connected():
                 if self._start_absence(handle, seat, announce=True):
@@ -1488,7 +1612,10 @@ class RoomService:
             conn.error(RoomError("spectator", N_("spectators cannot play")), room.version)
             return
         if kind == "finish":
-            handle.queue.put_nowait(_Job("finish", call=lambda: self._finish(handle, conn)))
+            try:
+                await self.submit(handle, _Job("finish"))
+            except RoomError as exc:
+                conn.error(exc, room.version)
             return
         if kind == "back" or (kind == "act" and room.seats[conn.seat].bot_playing):
             if room.seats[conn.seat].bot_playing:  # away (timed out): acting again brings them back
@@ -1524,13 +1651,16 @@ class RoomService:
         if wait > 0:
             await self.sleep(wait)
 
-    def _finish(self, handle: RoomHandle, conn: Connection) -> None:
+    def _finish(self, handle: RoomHandle) -> None:
         """``finish``: bots play the rest of the deal without their delay, once no human is left
-        to act in it (:meth:`Room.humans_to_act`)."""
+        to act in it (:meth:`Room.humans_to_act`).
+
+        Raises:
+            RoomError: ``not_now`` (a human still has to act).
+        """
         room = handle.room
         if room.status != "playing" or room.humans_to_act():
-            conn.error(RoomError("not_now", N_("a player still has to act in this deal")), room.version)
-            return
+            raise RoomError("not_now", N_("a player still has to act in this deal"))
         handle.fast = room.deal_index
         if handle.bot_task is not None:
             handle.bot_task.cancel()
@@ -1593,11 +1723,18 @@ class RoomService:
     async def _run(self, handle: RoomHandle, job: _Job) -> Any:
         room = handle.room
         if job.call is not None:
-            return job.call()
+            result = job.call()
+            return await result if inspect.isawaitable(result) else result
+        if handle.mirror:  # another process owns the room
+            return await self._forward(handle, job)
+        if job.kind == "finish":
+            return self._finish(handle)
         if job.kind == "act":
             if room.status == "closed":
                 raise RoomError("room_closed", N_("this room is closed"), 410)
             room.check_version(job.version)
+        if handle.lease is not None and not await self._fenced(handle):
+            return await self._forward(handle, job)  # the lease was lost: to the new owner
         if job.kind == "start" and room.status == "lobby":
             self._start_bot_only(handle, job.address)
         before = room.version
@@ -1630,6 +1767,7 @@ class RoomService:
     def _after_command(self, handle: RoomHandle, kind: str, logged: dict[str, Any]) -> None:
         room = handle.room
         if kind == "close":
+            self._publish(handle)
             for conn in list(handle.conns):
                 conn.send({"type": "closed", "reason": logged["reason"]})
                 conn.close()
@@ -1651,6 +1789,8 @@ class RoomService:
         if self.rooms.get(handle.room.code) is handle:
             del self.rooms[handle.room.code]
         self._drop_reads(handle.room.code)
+        if self.shared:
+            self._background(self._let_go(handle))
 
     def _drop_reads(self, code: str) -> None:
         """Forget what reads kept of room ``code`` (it is opened, or changed)."""
@@ -1711,8 +1851,10 @@ class RoomService:
             return conn.narrator.feed(new)
 
     def _broadcast(self, handle: RoomHandle, skip: Connection | None = None) -> None:
-        """Send every socket of the room an ``update`` built from its own seat's view."""
+        """Send every socket of the room an ``update`` built from its own seat's view (the owner
+        of a shared room also tells the other processes: :meth:`_publish`)."""
         room = handle.room
+        self._publish(handle)
         if not any(not c.closed and c is not skip for c in handle.conns):
             return  # nobody to tell (a bot-only room): skip building views
         public = room.public(handle.connected())
@@ -1756,7 +1898,10 @@ class RoomService:
         """Start a bot's move if a bot is to act (cancelling one planned for an older version),
         or the next deal of a room without a host to press "next" (a bot-only room, or an
         absent host). Called by the worker after every command. A room played by bots alone
-        runs only while it holds a slot (:meth:`_take_slot`); otherwise it waits, paused."""
+        runs only while it holds a slot (:meth:`_take_slot`); otherwise it waits, paused.
+        A mirror plans nothing (its owner does)."""
+        if handle.mirror:
+            return
         room = handle.room
         if self._bots_alone_play(room):
             if not handle.slot and not self._take_slot(handle):
@@ -1825,6 +1970,8 @@ class RoomService:
     def _plan_turn_timer(self, handle: RoomHandle) -> None:
         """Start the turn timer of a connected human to act (the room's ``turn_time``): when it
         runs out, a bot plays for them and they are away (``absent``) until they act again."""
+        if handle.mirror:
+            return  # the owner's timer; the mirror shows its deadline (news)
         room = handle.room
         seat = room.to_act()
         key = None
@@ -1965,11 +2112,16 @@ class RoomService:
             if handle.room.version != version:
                 return
             job = _Job("act", {"seat": seat, "action": str(action), "bot": True}, version=version)
-            try:
-                await self.submit(handle, job)
-            except RoomError as exc:
-                if exc.code != "stale_version":
-                    log.warning("room %s: bot move of seat %d refused: %s", room.code, seat, exc)
+            while True:
+                try:
+                    await self.submit(handle, job)
+                except RoomError as exc:
+                    if exc.code == "server_error" and handle.lease is not None and handle.room.version == version:
+                        await self.sleep(0.5)  # the broker is unreachable: the move is made once it is back
+                        continue
+                    if exc.code != "stale_version":
+                        log.warning("room %s: bot move of seat %d refused: %s", room.code, seat, exc)
+                break
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -1985,6 +2137,8 @@ class RoomService:
         """The seat's player left: after the grace period a bot plays for them. Announces
         ``absent`` with the deadline to the others; returns whether it was announced."""
         room = handle.room
+        if handle.mirror:
+            return False  # the owner's timer
         if room.status not in ("lobby", "playing", "between_deals") or room.seats[seat].bot_playing:
             return False
         if room.seats[seat].kind != "human" or seat in handle.timers:
@@ -2005,6 +2159,7 @@ class RoomService:
         handle.timers[seat] = asyncio.create_task(takeover())
         if announce:
             self._broadcast(handle)
+            self._publish(handle, absent=(seat, round(deadline, 3)))
             for conn in list(handle.conns):
                 conn.send({"type": "absent", "seat": seat, "deadline": round(deadline, 3)})
         return announce
@@ -2016,8 +2171,437 @@ class RoomService:
             await asyncio.sleep(period)
             now = self.clock()
             for handle in list(self.rooms.values()):
+                if handle.mirror:
+                    continue  # its owner closes it
                 if now - handle.room.updated >= self.idle and handle.room.status != "closed":
                     handle.queue.put_nowait(_Job("close", {"reason": "idle"}))
+
+    # ------------------------------------------------------------------ many processes (web/broker.py)
+    #
+    # A shared room has one owner (the process holding its lease: worker, bots, timers, log
+    # appends) and any number of mirrors (processes with sockets in it). A mirror forwards its
+    # sockets' commands to the owner (:meth:`_forward`), tells it which seats it has sockets for
+    # (:meth:`_tell_presence`), and, told that the room moved on (:meth:`_heard`), reads the new
+    # commands from the log and sends each of its sockets its own view. The heartbeat renews the
+    # owner's leases and lets a mirror take a lease nobody holds (a dead owner's, once expired).
+
+    async def hand_over(self) -> None:
+        """Give every room owned here to the other processes (a drain before shutdown): each
+        lease is released and the room followed as a mirror, so that its sockets here are still
+        served until they close; from now on this process takes no lease (the others take the
+        rooms at their next heartbeat, or at the next command). Nothing to do for a process alone."""
+        if not self.shared:
+            return
+        self.handing_over = True
+        jobs = []
+        for handle in list(self.rooms.values()):
+            if handle.lease is not None and handle.worker is not None and not handle.worker.done():
+                jobs.append(self.submit(handle, _Job("hand_over", call=lambda h=handle: self._give_up(h))))
+        for outcome in await asyncio.gather(*jobs, return_exceptions=True):
+            if isinstance(outcome, BaseException) and not isinstance(outcome, RoomError):
+                log.warning("hand over: %s", outcome)
+
+    async def _give_up(self, handle: RoomHandle) -> None:
+        """Release the room's lease and follow it as a mirror (run by its worker)."""
+        lease = handle.lease
+        if lease is None:
+            return
+        with contextlib.suppress(BrokerDown):
+            await self.broker.release(lease)
+        log.info("room %s: handed over (lease token %d released)", handle.room.code, lease.token)
+        await self._demote(handle, quiet=True)
+
+    async def take_socket(self, address: str, socket: str, cap: int) -> bool:
+        """With many processes, count socket ``socket`` of client ``address`` among the address's
+        open sockets in the whole cluster (at most ``cap``); whether it may stay. One process
+        alone (or the broker unreachable): ``True`` (the app counts this process's sockets)."""
+        if not self.shared:
+            return True
+        try:
+            taken = await self.broker.take_slot("sockets", address, socket, cap)
+        except BrokerDown:
+            return True
+        if taken:
+            self._slots.add(("sockets", address, socket))
+        return taken
+
+    async def free_socket(self, address: str, socket: str) -> None:
+        """Socket ``socket`` of ``address`` closed: it no longer counts (:meth:`take_socket`)."""
+        if ("sockets", address, socket) not in self._slots:
+            return
+        self._slots.discard(("sockets", address, socket))
+        with contextlib.suppress(BrokerDown):
+            await self.broker.free_slot("sockets", address, socket)
+
+    async def _start_shared(self) -> None:
+        await self.broker.start(self._on_request, self._on_news)
+        for stored in await self._in_db(self.store.unfinished):
+            try:
+                lease = await self.broker.acquire(stored.code)
+            except BrokerDown:
+                break  # logged by the broker; rooms are opened when asked
+            if lease is None:
+                continue  # owned by a live process
+            try:
+                room = Room.restore(stored)
+            except Exception:
+                log.exception("room %s: cannot rebuild from its log", stored.code)
+                await self.broker.release(lease)
+                continue
+            handle = self._open(room, lease)
+            if room.status != "lobby" and not any(seat.kind == "human" for seat in room.seats):
+                # A started bot-only room: nobody can be watching it now; it is not resumed.
+                handle.queue.put_nowait(_Job("close", {"reason": "restart"}))
+        self._heart = asyncio.create_task(self._heartbeat(), name="room-heartbeat")
+        self._sweeper = asyncio.create_task(self._sweep())
+
+    def _background(self, coro: Awaitable[Any]) -> None:
+        """Run ``coro`` as a task kept until it ends (the event loop keeps only weak references)."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _claim(self, handle: RoomHandle, lease: Lease | None) -> None:
+        """The first job of a shared room's worker: own it (``lease``, or one taken now if nobody
+        holds it), else follow it as a mirror."""
+        if lease is None and not self.handing_over:
+            with contextlib.suppress(BrokerDown):  # no broker now: a mirror; the heartbeat tries again
+                lease = await self.broker.acquire(handle.room.code)
+        if lease is not None:
+            await self._promote(handle, lease)
+            return
+        with contextlib.suppress(BrokerDown):
+            await self.broker.follow(handle.room.code)
+        await self._catch_up(handle)
+
+    async def _promote(self, handle: RoomHandle, lease: Lease) -> None:
+        """Become the room's owner with ``lease`` (run by its worker): catch up with the log
+        (the previous owner's last commands), then run its bots and timers as after a restart."""
+        if handle.lease is not None:  # already the owner (a lease taken twice): keep the first
+            with contextlib.suppress(BrokerDown):
+                await self.broker.release(lease)
+            return
+        await self._catch_up(handle)
+        handle.lease, handle.mirror, handle.reported = lease, False, frozenset()
+        with contextlib.suppress(BrokerDown):
+            await self.broker.unfollow(handle.room.code)
+        room = handle.room
+        if room.status == "closed":
+            return
+        log.info("room %s: owned by this process (lease token %d, version %d)", room.code, lease.token, room.version)
+        connected = handle.connected()
+        for seat in self._humans(room):
+            if seat not in connected:
+                self._start_absence(handle, seat, announce=False)
+        self._schedule(handle)
+        self._broadcast(handle)
+
+    async def _promote_taken(self, handle: RoomHandle) -> None:
+        """Promote with the lease the heartbeat took (unless a forwarded command already did)."""
+        lease, handle.taken = handle.taken, None
+        if lease is not None:
+            await self._promote(handle, lease)
+
+    async def _demote(self, handle: RoomHandle, *, quiet: bool = False) -> None:
+        """Stop owning the room (its lease is lost, or given up: run by its worker): its bots and
+        timers stop, it follows the new owner as a mirror and catches up with the log."""
+        if not quiet:
+            log.warning("room %s: lease lost (token %d): following its new owner", handle.room.code, handle.lease.token)
+        tasks = (handle.bot_task, handle.next_task, handle.turn_task, *handle.take_tasks, *handle.timers.values())
+        for task in tasks:
+            if task is not None:
+                task.cancel()
+        handle.bot_task, handle.bot_key, handle.next_task = None, None, None
+        handle.take_tasks, handle.takes_key = [], None
+        handle.turn_task, handle.turn_key, handle.turn_deadline, handle.window = None, None, None, None
+        handle.timers, handle.deadlines, handle.remote = {}, {}, {}
+        self._free_slot(handle)
+        handle.lease, handle.mirror = None, True
+        with contextlib.suppress(BrokerDown):
+            await self.broker.follow(handle.room.code)
+        await self._catch_up(handle)
+
+    async def _lost(self, handle: RoomHandle, lease: Lease) -> None:
+        """The heartbeat found ``lease`` gone (run by the worker): demote, and take the lease
+        again at once if nobody else has (Redis restarted empty: the room goes on here)."""
+        if handle.lease != lease:
+            return
+        await self._demote(handle)
+        if self.handing_over:
+            return
+        with contextlib.suppress(BrokerDown):
+            again = await self.broker.acquire(handle.room.code)
+            if again is not None:
+                await self._promote(handle, again)
+
+    async def _fenced(self, handle: RoomHandle) -> bool:
+        """The fencing check before a command of an owned room is applied and logged: whether
+        this process still holds the room's lease (if not, it is demoted).
+
+        Why it suffices (docs/web.md "More than one process"): the log's key (room, version)
+        lets one append per version; a new owner rebuilds the room from the log when it takes
+        the lease, so a late append of the old owner either collides with the new owner's
+        (refused: one of them writes version v, the other reloads from the log) or lands
+        before the new owner's next one, which then fails and reloads: the log stays one
+        history, each command in it once. This check makes the old owner stop at its next
+        command instead of writing on until it collides.
+
+        Raises:
+            RoomError: ``server_error`` (503) when the broker cannot be reached.
+        """
+        assert handle.lease is not None
+        try:
+            held = await self.broker.holds(handle.lease)
+        except BrokerDown:
+            raise _unsaved() from None
+        if not held:
+            await self._demote(handle)
+        return held
+
+    async def _forward(self, handle: RoomHandle, job: _Job) -> Any:
+        """Run command ``job`` of a mirrored room at its owner and return its logged payload once
+        this mirror has caught up with it; when nobody owns the room (its owner died and its
+        lease expired), take the lease and run it here.
+
+        Raises:
+            RoomError: the owner's refusal (:class:`RelayedError`), or ``server_error`` (503) when
+                the broker cannot be reached or the owner did not answer in time.
+        """
+        code = handle.room.code
+        body = {"kind": job.kind, "payload": job.payload, "version": job.version, "address": job.address}
+        deadline = self.timer() + FORWARD_TIMEOUT
+        while True:
+            if handle.taken is not None:  # the heartbeat took the lease meanwhile (its promotion waits for us)
+                lease, handle.taken = handle.taken, None
+                await self._promote(handle, lease)
+                return await self._run(handle, job)
+            try:
+                answer = await self.broker.forward(code, body, max(0.1, deadline - self.timer()))
+            except NoOwner:
+                try:
+                    lease = None if self.handing_over else await self.broker.acquire(code)
+                except BrokerDown:
+                    raise _unsaved() from None
+                if lease is not None:
+                    await self._promote(handle, lease)
+                    return await self._run(handle, job)
+                answer = {"retry": True}  # a dead owner's lease that has not expired yet
+            except BrokerDown:
+                raise _unsaved() from None
+            except TimeoutError:
+                log.warning("room %s: the owner did not answer a forwarded %s", code, job.kind)
+                raise _unsaved() from None
+            if not answer.get("retry"):
+                break
+            if self.timer() >= deadline:
+                log.warning("room %s: nobody took the room in time for a forwarded %s", code, job.kind)
+                raise _unsaved()
+            await self.sleep(0.1)
+        if "error" in answer:
+            raise RelayedError(answer["error"])
+        if await self._catch_up(handle):
+            self._broadcast(handle)
+        return answer.get("logged")
+
+    async def _on_request(self, code: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Answer a request of another process for room ``code``: its sockets' seats
+        (``presence``) or a command, run as if it came from a socket here."""
+        handle = self.rooms.get(code)
+        if handle is None or handle.lease is None:
+            return {"retry": True}  # not the owner (any more): the asker looks again
+        kind = body["kind"]
+        if kind == "presence":
+            seats = frozenset(int(s) for s in body["seats"])
+            handle.queue.put_nowait(_Job("presence", call=lambda: self._presence(handle, body["process"], seats)))
+            return {"ok": True}
+        payload = body.get("payload") or {}
+        job = _Job(kind, payload, version=body.get("version"), address=body.get("address"))
+        try:
+            if kind == "act" and not payload.get("bot"):
+                await self._hold_lead(handle, payload)
+            logged = await self.submit(handle, job)
+        except RoomError as exc:
+            return {"error": RelayedError.relay(exc)}
+        # Only what the asker uses (a join's seat): the logged payload stays here (a token's hash).
+        seat = logged.get("seat") if isinstance(logged, dict) else None
+        return {"logged": {"seat": seat}, "version": handle.room.version}
+
+    def _presence(self, handle: RoomHandle, process: str, seats: frozenset[int]) -> None:
+        """Process ``process`` has sockets for ``seats`` of the owned room (run by the worker)."""
+        if handle.mirror:
+            return
+        before = handle.connected()
+        if seats:
+            handle.remote[process] = (seats, self.timer())
+        else:
+            handle.remote.pop(process, None)
+        self._seats_changed(handle, before)
+
+    def _seats_changed(self, handle: RoomHandle, before: set[int]) -> None:
+        """The owner's connected seats changed from ``before`` (sockets on other processes):
+        a seat back cancels its absence (and reclaims it from the bot), a seat gone starts it."""
+        now = handle.connected()
+        if now == before:
+            return
+        room = handle.room
+        for seat in now - before:
+            timer = handle.timers.pop(seat, None)
+            if timer is not None:
+                timer.cancel()
+            handle.deadlines.pop(seat, None)
+            if room.seats[seat].bot_playing and room.status != "closed":
+                handle.queue.put_nowait(_Job("reclaim", {"seat": seat}))
+        announced = False
+        for seat in before - now:
+            announced = self._start_absence(handle, seat, announce=True) or announced
+        self._plan_turn_timer(handle)
+        if not announced:
+            self._broadcast(handle)
+
+    def _tell_presence(self, handle: RoomHandle) -> None:
+        """Tell the owner of a mirrored room which seats have sockets here (in the background;
+        the heartbeat tells it again, so a lost message or a new owner is mended)."""
+        body = {"kind": "presence", "process": self.broker.process, "seats": sorted(handle.local_seats())}
+
+        async def tell() -> None:
+            with contextlib.suppress(NoOwner, BrokerDown, TimeoutError):
+                await self.broker.forward(handle.room.code, body, 1.0)
+
+        self._background(tell())
+
+    def _publish(self, handle: RoomHandle, absent: tuple[int, float] | None = None) -> None:
+        """The owner's news for the room's mirrors: its version and public facts only (seats
+        connected, seconds left of the turn timer, an absence's deadline). No card: a mirror
+        reads the commands from the log and builds each socket's view itself."""
+        if handle.lease is None:
+            return
+        news: dict[str, Any] = {
+            "v": handle.room.version,
+            "connected": sorted(handle.connected()),
+            "turn_ends_in": self._turn_left(handle),
+        }
+        if absent is not None:
+            news["absent"] = list(absent)
+        self.broker.publish(handle.room.code, news)
+        self._list(handle)
+
+    def _on_news(self, code: str, news: dict[str, Any]) -> None:
+        handle = self.rooms.get(code)
+        if handle is not None and handle.mirror:
+            handle.queue.put_nowait(_Job("news", call=lambda: self._heard(handle, news)))
+
+    async def _heard(self, handle: RoomHandle, news: dict[str, Any]) -> None:
+        """The owner's news of a mirrored room (run by the worker): catch up with the log, then
+        send the sockets here their updates (and an absence notice) if anything changed."""
+        if not handle.mirror:
+            return
+        changed = await self._catch_up(handle)
+        room = handle.room
+        reported = frozenset(int(s) for s in news.get("connected", ()))
+        if reported != handle.reported:
+            handle.reported, changed = reported, True
+        left = news.get("turn_ends_in")
+        if news.get("v") == room.version:
+            key = (room.version, room.to_act()) if left is not None else None
+            if key != handle.turn_key or left is not None:
+                handle.turn_key = key
+                handle.turn_deadline = None if left is None else self.timer() + float(left)
+                changed = True
+        if changed and room.status != "closed":
+            self._broadcast(handle)
+        absent = news.get("absent")
+        if absent is not None:
+            for conn in list(handle.conns):
+                conn.send({"type": "absent", "seat": int(absent[0]), "deadline": float(absent[1])})
+
+    async def _catch_up(self, handle: RoomHandle) -> bool:
+        """Apply to a mirrored (or newly owned) room the commands the log holds beyond its
+        version; whether there were any. A close closes the sockets here (``closed``)."""
+        room = handle.room
+        entries = await self._in_reader(self.store.log_after, room.code, room.version)
+        if not entries:
+            return False
+        room.replaying = True
+        try:
+            for entry in entries:
+                if entry.version != room.version + 1:
+                    raise RoomError("corrupt_log", N_("room log: version {v} out of order"), 500, v=entry.version)
+                room.apply(entry.kind, entry.payload, entry.time)
+        except RoomError:  # a gap (read mid-commit) or a refusal: rebuild from the whole log
+            stored = await self._in_db(self.store.load_room, room.code)
+            room = handle.room = Room.restore(stored)
+        finally:
+            room.replaying = False
+        if room.status == "closed" and handle.mirror:
+            reason = next((e.payload.get("reason") for e in reversed(entries) if e.kind == "close"), "closed")
+            for conn in list(handle.conns):
+                conn.send({"type": "closed", "reason": reason})
+                conn.close()
+        return True
+
+    async def _let_go(self, handle: RoomHandle) -> None:
+        """A forgotten room (closed): give its lease up, or stop following it."""
+        with contextlib.suppress(BrokerDown):
+            if handle.lease is not None:
+                if handle.listed is not None:
+                    await self.broker.list_room(handle.room.code, None)
+                await self.broker.release(handle.lease)
+            else:
+                await self.broker.unfollow(handle.room.code)
+
+    async def _heartbeat(self) -> None:
+        """Every third of a lease: renew the leases of the rooms owned here (a lost one demotes
+        its room), forget the seats of processes that stopped telling (dead), and for a room
+        mirrored here with sockets, tell the owner its seats and take the lease if nobody holds it."""
+        period = getattr(self.broker, "lease_ms", 2000) / 3000
+        beats = 0
+        while True:
+            await asyncio.sleep(period)
+            beats += 1
+            if beats % 5 == 0:  # the slots held here, renewed well within SLOT_MS
+                with contextlib.suppress(BrokerDown):
+                    for group, key, member in list(self._slots):
+                        await self.broker.take_slot(group, key, member, 1 << 30)
+            for handle in list(self.rooms.values()):
+                try:
+                    await self._beat(handle, period)
+                except BrokerDown:
+                    break  # logged once by the broker
+                except Exception:
+                    log.exception("room %s: heartbeat failed", handle.room.code)
+
+    async def _beat(self, handle: RoomHandle, period: float) -> None:
+        lease = handle.lease
+        if lease is not None:
+            if not await self.broker.renew(lease):
+                handle.queue.put_nowait(_Job("lost", call=lambda: self._lost(handle, lease)))
+                return
+            stale = [p for p, (_, when) in handle.remote.items() if self.timer() - when > 3 * period]
+            if stale:
+
+                def drop() -> None:
+                    before = handle.connected()
+                    for process in stale:
+                        handle.remote.pop(process, None)
+                    self._seats_changed(handle, before)
+
+                handle.queue.put_nowait(_Job("stale", call=drop))
+        elif handle.mirror and not any(not c.closed for c in handle.conns):
+            handle.quiet += 1
+            if handle.quiet >= _QUIET_BEATS and handle.queue.empty() and handle.worker is not None:
+                handle.worker.cancel()  # nobody here needs it: its news and catching up stop
+                if self.rooms.get(handle.room.code) is handle:
+                    del self.rooms[handle.room.code]
+                await self.broker.unfollow(handle.room.code)
+        elif handle.mirror:
+            handle.quiet = 0
+            self._tell_presence(handle)
+            if self.handing_over:
+                return
+            if handle.taken is None and await self.broker.holder(handle.room.code) is None:
+                handle.taken = await self.broker.acquire(handle.room.code)
+                if handle.taken is not None:
+                    handle.queue.put_nowait(_Job("promote", call=lambda: self._promote_taken(handle)))
 
 
 def _lang(value: Any) -> str:

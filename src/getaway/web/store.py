@@ -375,6 +375,17 @@ class Store:
                 return None
             return self._load(conn, row)
 
+    def log_after(self, code: str, version: int) -> list[LogEntry]:
+        """Room ``code``'s log entries after ``version``, in order (how a process that follows a
+        room owned by another catches up: web/broker.py)."""
+        query = (
+            select(room_log.c.version, room_log.c.kind, room_log.c.payload, room_log.c.time)
+            .where(room_log.c.room == code, room_log.c.version > version)
+            .order_by(room_log.c.version)
+        )
+        with self.engine.connect() as conn:
+            return [LogEntry(r.version, r.kind, json.loads(r.payload), r.time) for r in conn.execute(query)]
+
     def unfinished(self, *, with_humans: bool = False) -> list[StoredRoom]:
         """Every room not ``finished`` nor ``closed`` (to rebuild at start-up), oldest first;
         ``with_humans``: only rooms where a person has taken a seat."""

@@ -1,0 +1,597 @@
+"""The broker between server processes: who owns a room, news of its versions, forwarded commands.
+
+One room has one writer (:class:`~getaway.web.rooms.RoomService`'s worker). With more than one
+``getaway serve`` process, the :class:`Broker` decides which process that is and carries what
+the processes tell each other; the log (PostgreSQL) stays the only truth about a room::
+
+    socket ── process B (mirror of R) ──forward(R, command)──▶ process A (owner of R: lease)
+                   ▲                                                │ append (fenced) to the log
+                   │ catch up from the log, each socket its         ▼
+                   └── own player_view ◀── news "R is at v" ── publish(R, v)
+
+- **Leases** (:meth:`Broker.acquire`, :meth:`~Broker.renew`, :meth:`~Broker.release`): a room is
+  owned by the process holding its lease, which expires unless renewed (a dead process's lease
+  runs out). Each lease carries a **fencing token**, increasing per room; only the holder (same
+  process, same token) may renew or release it, and :meth:`~Broker.holds` tells a writer whether
+  its lease is still the room's before it appends to the log.
+- **News** (:meth:`~Broker.publish`, :meth:`~Broker.follow`): the owner says "room R is at version
+  v" with public facts only (seats connected, the turn timer, an absence deadline); a process with
+  sockets in R reads the new commands from the log and sends each socket its own view. No card
+  ever goes through the broker.
+- **Forwarding** (:meth:`~Broker.forward`): a command from a socket on another process reaches the
+  owner and its answer comes back (request and reply), or :class:`NoOwner` / :class:`BrokerDown`.
+
+:class:`MemoryBroker` keeps all of it in this process (one process alone, as without a cluster;
+or several services of one test sharing a :class:`MemoryHub`); :class:`RedisBroker` uses Redis
+(``redis.asyncio``): a lease is a key set with ``SET … PX`` by a Lua script that also ``INCR``s
+the room's fencing counter, news and requests are pub/sub messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+__all__ = [
+    "Broker",
+    "BrokerDown",
+    "Lease",
+    "MemoryBroker",
+    "MemoryHub",
+    "NoOwner",
+    "RedisBroker",
+    "LEASE_MS",
+    "SLOT_MS",
+    "FORWARD_TIMEOUT",
+]
+
+log = logging.getLogger("getaway.web")
+
+#: How long a lease lasts unless renewed (milliseconds); the owner renews it every third of it.
+#: A dead owner's rooms are taken over after at most this long (the issue's 5 s: 2 s + a renewal tick).
+LEASE_MS: Final = 2000
+#: How long a slot (:meth:`Broker.take_slot`) lasts unless renewed (milliseconds): the room service
+#: renews its slots every few seconds, so a dead process's sockets stop counting within this.
+SLOT_MS: Final = 10_000
+#: Seconds a forwarded command waits for the owner's answer before it is refused (``server_error``).
+FORWARD_TIMEOUT: Final = 5.0
+
+#: What a process does with a forwarded request: the request's body in, the answer's body out.
+OnRequest = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+#: What a process does with news of a room it follows: ``(code, news)``.
+OnNews = Callable[[str, dict[str, Any]], None]
+
+
+class BrokerDown(RuntimeError):
+    """The broker's service (Redis) cannot be reached: nothing was decided or sent."""
+
+
+class NoOwner(LookupError):
+    """Nobody holds the room's lease (or its holder is gone): take it, or wait for it to expire."""
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A process's ownership of one room: ``code``, the holding ``process`` (its id) and the
+    fencing ``token`` (increasing per room: a later lease has a larger token)."""
+
+    code: str
+    process: str
+    token: int
+
+    @property
+    def value(self) -> str:
+        """What the lease key holds: ``"process:token"``."""
+        return f"{self.process}:{self.token}"
+
+
+class Broker:
+    """What :class:`~getaway.web.rooms.RoomService` needs from its peers (see the module doc).
+
+    ``shared`` is ``False`` for a process alone: the service then takes none of these paths
+    (every room is its own, nothing is published or forwarded), exactly as without a broker.
+    """
+
+    shared: bool = False
+    process: str
+
+    async def start(self, on_request: OnRequest, on_news: OnNews) -> None:
+        """Start listening: ``on_request`` answers requests forwarded to this process,
+        ``on_news`` hears news of the rooms this process follows."""
+
+    async def stop(self) -> None:
+        """Stop listening and release the connection."""
+
+    async def acquire(self, code: str) -> Lease | None:
+        """Take room ``code``'s lease if nobody holds it: the new lease, else ``None``.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def renew(self, lease: Lease) -> bool:
+        """Extend ``lease`` by :data:`LEASE_MS`; ``False`` if it is no longer held (expired, or
+        another process holds the room now).
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def release(self, lease: Lease) -> None:
+        """Give ``lease`` up (only if still held by it)."""
+        raise NotImplementedError
+
+    async def holds(self, lease: Lease) -> bool:
+        """Whether ``lease`` is still room ``lease.code``'s lease (the fencing check before a write).
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def holder(self, code: str) -> str | None:
+        """The process holding room ``code``'s lease, or ``None``.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    def publish(self, code: str, news: dict[str, Any]) -> None:
+        """Queue ``news`` (a JSON object of public facts) for the followers of room ``code``; sent
+        in order, in the background (a failure is logged, the followers catch up with the next)."""
+
+    async def follow(self, code: str) -> None:
+        """Hear the news of room ``code`` (``on_news``)."""
+
+    async def unfollow(self, code: str) -> None:
+        """Stop hearing the news of room ``code``."""
+
+    async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
+        """Count ``member`` in the slots of ``(group, key)`` (say the open sockets of one client
+        address) if fewer than ``cap`` are taken, or if it already holds one (which renews it); a
+        slot not renewed within :data:`SLOT_MS` is freed (its process died). Whether it holds one.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def free_slot(self, group: str, key: str, member: str) -> None:
+        """Free ``member``'s slot of ``(group, key)``.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def list_room(self, code: str, entry: str | None) -> None:
+        """Put room ``code`` in the cluster's lobby with ``entry`` (JSON text of public facts:
+        what the lobby's list shows of it), or take it out (``None``).
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def lobby(self) -> list[str]:
+        """The entries of the cluster's lobby (:meth:`list_room`), in no order.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def forward(self, code: str, body: dict[str, Any], timeout: float = FORWARD_TIMEOUT) -> dict[str, Any]:
+        """Send ``body`` to the owner of room ``code`` and return its answer.
+
+        Raises:
+            NoOwner: nobody holds the lease, or its holder cannot hear (gone).
+            BrokerDown: the service cannot be reached.
+            TimeoutError: no answer within ``timeout`` seconds.
+        """
+        raise NotImplementedError
+
+
+def _process_id() -> str:
+    return secrets.token_hex(6)
+
+
+# ====================================================================== in memory
+
+
+@dataclass
+class MemoryHub:
+    """The shared state of :class:`MemoryBroker` s in one process: leases (``code → (value,
+    expiry)`` on the event loop's clock), fencing counters, who follows what, who answers."""
+
+    leases: dict[str, tuple[str, float]] = field(default_factory=dict)
+    fences: dict[str, int] = field(default_factory=dict)
+    brokers: dict[str, MemoryBroker] = field(default_factory=dict)
+    slots: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)  # member → expiry
+    lobby: dict[str, str] = field(default_factory=dict)  # code → lobby entry (JSON)
+
+    def live(self, code: str) -> str | None:
+        """The value of room ``code``'s lease, if it has not expired."""
+        held = self.leases.get(code)
+        if held is None or held[1] <= asyncio.get_running_loop().time():
+            self.leases.pop(code, None)
+            return None
+        return held[0]
+
+
+class MemoryBroker(Broker):
+    """A :class:`Broker` in this process. Alone (the default: its own hub) it is not ``shared``
+    and the room service never calls it: one process, every room its own. Several brokers on one
+    :class:`MemoryHub` behave as processes of a cluster (the in-process tests of the protocol).
+
+    Args:
+        hub: the hub shared with the other "processes"; ``None``: a hub of its own.
+        lease_ms: the lease's lifetime (milliseconds).
+    """
+
+    def __init__(self, hub: MemoryHub | None = None, *, lease_ms: int = LEASE_MS) -> None:
+        self.shared = hub is not None
+        self.hub = hub if hub is not None else MemoryHub()
+        self.lease_ms = lease_ms
+        self.process = _process_id()
+        self.following: set[str] = set()
+        self.on_request: OnRequest | None = None
+        self.on_news: OnNews | None = None
+
+    async def start(self, on_request: OnRequest, on_news: OnNews) -> None:
+        self.on_request, self.on_news = on_request, on_news
+        self.hub.brokers[self.process] = self
+
+    async def stop(self) -> None:
+        self.hub.brokers.pop(self.process, None)
+
+    def _expiry(self) -> float:
+        return asyncio.get_running_loop().time() + self.lease_ms / 1000
+
+    async def acquire(self, code: str) -> Lease | None:
+        if self.hub.live(code) is not None:
+            return None
+        token = self.hub.fences[code] = self.hub.fences.get(code, 0) + 1
+        lease = Lease(code, self.process, token)
+        self.hub.leases[code] = (lease.value, self._expiry())
+        return lease
+
+    async def renew(self, lease: Lease) -> bool:
+        if self.hub.live(lease.code) != lease.value:
+            return False
+        self.hub.leases[lease.code] = (lease.value, self._expiry())
+        return True
+
+    async def release(self, lease: Lease) -> None:
+        if self.hub.live(lease.code) == lease.value:
+            del self.hub.leases[lease.code]
+
+    async def holds(self, lease: Lease) -> bool:
+        return self.hub.live(lease.code) == lease.value
+
+    async def holder(self, code: str) -> str | None:
+        value = self.hub.live(code)
+        return None if value is None else value.rsplit(":", 1)[0]
+
+    async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
+        now = asyncio.get_running_loop().time()
+        held = self.hub.slots.setdefault((group, key), {})
+        for other in [m for m, expiry in held.items() if expiry <= now]:
+            del held[other]
+        if member not in held and len(held) >= cap:
+            return False
+        held[member] = now + SLOT_MS / 1000
+        return True
+
+    async def free_slot(self, group: str, key: str, member: str) -> None:
+        self.hub.slots.get((group, key), {}).pop(member, None)
+
+    async def list_room(self, code: str, entry: str | None) -> None:
+        if entry is None:
+            self.hub.lobby.pop(code, None)
+        else:
+            self.hub.lobby[code] = entry
+
+    async def lobby(self) -> list[str]:
+        return list(self.hub.lobby.values())
+
+    def publish(self, code: str, news: dict[str, Any]) -> None:
+        message = json.loads(json.dumps(news))  # what Redis would carry: JSON, nothing shared
+        for broker in list(self.hub.brokers.values()):
+            if broker is not self and code in broker.following and broker.on_news is not None:
+                broker.on_news(code, message)
+
+    async def follow(self, code: str) -> None:
+        self.following.add(code)
+
+    async def unfollow(self, code: str) -> None:
+        self.following.discard(code)
+
+    async def forward(self, code: str, body: dict[str, Any], timeout: float = FORWARD_TIMEOUT) -> dict[str, Any]:
+        holder = await self.holder(code)
+        owner = self.hub.brokers.get(holder) if holder is not None and holder != self.process else None
+        if owner is None or owner.on_request is None:
+            raise NoOwner(code)
+        answer = await asyncio.wait_for(owner.on_request(code, json.loads(json.dumps(body))), timeout)
+        return json.loads(json.dumps(answer))
+
+
+# ====================================================================== Redis
+
+#: Take a free lease: KEYS = lease key, fencing counter; ARGV = process, lifetime (ms). The token
+#: (INCR of the counter) and the key are set together, so tokens increase with each new holder.
+_ACQUIRE: Final = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
+return token
+"""
+#: Extend a lease, only by its holder: KEYS = lease key; ARGV = "process:token", lifetime (ms).
+_RENEW: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+#: Give a lease up, only by its holder: KEYS = lease key; ARGV = "process:token".
+_RELEASE: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+#: Take or renew a slot: KEYS = the slots' sorted set (member → expiry, ms of Redis's clock);
+#: ARGV = member, cap, lifetime (ms). Expired members are dropped first.
+_SLOT: Final = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return 1
+end
+return 0
+"""
+
+_PREFIX: Final = "getaway:"
+
+
+class RedisBroker(Broker):
+    """A :class:`Broker` on Redis (``redis.asyncio``): every process of the cluster uses the same
+    Redis. Keys: ``getaway:lease:{code}`` (``"process:token"``, expiring), ``getaway:fence:{code}``
+    (the fencing counter); pub/sub channels: ``getaway:room:{code}`` (news), and
+    ``getaway:proc:{process}`` (requests to a process, and the answers to its own requests).
+
+    Args:
+        url: ``redis://[:password@]host:port/db``, ``rediss://…`` for TLS, or ``unix://…``.
+        lease_ms: the lease's lifetime (milliseconds).
+
+    When Redis cannot be reached, calls raise :class:`BrokerDown` and one line is logged (and
+    one more when it is back); listening resumes by itself (redis-py subscribes again).
+    """
+
+    shared = True
+
+    def __init__(self, url: str, *, lease_ms: int = LEASE_MS) -> None:
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        self.url = url
+        self.lease_ms = lease_ms
+        self.process = _process_id()
+        # One quick retry (a connection broken by a Redis restart), never seconds of backoff: a
+        # command waits at most a few seconds for an unreachable Redis before it is refused.
+        self.redis = aioredis.from_url(
+            url, socket_timeout=2.0, socket_connect_timeout=2.0, decode_responses=True, retry=Retry(NoBackoff(), 1)
+        )
+        self._acquire = self.redis.register_script(_ACQUIRE)
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
+        self._slot = self.redis.register_script(_SLOT)
+        self._pubsub: Any = None
+        self._listener: asyncio.Task[None] | None = None
+        self._sender: asyncio.Task[None] | None = None
+        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._wanted: set[str] = set()  # the room channels to hear (subscribed again if a subscribe failed)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.on_request: OnRequest | None = None
+        self.on_news: OnNews | None = None
+        self.down = False  # Redis unreachable (logged once)
+
+    # -------------------------------------------------------------- reachability
+
+    async def _call(self, awaitable: Awaitable[Any]) -> Any:
+        """Await one Redis call; a connection failure becomes :class:`BrokerDown` (logged once)."""
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+
+        try:
+            result = await awaitable
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            self._went_down(exc)
+            raise BrokerDown(str(exc)) from None
+        self._came_back()
+        return result
+
+    def _went_down(self, exc: BaseException) -> None:
+        if not self.down:
+            self.down = True
+            log.error("redis %s unreachable (%s): commands are refused until it is back", self._shown(), exc)
+
+    def _came_back(self) -> None:
+        if self.down:
+            self.down = False
+            log.warning("redis %s reachable again", self._shown())
+
+    def _shown(self) -> str:
+        return self.url.split("@")[-1]  # no password in the log
+
+    # -------------------------------------------------------------- life cycle
+
+    async def start(self, on_request: OnRequest, on_news: OnNews) -> None:
+        self.on_request, self.on_news = on_request, on_news
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        await self._call(self._pubsub.subscribe(self._inbox(self.process)))
+        self._listener = asyncio.create_task(self._listen(), name="broker-listen")
+        self._sender = asyncio.create_task(self._send(), name="broker-send")
+
+    async def stop(self) -> None:
+        for task in (self._listener, self._sender, *self._tasks):
+            if task is not None:
+                task.cancel()
+        for task in (self._listener, self._sender, *self._tasks):
+            if task is not None:
+                with contextlib.suppress(BaseException):
+                    await task
+        with contextlib.suppress(Exception):
+            if self._pubsub is not None:
+                await self._pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    @staticmethod
+    def _inbox(process: str) -> str:
+        return f"{_PREFIX}proc:{process}"
+
+    @staticmethod
+    def _room(code: str) -> str:
+        return f"{_PREFIX}room:{code}"
+
+    # -------------------------------------------------------------- leases
+
+    async def acquire(self, code: str) -> Lease | None:
+        keys = [f"{_PREFIX}lease:{code}", f"{_PREFIX}fence:{code}"]
+        token = int(await self._call(self._acquire(keys=keys, args=[self.process, self.lease_ms])))
+        return Lease(code, self.process, token) if token else None
+
+    async def renew(self, lease: Lease) -> bool:
+        keys = [f"{_PREFIX}lease:{lease.code}"]
+        return bool(await self._call(self._renew(keys=keys, args=[lease.value, self.lease_ms])))
+
+    async def release(self, lease: Lease) -> None:
+        await self._call(self._release(keys=[f"{_PREFIX}lease:{lease.code}"], args=[lease.value]))
+
+    async def holds(self, lease: Lease) -> bool:
+        return await self._call(self.redis.get(f"{_PREFIX}lease:{lease.code}")) == lease.value
+
+    async def holder(self, code: str) -> str | None:
+        value = await self._call(self.redis.get(f"{_PREFIX}lease:{code}"))
+        return None if value is None else value.rsplit(":", 1)[0]
+
+    # -------------------------------------------------------------- slots
+
+    async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
+        keys = [f"{_PREFIX}slots:{group}:{key}"]
+        return bool(await self._call(self._slot(keys=keys, args=[member, cap, SLOT_MS])))
+
+    async def free_slot(self, group: str, key: str, member: str) -> None:
+        await self._call(self.redis.zrem(f"{_PREFIX}slots:{group}:{key}", member))
+
+    # -------------------------------------------------------------- the lobby
+
+    async def list_room(self, code: str, entry: str | None) -> None:
+        if entry is None:
+            await self._call(self.redis.hdel(f"{_PREFIX}lobby", code))
+        else:
+            await self._call(self.redis.hset(f"{_PREFIX}lobby", code, entry))
+
+    async def lobby(self) -> list[str]:
+        return list(await self._call(self.redis.hvals(f"{_PREFIX}lobby")))
+
+    # -------------------------------------------------------------- news
+
+    def publish(self, code: str, news: dict[str, Any]) -> None:
+        self._outbox.put_nowait((self._room(code), json.dumps({"t": "news", "code": code, "news": news})))
+
+    async def _send(self) -> None:
+        """Send the queued messages in order (news of one room arrive in version order)."""
+        while True:
+            channel, text = await self._outbox.get()
+            with contextlib.suppress(BrokerDown):  # logged; the followers catch up with later news
+                await self._call(self.redis.publish(channel, text))
+
+    async def follow(self, code: str) -> None:
+        self._wanted.add(self._room(code))  # kept even if this fails: the listener subscribes later
+        await self._call(self._pubsub.subscribe(self._room(code)))
+
+    async def unfollow(self, code: str) -> None:
+        self._wanted.discard(self._room(code))
+        with contextlib.suppress(BrokerDown):
+            await self._call(self._pubsub.unsubscribe(self._room(code)))
+
+    async def _resubscribe(self) -> None:
+        """Subscribe to the room channels whose subscription failed (Redis was unreachable);
+        redis-py itself subscribes again to those it had, on reconnection."""
+        have = {c.decode() if isinstance(c, bytes) else str(c) for c in self._pubsub.channels}
+        missing = self._wanted - have
+        if missing:
+            await self._call(self._pubsub.subscribe(*missing))
+
+    # -------------------------------------------------------------- forwarding
+
+    async def forward(self, code: str, body: dict[str, Any], timeout: float = FORWARD_TIMEOUT) -> dict[str, Any]:
+        holder = await self.holder(code)
+        if holder is None or holder == self.process:
+            raise NoOwner(code)
+        ask = secrets.token_hex(8)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[ask] = answer
+        try:
+            message = {"t": "ask", "id": ask, "from": self.process, "code": code, "body": body}
+            heard = await self._call(self.redis.publish(self._inbox(holder), json.dumps(message)))
+            if not heard:  # the holder's connection is gone (a dead process): its lease will expire
+                raise NoOwner(code)
+            return await asyncio.wait_for(answer, timeout)
+        finally:
+            self._waiting.pop(ask, None)
+
+    # -------------------------------------------------------------- listening
+
+    async def _listen(self) -> None:
+        """Read this process's inbox and the news of the rooms it follows, for ever; while Redis
+        is unreachable, try again every half second (redis-py subscribes again on reconnection)."""
+        while True:
+            try:
+                await self._resubscribe()
+                message = await self._call(self._pubsub.get_message(timeout=1.0))
+            except BrokerDown:
+                await asyncio.sleep(0.5)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            try:
+                self._dispatch(json.loads(message["data"]))
+            except Exception:  # one bad message must not stop the listener
+                log.exception("broker: cannot handle a message")
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("t")
+        if kind == "news" and self.on_news is not None:
+            self.on_news(message["code"], message["news"])
+        elif kind == "answer":
+            waiting = self._waiting.get(message["id"])
+            if waiting is not None and not waiting.done():
+                waiting.set_result(message["body"])
+        elif kind == "ask" and self.on_request is not None:
+            task = asyncio.create_task(self._answer(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        assert self.on_request is not None
+        try:
+            body = await self.on_request(message["code"], message["body"])
+        except Exception:
+            log.exception("broker: a forwarded command of room %s failed", message["code"])
+            body = {"error": {"code": "server_error", "template": "internal error", "args": {}, "status": 500}}
+        answer = json.dumps({"t": "answer", "id": message["id"], "body": body})
+        self._outbox.put_nowait((self._inbox(message["from"]), answer))

@@ -1,0 +1,217 @@
+"""Owners and mirrors of a room shared by many processes (issue 14), in one process: two room
+services on one SQLite file and one :class:`~getaway.web.broker.MemoryHub` (the protocol of
+web/broker.py without Redis; tests/test_web_cluster.py runs it with real processes and Redis)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+
+import pytest
+
+from getaway.web.broker import MemoryBroker, MemoryHub
+from getaway.web.rooms import RoomError, RoomHandle, RoomService, _Job
+from getaway.web.store import Store
+from web_helpers import check_authority
+
+CONFIG = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
+
+
+async def _services(tmp_path, n: int = 2, lease_ms: int = 1000) -> tuple[MemoryHub, list[RoomService]]:
+    hub = MemoryHub()
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    services = [RoomService(Store(url), bot_delay=0, broker=MemoryBroker(hub, lease_ms=lease_ms)) for _ in range(n)]
+    for service in services:
+        await service.start()
+    return hub, services
+
+
+async def _stop(services: list[RoomService]) -> None:
+    for service in services:
+        await service.stop()
+        service.store.close()
+
+
+def _messages(conn) -> list[dict]:
+    out = []
+    while not conn.outbox.empty():
+        text = conn.outbox.get_nowait()
+        if text is not None:
+            out.append(json.loads(text))
+    return out
+
+
+async def _until(pred, timeout: float = 5.0) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if pred():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("not in time")
+
+
+async def _play(players: list[tuple[RoomService, RoomHandle, object]], rng: random.Random) -> None:
+    """The humans (each a socket on its own service) play random legal moves until the deal is
+    over, each from its own process's room once that has caught up with the newest one (the
+    owner's, wherever it is now)."""
+    for _ in range(2000):
+        room = max((h.room for _, h, _ in players), key=lambda r: r.version)
+        if room.status != "playing":
+            return
+        seat = room.to_act()
+        mover = next((p for p in players if p[2].seat == seat), None)
+        if mover is None:
+            await asyncio.sleep(0.005)  # a bot's move
+            continue
+        service, handle, conn = mover
+        await _until(lambda h=handle, v=room.version: h.room.version >= v)  # its process has caught up
+        view = handle.room.view(seat)
+        if view.to_act != seat:
+            continue  # the room moved on meanwhile
+        action = rng.choice(view.legal_actions)
+        await service.message(handle, conn, {"type": "act", "action": str(action), "version": handle.room.version})
+    raise AssertionError("the deal did not end")
+
+
+def test_a_room_owned_by_one_service_is_played_from_another(tmp_path):
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        news: list[dict] = []
+        publish = a.broker.publish
+        a.broker.publish = lambda code, message: (news.append(message), publish(code, message))[1]  # type: ignore[method-assign]
+        try:
+            made = await a.create(CONFIG, "Asha")
+            code = made["code"]
+            joined = await b.join(code, "Ben")  # forwarded to the owner
+            assert joined["seat"] == 1
+            owner, mirror = a.rooms[code], await b.handle(code)
+            assert owner.lease is not None and not owner.mirror
+            assert mirror.mirror and mirror.lease is None
+            asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
+            ben = await b.attach(mirror, {"token": joined["token"], "lang": "fr"})
+            await _until(lambda: 1 in owner.connected())  # the mirror told the owner of Ben's socket
+            await a.start_match(code, made["host_token"])
+            # A refusal of the owner reaches Ben (on B) translated, as it reaches a socket on A.
+            await _until(lambda: mirror.room.version == owner.room.version)
+            asha_fr = await a.attach(owner, {"token": made["token"], "lang": "fr"})
+            for service, handle, conn in ((a, owner, asha_fr), (b, mirror, ben)):
+                _messages(conn)
+                await service.message(handle, conn, {"type": "act", "action": "zz", "version": handle.room.version})
+            here, there = ([m for m in _messages(c) if m["type"] == "error"] for c in (asha_fr, ben))
+            assert here and there and here[0]["code"] == there[0]["code"] != "server_error"
+            assert here[0]["message"] == there[0]["message"]
+            await _play([(a, owner, asha), (b, mirror, ben)], random.Random(4))
+            await _until(lambda: mirror.room.version == owner.room.version)
+            assert mirror.room.status == owner.room.status == "finished"
+            last = [m for m in _messages(ben) if m["type"] == "update"][-1]
+            assert last["view"]["outcome"] is not None and last["view"]["seat"] == 1
+            await _until(lambda: a.store.load_room(code).status == "finished")
+            check_authority(a.store.load_room(code).log, 4)
+            assert news and all(set(n) <= {"v", "connected", "turn_ends_in", "absent"} for n in news)
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+def test_an_owner_that_stops_renewing_loses_the_room_and_writes_nothing_more(tmp_path):
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        try:
+            made = await a.create(CONFIG, "Asha")
+            code = made["code"]
+            joined = await b.join(code, "Ben")
+            owner, mirror = a.rooms[code], await b.handle(code)
+            ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
+            await a.start_match(code, made["host_token"])
+            old = owner.lease
+            a._heart.cancel()  # A stalls: its lease is not renewed (a pause, not a crash: A runs on)
+            await _until(lambda: mirror.lease is not None, timeout=5)  # B's heartbeat took the room
+            assert mirror.lease.token > old.token and not mirror.mirror
+            written: list = []  # what A appends to the log from now on
+            append = a.store.append_many
+            a.store.append_many = lambda entries: (written.extend(entries), append(entries))[1]
+            # A's next command finds its lease gone (fencing): it demotes itself and forwards the command.
+            asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
+            seat_to_act = owner.room.to_act()
+            action = str(owner.room.view(seat_to_act).legal_actions[0])
+            bot = owner.room.seats[seat_to_act].bot_controlled
+            move = _Job("act", {"seat": seat_to_act, "action": action, "bot": bot}, version=owner.room.version)
+            with contextlib.suppress(RoomError):  # B answers (applied, or stale): A wrote nothing
+                await a.submit(owner, move)
+            assert owner.mirror and owner.lease is None and written == []
+            a._heart = asyncio.create_task(a._heartbeat())  # the pause is over
+            await _play([(a, owner, asha), (b, mirror, ben)], random.Random(9))
+            assert written == []
+            await _until(lambda: a.store.load_room(code).status == "finished")  # the last move committed
+            check_authority(a.store.load_room(code).log, 4)  # versions 1, 2, 3 … once each, whoever wrote them
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+def test_alone_a_memory_broker_is_not_shared():
+    assert not MemoryBroker().shared and MemoryBroker(MemoryHub()).shared
+
+
+@pytest.mark.parametrize("lease_ms", [200])
+def test_memory_leases_expire_and_fence(lease_ms):
+    async def scenario() -> None:
+        hub = MemoryHub()
+        one, two = MemoryBroker(hub, lease_ms=lease_ms), MemoryBroker(hub, lease_ms=lease_ms)
+        first = await one.acquire("R")
+        assert first is not None and await two.acquire("R") is None
+        assert await two.holder("R") == one.process
+        await asyncio.sleep(lease_ms / 1000 + 0.05)
+        assert not await one.holds(first) and not await one.renew(first)
+        second = await two.acquire("R")
+        assert second is not None and second.token == first.token + 1
+
+    asyncio.run(scenario())
+
+
+def test_the_lobby_lists_the_public_rooms_of_every_service(tmp_path):
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        try:
+            made = await a.create({**CONFIG, "public": True}, "Asha")
+            await a.create(CONFIG, "Bea")  # private: never listed
+            await _until(lambda: len(hub.lobby) == 1)
+            listed = await b.lobby()
+            assert [r["code"] for r in listed] == [made["code"]] and listed[0]["free"] == 3
+            assert b.public_rooms() == []  # B has none of its own
+            played = await b.quick_play("Ben")  # B seats Ben in A's room (the command goes to A)
+            assert played["code"] == made["code"] and not played["created"] and played["seat"] == 1
+            await _until(lambda: json.loads(hub.lobby[made["code"]])["entry"]["free"] == 2)
+            await a.start_match(made["code"], made["host_token"])
+            await _until(lambda: not hub.lobby)  # started: out of the lobby
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+def test_a_service_that_hands_over_its_rooms_lets_another_take_them(tmp_path):
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        try:
+            made = await a.create(CONFIG, "Asha")
+            code = made["code"]
+            joined = await b.join(code, "Ben")
+            owner, mirror = a.rooms[code], await b.handle(code)
+            asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
+            ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
+            await a.start_match(code, made["host_token"])
+            await a.hand_over()  # A drains: B takes the room at its next heartbeat
+            assert owner.mirror and owner.lease is None and hub.live(code) is None
+            await _until(lambda: mirror.lease is not None)
+            await _play([(a, owner, asha), (b, mirror, ben)], random.Random(6))  # Asha's socket on A still plays
+            assert owner.lease is None  # A took no lease back
+            await _until(lambda: a.store.load_room(code).status == "finished")
+            check_authority(a.store.load_room(code).log, 4)
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())

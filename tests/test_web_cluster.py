@@ -1,0 +1,518 @@
+"""Many server processes, one set of rooms (issue 14): real ``getaway serve`` processes on
+loopback sharing one PostgreSQL database and one Redis (each test starts its own redis-server
+from Debian's binary on a free port, so that it can stop and restart it).
+
+They run in dev.py's PostgreSQL pass (``GETAWAY_TEST_DATABASE_URL``, and ``GETAWAY_REDIS_SERVER``
+naming the binary); elsewhere they are skipped with the reason, except that without redis-server
+they fail when ``GETAWAY_REQUIRE_REDIS=1`` (CI).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from getaway.core.record import deal_from_record
+from getaway.web.broker import BrokerDown, RedisBroker
+from getaway.web.rooms import Room
+from getaway.web.store import Store
+from web_helpers import TEST_DATABASE, ServerProcess, check_authority, free_port, fresh_database
+
+REDIS_BINARY = os.environ.get("GETAWAY_REDIS_SERVER") or shutil.which("redis-server")
+
+if not TEST_DATABASE:
+    pytestmark = pytest.mark.skip(
+        reason="the cluster tests need PostgreSQL: they run in dev.py's PostgreSQL pass (GETAWAY_TEST_DATABASE_URL)"
+    )
+elif REDIS_BINARY is None:
+    if os.environ.get("GETAWAY_REQUIRE_REDIS") == "1":
+        raise RuntimeError("GETAWAY_REQUIRE_REDIS=1 but no redis-server (dev.py installs Debian's when root)")
+    pytestmark = pytest.mark.skip(reason="no redis-server (dev.py installs Debian's when root; GETAWAY_REDIS_SERVER)")
+
+
+class RedisServer:
+    """A redis-server of one test, on a free loopback port, nothing saved to disk."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.tmp = tmp
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        assert REDIS_BINARY is not None
+        cmd = [REDIS_BINARY, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        cmd += ["--dir", str(self.tmp)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import redis
+
+        client = redis.Redis(port=self.port, socket_connect_timeout=1)
+        deadline = time.time() + 10
+        while True:
+            try:
+                client.ping()
+                client.close()
+                return
+            except redis.ConnectionError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    server = RedisServer(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def cluster(tmp_path, redis_server):
+    """Start ``n`` serve processes on one PostgreSQL database and ``redis_server``: ``start(n)``."""
+    url = fresh_database()
+    servers: list[ServerProcess] = []
+
+    def start(n: int, *options: str) -> list[ServerProcess]:
+        for _ in range(n):
+            more = ("--redis-url", redis_server.url, "--rooms-per-minute", "600", *options)
+            servers.append(ServerProcess(tmp_path, *more, database=url, name=f"server{len(servers)}"))
+        return servers
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+class Sock:
+    """A websockets client speaking the protocol: remembers the last state it was sent, and
+    the human moves the server acknowledged (an ``update`` answering them)."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self._socket = connect(url, open_timeout=5)
+        self.ws = self._socket.__enter__()
+        self.ws.send(json.dumps({"type": "hello", "token": token, "lang": "en"}))
+        self.last = self.until(lambda m: m["type"] in ("welcome", "error"))
+        assert self.last["type"] == "welcome", self.last
+        self.welcome = self.last
+
+    arrived: dict[int, float] = {}  # version → when a socket of the test first saw it (monotonic)
+
+    def until(self, pred, timeout: float = 15):
+        deadline = time.time() + timeout
+        while True:
+            msg = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.time())))
+            if msg["type"] in ("welcome", "update", "sync"):
+                self.last = msg
+                Sock.arrived.setdefault(msg["version"], time.monotonic())
+            if pred(msg):
+                return msg
+
+    def mine(self) -> bool:
+        v = self.last["view"]
+        return v is not None and v["outcome"] is None and v["to_act"] == v["seat"]
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._socket.__exit__(None, None, None)
+
+
+def _room(server: ServerProcess, *names: str) -> tuple[str, list[dict]]:
+    """A 4-seat room (takes off, easy bots) made on ``server`` by ``names[0]``, the others
+    joining on the same server; returns its code and each one's ``{"seat", "token"}``."""
+    body = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
+    made = httpx.post(f"{server.base}/api/rooms", json={**body, "name": names[0]}, timeout=10)
+    assert made.status_code == 201, made.text
+    code = made.json()["code"]
+    seats = [made.json()]
+    for name in names[1:]:
+        joined = httpx.post(f"{server.base}/api/rooms/{code}/join", json={"name": name}, timeout=10)
+        assert joined.status_code == 200, joined.text
+        seats.append(joined.json())
+    return code, seats
+
+
+def _play(
+    socks: list[Sock], rng: random.Random, acked: list[tuple[int, int, str]], moves: int | None = None, retry=()
+) -> None:
+    """Humans play random moves (bots play by themselves) until ``moves`` human moves were
+    acknowledged or the deal is over; each acknowledged move is added to ``acked`` as
+    ``(version, seat, action)``. A move refused with a code of ``retry`` is made again."""
+    made = 0
+    while moves is None or made < moves:
+        newest = max(s.last["version"] for s in socks)
+        for s in socks:
+            if s.last["version"] < newest:
+                s.until(lambda m, v=newest: m["type"] == "update" and m["version"] >= v)
+        if socks[0].last["view"]["outcome"] is not None:
+            return
+        mover = next((s for s in socks if s.mine()), None)
+        if mover is None:
+            socks[0].until(lambda m: m["type"] == "update")
+            continue
+        action = rng.choice(mover.last["view"]["legal_actions"])
+        version = mover.last["version"]
+        mover.ws.send(json.dumps({"type": "act", "action": action, "version": version}))
+        answer = mover.until(lambda m, v=version: m["type"] == "error" or (m["type"] == "update" and m["version"] > v))
+        if answer["type"] == "error":
+            assert answer["code"] in ("stale_version", "rate_limited", *retry), answer
+            time.sleep(0 if answer["code"] == "stale_version" else 0.1)  # as the page would: wait a little
+            continue
+        acked.append((version + 1, mover.last["view"]["seat"], action))
+        made += 1
+
+
+def _version(server: ServerProcess, code: str) -> int:
+    return httpx.get(f"{server.base}/api/rooms/{code}", timeout=10).json()["version"]
+
+
+def _stored(code: str):
+    store = Store(TEST_DATABASE)
+    try:
+        return store.load_room(code)
+    finally:
+        store.close()
+
+
+def _audit(code: str, acked: list[tuple[int, int, str]]) -> None:
+    """The log of room ``code``: versions 1, 2, 3 … without a gap, every move by its seat's
+    controller, the room rebuilds from it, and every acknowledged human move is in it once, at
+    the version it was acknowledged with."""
+    stored = _stored(code)
+    check_authority(stored.log, 4)
+    Room.restore(stored)
+    acts = [e for e in stored.log if e.kind == "act" and not e.payload["bot"]]
+    human = [(e.version, e.payload["seat"], e.payload["action"]) for e in acts]
+    for move in acked:
+        assert human.count(move) == 1, (move, human)
+
+
+def _spy(redis_url: str, seen: list[tuple[str, str]], stop: threading.Event) -> threading.Thread:
+    """Record every message published on the cluster's channels (``getaway:*``)."""
+    import redis
+
+    def run() -> None:
+        client = redis.Redis.from_url(redis_url, decode_responses=True)
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        pubsub.psubscribe("getaway:*")
+        while not stop.is_set():
+            message = pubsub.get_message(timeout=0.2)
+            if message is not None and message["type"] == "pmessage":
+                seen.append((message["channel"], message["data"]))
+        pubsub.close()
+        client.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    time.sleep(0.3)  # subscribed before the play begins
+    return thread
+
+
+@pytest.mark.timeout(120)
+def test_a_room_with_sockets_on_two_processes_plays_a_whole_deal(cluster, redis_server):
+    a, b, c = cluster(3)
+    seen: list[tuple[str, str]] = []
+    stop = threading.Event()
+    spy = _spy(redis_server.url, seen, stop)
+    code, (asha, ben) = _room(a, "Asha", "Ben")
+    socks = [Sock(f"{a.ws}/ws/{code}", asha["token"]), Sock(f"{b.ws}/ws/{code}", ben["token"])]
+    try:
+        socks[1].until(lambda m: m["type"] == "update" and m["room"]["seats"][0]["connected"])  # B hears of A's socket
+        socks[0].until(lambda m: m["type"] == "update" and m["room"]["seats"][1]["connected"])  # A hears of B's
+        socks[1].ws.send(json.dumps({"type": "start"}))  # Ben is not the host: refused by the owner, on A
+        refused = socks[1].until(lambda m: m["type"] == "error")
+        assert refused["code"] == "not_host"
+        socks[0].ws.send(json.dumps({"type": "start"}))
+        for s in socks:
+            s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
+        acked: list[tuple[int, int, str]] = []
+        _play(socks, random.Random(3), acked)
+        outcome = socks[0].last["view"]["outcome"]
+        assert outcome is not None
+        if socks[1].last["view"]["outcome"] is None:
+            socks[1].until(lambda m: m["type"] == "update" and m["view"]["outcome"] is not None)
+        assert socks[1].last["view"]["outcome"] == outcome
+        assert any(seat == 1 for _, seat, _ in acked)  # Ben, on B, played moves forwarded to A
+        record = httpx.get(f"{c.base}/api/rooms/{code}/deals/0/record", timeout=10)  # a third process reads it
+        assert record.status_code == 200
+        assert deal_from_record(record.json()).outcome.to_dict() == outcome
+        _audit(code, acked)
+    finally:
+        for s in socks:
+            s.close()
+        stop.set()
+        spy.join(5)
+    # What Redis carried: news with public facts, and commands with their answers; no hand, no token.
+    assert any(ch == f"getaway:room:{code}" for ch, _ in seen)
+    for channel, data in seen:
+        message = json.loads(data)
+        if channel.startswith("getaway:room:"):
+            assert set(message["news"]) <= {"v", "connected", "turn_ends_in", "absent"}, message
+        assert "hand" not in data and "token" not in data, data
+        assert asha["token"] not in data and ben["token"] not in data
+
+
+@pytest.mark.timeout(150)
+def test_the_owner_drained_with_sigterm_hands_its_room_over(cluster, redis_server):
+    """SIGTERM (a deploy): the owner commits what it acknowledged, gives its lease up and closes
+    its sockets with 1012; the page reconnects to another process, which takes the room over
+    (without waiting for the lease to expire) and the deal finishes, every move once."""
+    a, b = cluster(2)
+    code, (asha, ben) = _room(a, "Asha", "Ben")  # A owns the room
+    on_b = Sock(f"{b.ws}/ws/{code}", ben["token"])
+    on_a = Sock(f"{a.ws}/ws/{code}", asha["token"])
+    socks = [on_a, on_b]
+    try:
+        on_a.ws.send(json.dumps({"type": "start"}))
+        for s in socks:
+            s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
+        rng = random.Random(12)
+        acked: list[tuple[int, int, str]] = []
+        _play(socks, rng, acked, moves=3)
+        import redis
+
+        leases = redis.Redis.from_url(redis_server.url, decode_responses=True)
+        held = leases.get(f"getaway:lease:{code}")  # "process:token": A's
+        assert held is not None
+        a.proc.send_signal(signal.SIGTERM)
+        with pytest.raises(ConnectionClosed) as closed:
+            on_a.until(lambda m: False, timeout=15)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012, closed.value
+        assert a.proc.wait(30) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled
+        assert leases.get(f"getaway:lease:{code}") != held  # given up, not left to expire (2 s)
+        leases.close()
+        back = Sock(f"{b.ws}/ws/{code}", asha["token"])  # the page reconnects, through the front: to B
+        assert back.welcome["seat"] == asha["seat"]
+        socks = [back, on_b]
+        _play(socks, rng, acked, retry=("server_error",))
+        assert socks[0].last["view"]["outcome"] is not None
+        _audit(code, acked)
+        assert "owned by this process" in b.log()
+        assert "Traceback" not in a.log() and "drained 1 rooms" in a.log(), a.log()
+    finally:
+        for s in socks:
+            s.close()
+
+
+@pytest.mark.timeout(150)
+def test_the_owner_killed_mid_deal_the_deal_finishes_elsewhere(cluster, record_property):
+    a, b, c = cluster(3)
+    code, (asha, ben, cai) = _room(a, "Asha", "Ben", "Cai")  # A owns the room
+    Sock.arrived = {}
+    socks = [Sock(f"{b.ws}/ws/{code}", asha["token"]), Sock(f"{c.ws}/ws/{code}", ben["token"])]
+    on_a = Sock(f"{a.ws}/ws/{code}", cai["token"])  # Cai's socket dies with A
+    try:
+        socks[0].ws.send(json.dumps({"type": "start"}))
+        for s in [*socks, on_a]:
+            s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
+        rng = random.Random(11)
+        acked: list[tuple[int, int, str]] = []
+        _play([*socks, on_a], rng, acked, moves=4)
+        killed = time.monotonic()
+        a.kill()
+        on_a.close()
+        # Cai comes back on B: the same seat, and the cards the log says he holds at that version.
+        back = Sock(f"{b.ws}/ws/{code}", cai["token"])
+        assert back.welcome["seat"] == cai["seat"]
+        stored = _stored(code)
+        stored.log = [e for e in stored.log if e.version <= back.welcome["version"]]
+        assert back.welcome["view"]["hand"] == Room.restore(stored).view(cai["seat"]).to_dict()["hand"]
+        socks.append(back)
+        # The deal goes on within 5 s of the kill: a process took the lease and rebuilt the room
+        # (a move forwarded to the dead owner meanwhile may be refused with server_error: made again).
+        last = max(Sock.arrived)
+        _play(socks, rng, acked, retry=("server_error",))
+        assert socks[0].last["view"]["outcome"] is not None
+        took = Sock.arrived[last + 1] - killed
+        record_property("takeover_seconds", round(took, 3))  # pytest --junitxml=… shows it
+        assert took < 5.0, took
+        _audit(code, acked)
+        owners = [s for s in (b, c) if "owned by this process" in s.log()]
+        assert len(owners) == 1, [s.log() for s in (b, c)]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_two_processes_racing_for_a_lease_one_wins(cluster, redis_server):
+    async def race() -> None:
+        brokers = [RedisBroker(redis_server.url, lease_ms=500) for _ in range(2)]
+        try:
+            for round_ in range(20):
+                code = f"RACE{round_:02d}"
+                leases = await asyncio.gather(*(b.acquire(code) for b in brokers))
+                won = [lease for lease in leases if lease is not None]
+                assert len(won) == 1, leases
+                winner = won[0]
+                loser = brokers[1] if winner.process == brokers[0].process else brokers[0]
+                assert await loser.holder(code) == winner.process
+                assert not await loser.renew(type(winner)(code, loser.process, winner.token))
+                await loser.release(type(winner)(code, loser.process, winner.token))  # not its lease: no effect
+                assert await brokers[0].holds(winner) and await brokers[1].holds(winner)
+            await asyncio.sleep(0.6)  # every lease expired: the next holder gets a larger token
+            again = await brokers[1].acquire("RACE00")
+            assert again is not None and again.token == 2
+            assert not await brokers[0].holds(winner)  # an expired lease is no longer held (fencing)
+        finally:
+            for b in brokers:
+                await b.stop()
+
+    asyncio.run(race())
+    # Two real processes: A made the room and died; B and C are asked for it at the same moment.
+    a, b, c = cluster(3)
+    code, _ = _room(a, "Asha")
+    a.kill()
+    time.sleep(2.5)  # A's lease has expired
+    answers: dict[str, httpx.Response] = {}
+
+    def join(server: ServerProcess, name: str) -> None:
+        answers[name] = httpx.post(f"{server.base}/api/rooms/{code}/join", json={"name": name}, timeout=15)
+
+    threads = [threading.Thread(target=join, args=(s, n)) for s, n in ((b, "Ben"), (c, "Cai"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {n: r.status_code for n, r in answers.items()} == {"Ben": 200, "Cai": 200}
+    owners = [s for s in (b, c) if "owned by this process" in s.log()]
+    assert len(owners) == 1, [s.log() for s in (b, c)]
+    joins = [e.payload["name"] for e in _stored(code).log if e.kind == "join"]
+    assert sorted(joins) == ["Asha", "Ben", "Cai"]
+
+
+@pytest.mark.timeout(150)
+def test_redis_stopped_and_restarted_during_play(cluster, redis_server):
+    a, b = cluster(2)
+    code, (asha, ben) = _room(a, "Asha", "Ben")
+    socks = [Sock(f"{a.ws}/ws/{code}", asha["token"]), Sock(f"{b.ws}/ws/{code}", ben["token"])]
+    try:
+        socks[0].ws.send(json.dumps({"type": "start"}))
+        for s in socks:
+            s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
+        rng = random.Random(2)
+        acked: list[tuple[int, int, str]] = []
+        _play(socks, rng, acked, moves=2)
+        newest = max(s.last["version"] for s in socks)
+        for s in socks:
+            if s.last["version"] < newest:
+                s.until(lambda m, v=newest: m["type"] == "update" and m["version"] >= v)
+        time.sleep(0.5)  # the bots' moves are made: a human is to act
+        newest = _version(a, code)
+        for s in socks:
+            if s.last["version"] < newest:
+                s.until(lambda m, v=newest: m["type"] == "update" and m["version"] >= v)
+        redis_server.stop()
+        # A command on the owner (A) and one forwarded from B get server_error, soon: never a hang.
+        for s in socks:
+            asked = time.monotonic()
+            view = s.last["view"]
+            action = (view["legal_actions"] or view["hand"])[0]
+            s.ws.send(json.dumps({"type": "act", "action": action, "version": s.last["version"]}))
+            answer = s.until(lambda m: m["type"] == "error", timeout=10)
+            assert answer["code"] == "server_error", answer
+            assert time.monotonic() - asked < 8
+        time.sleep(1.5)  # heartbeats fail too while Redis is down
+        redis_server.start()  # empty: every lease and subscription is gone
+        time.sleep(2.0)  # the processes notice and take the room again
+        # Play resumes: a move may be refused while the room is taken again; then it goes through.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            mover = next((s for s in socks if s.mine()), None)
+            if mover is None:
+                break
+            action = rng.choice(mover.last["view"]["legal_actions"])
+            version = mover.last["version"]
+            mover.ws.send(json.dumps({"type": "act", "action": action, "version": version}))
+            answer = mover.until(
+                lambda m, v=version: m["type"] == "error" or (m["type"] == "update" and m["version"] > v), timeout=10
+            )
+            if answer["type"] == "update":
+                acked.append((version + 1, mover.last["view"]["seat"], action))
+                break
+            assert answer["code"] in ("server_error", "stale_version"), answer
+            time.sleep(0.5)
+        else:
+            raise AssertionError("play did not resume after Redis came back")
+        _play(socks, rng, acked)
+        assert socks[0].last["view"]["outcome"] is not None
+        _audit(code, acked)
+        for server in (a, b):  # one line for the outage, not one per command
+            errors = [line for line in server.log().splitlines() if " ERROR " in line]
+            assert len(errors) == 1 and re.search(r"redis \S+ unreachable", errors[0]), server.log()
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_the_sockets_of_an_address_are_counted_across_processes(cluster):
+    a, b = cluster(2, "--sockets-per-address", "2")
+    code, _ = _room(a, "Asha")
+    with contextlib.ExitStack() as stack:
+        first = stack.enter_context(connect(f"{a.ws}/ws/{code}", open_timeout=5))
+        second = stack.enter_context(connect(f"{b.ws}/ws/{code}", open_timeout=5))
+        for ws in (first, second):  # counted (a socket is counted before it may say hello)
+            ws.send(json.dumps({"type": "hello", "spectate": True, "lang": "en"}))
+            assert json.loads(ws.recv(timeout=5))["type"] == "welcome"
+        for server in (a, b):  # a third socket from 127.0.0.1, on either process: refused
+            with connect(f"{server.ws}/ws/{code}", open_timeout=5) as third:
+                refused = json.loads(third.recv(timeout=5))
+                assert refused["type"] == "error" and refused["code"] == "too_many_sockets"
+        second.close()
+        deadline = time.time() + 5
+        while True:  # its slot is freed as the socket closes: a new one is taken
+            with connect(f"{b.ws}/ws/{code}", open_timeout=5) as again:
+                again.send(json.dumps({"type": "hello", "spectate": True, "lang": "en"}))
+                answer = json.loads(again.recv(timeout=5))
+            if answer["type"] == "welcome":
+                break
+            assert answer["code"] == "too_many_sockets" and time.time() < deadline, answer
+            time.sleep(0.1)
+
+
+def test_a_room_followed_while_redis_is_down_is_heard_once_it_is_back(redis_server):
+    async def scenario() -> None:
+        heard: list[dict] = []
+
+        async def answer(code: str, body: dict) -> dict:
+            return {}
+
+        follower, owner = RedisBroker(redis_server.url), RedisBroker(redis_server.url)
+        await follower.start(answer, lambda code, news: heard.append(news))
+        await owner.start(answer, lambda code, news: None)
+        try:
+            redis_server.stop()
+            await asyncio.sleep(1.5)  # the follower's listener has seen its connection drop
+            with pytest.raises(BrokerDown):  # the subscription fails: no connection
+                await follower.follow("R1")
+            redis_server.start()
+            for _ in range(50):  # the follower subscribes by itself once Redis is back
+                owner.publish("R1", {"v": 1})
+                await asyncio.sleep(0.1)
+                if heard:
+                    break
+            assert heard and heard[0] == {"v": 1}
+        finally:
+            await follower.stop()
+            await owner.stop()
+
+    asyncio.run(scenario())
