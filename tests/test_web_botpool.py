@@ -226,3 +226,49 @@ def test_a_room_whose_searches_cannot_have_a_worker_sends_fallback_moves_at_the_
     assert all("every bot worker was busy" in line for line in lines)
     assert delays and all(delay - 0.001 <= d < delay + 0.1 for d in delays), delays  # on time, not late
     assert not any("after its move was due" in r.getMessage() for r in caplog.records)
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_the_workers_end_when_their_server_is_killed(tmp_path):
+    # a server killed with SIGKILL cannot stop its pool: its workers (and multiprocessing's
+    # resource tracker) must not live on, orphaned
+    from web_helpers import ServerProcess
+
+    server = ServerProcess(tmp_path, "--bot-workers", "1")
+    try:
+        deadline = time.time() + 20
+        while len(_children(server.proc.pid)) < 2 and time.time() < deadline:  # the worker + the tracker
+            time.sleep(0.1)
+        children = _children(server.proc.pid)
+        assert len(children) >= 2, children
+    finally:
+        server.kill()
+        server.stop()
+    deadline = time.time() + 10
+    while any(_alive(pid) for pid in children) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in children if _alive(pid)], "orphaned workers live on"

@@ -38,6 +38,7 @@ import multiprocessing
 import os
 import random
 import signal
+import threading
 import time
 import traceback
 from collections import Counter, deque
@@ -156,14 +157,25 @@ _BOTS: dict[BotSpec, Bot] = {}
 
 def _start_worker(specs: Sequence[BotSpec], ready: Any = None) -> None:
     """A worker's start: Ctrl+C is the server's to handle (the worker would print a traceback),
-    and the bots of ``specs`` are built now, before the first search; then ``ready`` (a
-    semaphore of the pool's start) is released."""
+    the worker ends when the server does, even killed (:func:`_orphan_watch`), and the bots of
+    ``specs`` are built now, before the first search; then ``ready`` (a semaphore of the pool's
+    start) is released."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_orphan_watch, args=(os.getppid(),), daemon=True, name="orphan-watch").start()
     for spec in specs:
         with contextlib.suppress(Exception):
             _BOTS[spec] = spec.build()
     if ready is not None:
         ready.release()
+
+
+def _orphan_watch(server: int, period: float = 1.0) -> None:
+    """In a worker: end this process once its server ``server`` (a pid) is gone. A server
+    killed with SIGKILL cannot stop its pool, and a worker waiting for work would live on (and
+    with it multiprocessing's resource tracker, which waits for every holder of its pipe)."""
+    while os.getppid() == server:
+        time.sleep(period)
+    os._exit(0)
 
 
 def _worker_pid() -> int:
