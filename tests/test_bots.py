@@ -158,6 +158,25 @@ def test_every_level_has_one_line_starting_with_its_name():
         assert line.startswith(f"{level}: ") and "\n" not in line and len(line) < 100
 
 
+def test_hard_is_unchanged_by_the_web_time_limit():
+    # The web gives a searching level time_limit = SEARCH_SHARE × bot_delay; `hard` samples one
+    # world per decision, which a time limit never cuts, so it plays the same under any limit.
+    rules = Rules.profile("punjab", players=4)
+    for seed in range(3):
+        plays = []
+        for limit in (None, 1e-9):
+            deal = Deal(rules, 0, 40 + seed)
+            bot = make_bot("hard") if limit is None else make_bot("hard", time_limit=limit)
+            rng, actions = random.Random(seed), []
+            while not deal.is_over:
+                view = player_view(deal, deal.to_act)
+                action = bot.act(view, view.legal_actions, rng)
+                actions.append(action)
+                deal.apply(action, deal.to_act)
+            plays.append(actions)
+        assert plays[0] == plays[1]
+
+
 def test_bot_settings_in_the_name():
     bot = make_bot("expert:iterations=12+margin=0.1")
     assert bot.iterations == 12 and bot.margin == 0.1

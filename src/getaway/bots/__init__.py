@@ -96,9 +96,9 @@ BOTS: dict[str, Callable[..., Bot]] = {
 #: Difficulty levels for people, mapped onto bot kinds and settings (docs/bots.md).
 LEVELS: dict[str, tuple[str, dict[str, object]]] = {
     "random": ("random", {}),
-    "easy": ("heuristic", {"noise": 0.7}),
-    "medium": ("heuristic", {"noise": 0.4}),
-    "hard": ("expert", {"iterations": 40}),
+    "easy": ("heuristic", {"noise": 0.55}),
+    "medium": ("heuristic", {"noise": 0.25}),
+    "hard": ("expert", {"iterations": 1, "rollout": "light"}),
     "expert": ("expert", {}),
 }
 
@@ -110,9 +110,9 @@ LEVELS: dict[str, tuple[str, dict[str, object]]] = {
 #: strength figures: docs/bots.md "Levels").
 LEVEL_HELP: dict[str, str] = {
     "random": N_("random: any legal move, picked at random (takes a neighbour's hand only rarely)"),
-    "easy": N_("easy: the rules of thumb, but a random move seven times in ten"),
-    "medium": N_("medium: the rules of thumb, with a random move four times in ten"),
-    "hard": N_("hard: plays out a few dozen sampled deals before each move"),
+    "easy": N_("easy: the rules of thumb, but a random move about one time in two"),
+    "medium": N_("medium: the rules of thumb, with a random move one time in four"),
+    "hard": N_("hard: the rules of thumb, checked against one sampled deal before each move"),
     "expert": N_("expert: plays out many sampled deals before each move (the strongest, slowest)"),
 }
 
