@@ -2,8 +2,9 @@
 """Set-up and tasks for a fresh machine with only Python 3.11+ (standard library only).
 
     python3 dev.py run [ARGS...]    create .venv if needed, install, run the main job (the web app)
-    python3 dev.py test [ARGS...]   create .venv if needed, install (and chromium with apt, for the
-                                    browser tests, when missing and root), lint and run the tests;
+    python3 dev.py test [ARGS...]   create .venv if needed, install (and chromium and nginx with apt,
+                                    for the browser and front tests, when missing and root), lint
+                                    and run the tests;
                                     with no ARGS, then the web server's tests again on PostgreSQL
                                     (Debian's postgresql, installed and started when root), the
                                     cluster's among them (Debian's redis-server, installed when root)
@@ -75,6 +76,8 @@ WEB_TESTS = [
     "tests/test_web_migrations.py",
     "tests/test_web_edge.py",
     "tests/test_web_cluster.py",  # 3 processes, one PostgreSQL, one Redis (skipped on SQLite)
+    "tests/test_web_drain.py",
+    "tests/test_web_front.py",
 ]
 #: Where Debian's redis-server is; the cluster tests start their own servers from it (on free
 #: loopback ports: they stop and restart Redis mid-deal).
@@ -109,6 +112,18 @@ def ensure_chromium() -> None:
     when GETAWAY_REQUIRE_BROWSER=1, as in CI)."""
     if not CHROMIUM.exists():
         _apt_install("chromium", "the browser tests")
+
+
+NGINX = Path("/usr/sbin/nginx")
+
+
+def ensure_nginx() -> None:
+    """The front tests (tests/test_web_front.py) start Debian's nginx (as this user, in a
+    temporary prefix) in front of two ``getaway serve`` processes: install it with apt when it
+    is missing and this machine allows it (root, apt-get). Without it those tests are skipped
+    (or fail when GETAWAY_REQUIRE_NGINX=1, as in CI)."""
+    if not NGINX.exists() and shutil.which("nginx") is None:
+        _apt_install("nginx", "the front tests (nginx in front of several servers)")
 
 
 def ensure_postgres() -> str | None:
@@ -174,6 +189,7 @@ def main(argv: list[str]) -> int:
         return subprocess.call(command, env=env)
     if task == "test":
         ensure_chromium()
+        ensure_nginx()
         lint = subprocess.call([py, "-m", "ruff", "check", "src", "tests", "bench", "dev.py"], cwd=ROOT, env=env)
         tests = subprocess.call([py, "-m", "pytest", *args], cwd=ROOT, env=env)
         if not args:  # the whole suite: the web server's tests once more, on PostgreSQL

@@ -6,6 +6,7 @@ Rerun with::
     .venv/bin/python bench/web_rooms.py starve                # 30 bot-only expert rooms + one human room
     .venv/bin/python bench/web_rooms.py starve --per-address 30 --max-bot-rooms 4   # 30 addresses
     .venv/bin/python bench/web_rooms.py reads                 # 4 readers of a 5,400-entry room + a live room
+    .venv/bin/python bench/web_rooms.py lag                   # 4 expert rooms: bots in threads, then in workers
 
 Each mode starts ONE server (the app of ``getaway serve``: uvicorn in a subprocess, loopback, a
 temporary SQLite file; the socket flood limit lifted for the programmed players, every other
@@ -30,6 +31,14 @@ limit as given) and drives it with clients of its own:
   read by ``--readers`` HTTP connections at ``--rate`` requests per second each (state, history,
   a record, in turn) for ``--seconds``, while the human room above plays. Reported: read
   latency and the live room's echo latency. Targets: read p99 ≤ 20 ms, echo p99 ≤ 100 ms.
+- ``lag``: ``--rooms`` rooms of one scripted human and 3 ``--level`` bots (default ``expert``;
+  takes off, so that no lead of the human is held for the take window) at ``--bot-delay`` for
+  ``--seconds`` (default 30), on two servers one after the other: the searching bots
+  in threads of the server process (``bot_workers=0``), then in ``--workers`` worker processes
+  (web/botpool.py; default: the serve default, cores - 1). Reported for each: the event loop's
+  lag (a 10 ms asyncio ticker inside the server: how late it wakes; p50, p99, max), the humans'
+  move → echo latency, the bots' lateness, and the moves that fell back to the heuristic (every
+  worker busy: counted from the server's log lines).
 
 The load generator shares the machine's cores with the server: latencies include its own delays.
 """
@@ -69,8 +78,17 @@ def summary(values_s: list[float]) -> dict[str, float]:
 class HumanRoom:
     """A 4-seat room: one scripted human (the host, moves at once) and 3 bots (``medium``)."""
 
-    def __init__(self, base: str, bot_delay: float, seed: int = 1, level: str = "medium", deals: int = 50) -> None:
+    def __init__(
+        self,
+        base: str,
+        bot_delay: float,
+        seed: int = 1,
+        level: str = "medium",
+        deals: int = 50,
+        options: dict[str, Any] | None = None,
+    ) -> None:
         self.base = base
+        self.options = options if options is not None else {"takes": "any"}
         self.bot_delay = bot_delay
         self.level = level
         self.deals = deals
@@ -84,7 +102,7 @@ class HumanRoom:
 
     async def run(self, http: httpx.AsyncClient) -> None:
         body = {"profile": "punjab", "players": 4, "deals": self.deals, "bot_level": self.level, "name": "Human"}
-        body["options"] = {"takes": "any"}
+        body["options"] = self.options
         room = (await http.post("/api/rooms", json=body)).json()
         self.code = room["code"]
         ws = await connect(f"{self.base.replace('http', 'ws')}/ws/{room['code']}", max_size=2**22, ping_interval=None)
@@ -243,6 +261,57 @@ async def reads(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     }
 
 
+async def _lag_run(args: argparse.Namespace, server: Server) -> tuple[list[HumanRoom], float, float]:
+    """The ``lag`` mode's rooms on one server: their players, and the measured window (monotonic)."""
+    async with httpx.AsyncClient(base_url=server.base, timeout=60) as http:
+        # takes off: a person's lead in a take window is held for the bot delay (docs/web.md "Takes"),
+        # which is no latency of the server's
+        rooms = [
+            HumanRoom(server.base, args.bot_delay, i, args.level, args.deals, {"takes": "off"})
+            for i in range(args.rooms)
+        ]
+        tasks = [asyncio.create_task(r.run(http)) for r in rooms]
+        await asyncio.sleep(2)  # every room under way
+        for r in rooms:  # measured from now on
+            r.echo.clear()
+            r.lateness.clear()
+        start = time.monotonic()
+        await asyncio.sleep(args.seconds)
+        end = time.monotonic()
+        for r in rooms:
+            r.stop = True
+        await asyncio.gather(*tasks)
+    return rooms, start, end
+
+
+def lag(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """Bots in threads, then in worker processes: the same rooms on two servers, one after the other."""
+    from getaway.web.botpool import default_workers
+
+    workers = args.workers if args.workers is not None else default_workers()
+    out: dict[str, Any] = {}
+    for name, bot_workers in (("threads", 0), (f"{workers} worker processes", workers)):
+        db = tmp / f"lag-{bot_workers}.db"
+        server = Server(db, free_port(), lag_probe=True, bot_delay=args.bot_delay, bot_workers=bot_workers)
+        server.wait_ready()
+        try:
+            rooms, start, end = asyncio.run(_lag_run(args, server))
+        finally:
+            server.stop()
+        log = server.output()
+        lags = server.lags(start, end)
+        out[name] = {
+            "event_loop_lag_ms": summary(lags),
+            "echo_ms": summary([e for r in rooms for e in r.echo]),
+            "bot_lateness_ms": summary([e for r in rooms for e in r.lateness]),
+            "fallback_moves": sum(1 for line in log.splitlines() if "plays its fallback move" in line),
+            "late_moves_logged": sum(1 for line in log.splitlines() if "after its move was due" in line),
+            "errors": sorted({e for r in rooms for e in r.errors}),
+            "server_errors": [line for line in log.splitlines() if "Traceback" in line][:5],
+        }
+    return out
+
+
 def _long_room(directory: Path, entries: int) -> tuple[Path, str]:
     """Play a bot-only 50-deal room of ``easy`` bots at full speed until it has about
     ``entries`` log entries, then close it (its host): a long room, not in memory."""
@@ -268,7 +337,7 @@ def _long_room(directory: Path, entries: int) -> tuple[Path, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["timing", "starve", "reads"])
+    parser.add_argument("mode", choices=["timing", "starve", "reads", "lag"])
     parser.add_argument("--rooms", type=int, default=None, help="bot-only rooms (timing 4, starve 30)")
     parser.add_argument("--level", default=None, help="their bots' level (timing hard, starve expert)")
     parser.add_argument("--players", type=int, default=8, help="seats of the starve mode's bot-only rooms")
@@ -281,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entries", type=int, default=5400, help="log entries of the reads mode's long room")
     parser.add_argument("--readers", type=int, default=4, help="reading connections (reads)")
     parser.add_argument("--rate", type=float, default=8, help="requests per second per reader (reads)")
+    parser.add_argument("--workers", type=int, default=None, help="bot worker processes (lag; default cores - 1)")
     parser.add_argument("--timeout", type=float, default=600, help="give up after this many seconds")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument(
@@ -289,9 +359,17 @@ def main(argv: list[str] | None = None) -> int:
         help="a server without this issue's settings (an older checkout: PYTHONPATH=/path/to/old/src; timing, starve)",
     )
     args = parser.parse_args(argv)
-    args.rooms = args.rooms if args.rooms is not None else (4 if args.mode == "timing" else 30)
+    args.rooms = args.rooms if args.rooms is not None else (4 if args.mode in ("timing", "lag") else 30)
     args.level = args.level or ("hard" if args.mode == "timing" else "expert")
     args.deals = args.deals if args.deals is not None else (3 if args.mode == "timing" else 50)
+    if args.mode == "lag":
+        args.seconds = args.seconds if "--seconds" in (argv or sys.argv[1:]) else 30
+        with tempfile.TemporaryDirectory(prefix="getaway-lag-") as tmp:
+            result = {"mode": "lag", "rooms": args.rooms, "level": args.level, "bot_delay": args.bot_delay}
+            result.update(lag(args, Path(tmp)))
+        result["rerun"] = shlex.join([Path(sys.executable).as_posix(), "bench/web_rooms.py", *(argv or sys.argv[1:])])
+        print(json.dumps(result, indent=None if not args.json else 2, ensure_ascii=False))
+        return 0
     rerun = shlex.join([Path(sys.executable).as_posix(), "bench/web_rooms.py", *(argv or sys.argv[1:])])
     settings = {
         "bot_delay": args.bot_delay,

@@ -258,3 +258,50 @@ def test_a_knowledge_pickles_and_copies_in_the_same_state() -> None:
     deal.apply(legal[0])
     twin.follow(deal)
     assert twin.read == deal.event_count and k.read < deal.event_count
+
+
+def test_a_view_pickles_with_its_history_window_only() -> None:
+    """A player's view crosses to a bot worker process (web/botpool.py) by pickle, compiled or
+    not: the copy equals the view, and its history holds the window's events, none after it."""
+    import pickle
+
+    rules = Rules.profile("punjab", players=4, takes="off")
+    deal = Deal(rules, 0, 5)
+    rng = random.Random(4)
+    for _ in range(12):
+        legal = deal.legal_actions()
+        deal.apply(legal[rng.randrange(len(legal))])
+    view = player_view(deal, deal.to_act)
+    length = len(view.history)
+    for _ in range(8):  # the deal goes on: the view's window does not
+        legal = deal.legal_actions()
+        deal.apply(legal[rng.randrange(len(legal))])
+    data = pickle.dumps(view)
+    copy = pickle.loads(data)
+    assert copy == view and len(copy.history) == length and tuple(copy.history) == tuple(view.history)
+    assert copy.knowledge.known == view.knowledge.known and copy.legal_actions == view.legal_actions
+    assert pickle.loads(pickle.dumps(copy.history))._events == list(view.history)  # nothing past the window
+
+
+def test_take_pass_and_pickup_unpickle_to_the_constants_the_engine_tests() -> None:
+    """``deal.apply`` tells a call by identity (``action is TAKE``): a call that crossed to a
+    bot worker process and back (pickle) or was deep-copied is the same constant, and applies."""
+    import copy
+    import pickle
+
+    from getaway.core.events import PASS, PICKUP
+
+    for call in (TAKE, PASS, PICKUP):
+        assert pickle.loads(pickle.dumps(call)) is call and copy.deepcopy(call) is call
+    rules = Rules.profile("punjab", players=4, takes="any", take_protocol="poll")
+    for seed in range(40):  # a deal with a take offered: the unpickled take is taken
+        deal = Deal(rules, 0, seed)
+        rng = random.Random(seed)
+        while not deal.is_over and TAKE not in deal.legal_actions():
+            legal = deal.legal_actions()
+            deal.apply(legal[rng.randrange(len(legal))])
+        if not deal.is_over:
+            events = deal.apply(pickle.loads(pickle.dumps(TAKE)))
+            assert any(e.kind == "take" for e in events)
+            return
+    raise AssertionError("no deal offered a take")

@@ -88,3 +88,22 @@ def test_a_postgresql_database_made_by_main_is_upgraded():
     engine.dispose()
     Store(url).close()
     _check_upgraded(url)
+
+
+@pytest.mark.skipif(not TEST_DATABASE or not TEST_DATABASE.startswith("postgresql"), reason="needs PostgreSQL")
+def test_processes_started_together_on_a_new_postgresql_database_all_start():
+    """Three processes opening one empty database at once, as servers started together do
+    (docs/web.md, "Behind a front"): one migrates, the others wait for it (an advisory lock), and
+    none fails on a half-made schema."""
+    import subprocess
+    import sys
+
+    url = fresh_database()
+    code = "import sys; from getaway.web.store import Store; Store(sys.argv[1]).close()"
+    procs = [subprocess.Popen([sys.executable, "-c", code, url], stderr=subprocess.PIPE) for _ in range(3)]
+    errors = [p.communicate(timeout=60)[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], errors
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == _head()
+    engine.dispose()

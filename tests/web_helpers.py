@@ -7,7 +7,9 @@ import contextlib
 import hashlib
 import json
 import os
+import pwd
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -248,15 +250,26 @@ class ServerProcess:
         self.proc.wait(10)
 
     def stop(self) -> None:
-        """SIGTERM, then SIGKILL after 10 s."""
+        """SIGTERM (a drain), then SIGKILL after 20 s."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(10)
+                self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
         self._log.close()
+
+
+@contextlib.contextmanager
+def server_process(tmp: Path, *more: str, database: str | None = None, name: str = "server"):
+    """Run a :class:`ServerProcess` until the block ends (then :meth:`ServerProcess.stop`); yields it
+    once it answers."""
+    server = ServerProcess(tmp, *more, database=database, name=name)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @contextlib.contextmanager
@@ -267,3 +280,67 @@ def running_server(tmp: Path, *more: str, database: str | None = None):
         yield server.base
     finally:
         server.stop()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The front's configuration in the repo (docs/web.md, "Behind a front").
+NGINX_SITE = ROOT / "deploy" / "nginx" / "getaway.conf"
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+
+
+NGINX_UPSTREAM = ROOT / "deploy" / "nginx" / "getaway-upstream.conf"
+
+
+def front_command(prefix: Path, port: int, upstream: str) -> list[str]:
+    """Write a main nginx file in ``prefix`` (pid, logs and temporary files there too, ``daemon
+    off;``) that includes the repo's site (:data:`NGINX_SITE`) as it is but for its ``listen``
+    line (``127.0.0.1:port``), with ``upstream`` as the site's ``getaway-upstream.conf``; returns
+    the command that runs nginx on it (add ``-t`` to only check it)."""
+    assert NGINX is not None, "nginx is missing"
+    prefix.mkdir(exist_ok=True)
+    site = NGINX_SITE.read_text()
+    assert site.count("listen 8080;") == 1, "deploy/nginx/getaway.conf: expected one `listen 8080;` line"
+    (prefix / "getaway.conf").write_text(site.replace("listen 8080;", f"listen 127.0.0.1:{port};"))
+    (prefix / "getaway-upstream.conf").write_text(upstream)
+    # as root, nginx's workers would become `nobody`, who may not write in tmp: they stay this user
+    user = f"user {pwd.getpwuid(os.geteuid()).pw_name};\n" if os.geteuid() == 0 else ""
+    kinds = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    temps = "".join(f"    {kind}_temp_path {prefix / kind};\n" for kind in kinds)
+    (prefix / "nginx.conf").write_text(
+        f"{user}daemon off;\nworker_processes 1;\npid {prefix / 'nginx.pid'};\n"
+        f"error_log {prefix / 'error.log'} info;\nevents {{ worker_connections 256; }}\n"
+        f"http {{\n    access_log {prefix / 'access.log'};\n{temps}    include getaway.conf;\n}}\n"
+    )
+    return [NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "error.log")]
+
+
+@contextlib.contextmanager
+def running_front(tmp: Path, servers: list[str]):
+    """Run Debian's nginx as this user with the repo's site in front of ``servers`` (upstream
+    ``server`` lines without the keyword and ``;``, e.g. ``"127.0.0.1:8001 max_fails=1
+    fail_timeout=10s"``, ``"… backup"``) on a free loopback port, everything in ``tmp/nginx``
+    (:func:`front_command`), until the block ends; yields its base URL."""
+    prefix = tmp / "nginx"
+    port = free_port()
+    cmd = front_command(prefix, port, "".join(f"server {line};\n" for line in servers))
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 10
+    try:
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    errors = prefix / "error.log"
+                    raise AssertionError(errors.read_text() if errors.exists() else "nginx did not start") from None
+                time.sleep(0.05)
+        yield base
+    finally:
+        proc.terminate()  # nginx's fast shutdown
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

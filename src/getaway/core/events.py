@@ -54,6 +54,11 @@ class Call(int):
     def __repr__(self) -> str:
         return f"Call.{_CALL_NAMES[self - 53].upper()}"
 
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        """Pickling gives the constant back (the engine tests ``action is TAKE``; a view and its
+        legal actions go to a bot worker process, web/botpool.py)."""
+        return (action_from_id, (int(self),))
+
 
 _CALL_NAMES: Final = ("take", "pass", "pickup")
 TAKE: Final = int.__new__(Call, 53)

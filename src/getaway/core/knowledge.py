@@ -125,6 +125,12 @@ class EventLog(Sequence[Event]):
     def __repr__(self) -> str:
         return f"EventLog({list(self)!r})"
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickling (the compiled class has no bare ``__new__``; a view goes to a bot worker
+        process, web/botpool.py): the window's events only, never the list's later ones."""
+        events = list(self)
+        return (EventLog, (events, len(events)))
+
 
 def redact(event: Event, seat: int | None) -> Event:
     """``event`` as ``seat`` sees it (``None``: the public): the card of someone else's blind

@@ -16,7 +16,7 @@ import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import click
 from rich.console import Console
@@ -1262,6 +1262,15 @@ def ladder(
     help=N_("Rooms played by bots alone running at once on this server."),
 )
 @click.option(
+    "--bot-workers",
+    type=click.IntRange(min=0),
+    default=None,
+    help=N_(
+        "Worker processes the searching bots (hard, expert) think in, off the server's event loop "
+        "(default: one per core but one, at least 1; 0: threads of the server process)."
+    ),
+)
+@click.option(
     "--reads-per-second",
     type=click.FloatRange(min=0, min_open=True),
     default=20.0,
@@ -1344,6 +1353,16 @@ def ladder(
         "they then serve the same rooms (default: REDIS_URL; none: this process alone)."
     ),
 )
+@click.option(
+    "--drain-seconds",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help=N_(
+        "On SIGTERM, seconds to go on answering 503 (on /healthz too) after the rooms are handed over, "
+        "for a load balancer to notice."
+    ),
+)
 @_lang_option
 def serve(
     host: str,
@@ -1354,6 +1373,7 @@ def serve(
     bot_delay: float,
     bot_rooms_per_address: int,
     max_bot_rooms: int,
+    bot_workers: int | None,
     reads_per_second: float,
     forwarded_allow_ips: str,
     allowed_origin: tuple[str, ...],
@@ -1365,9 +1385,14 @@ def serve(
     hello_timeout: float,
     rate_limit_storage: str,
     redis_url: str | None,
+    drain_seconds: float,
     lang: str | None,
 ) -> None:
     """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL.
+
+    SIGTERM drains (:mod:`getaway.web.lifecycle`): the rooms are committed and handed over, their
+    sockets closed with 1012, ``/healthz`` says 503; then the process exits (a second signal:
+    at once). Requests still running then get :data:`GRACEFUL_SECONDS` to finish.
 
     uvicorn's own proxy-header handling is off (it trusts loopback peers): the app trusts
     ``X-Forwarded-For`` only from ``--forwarded-allow-ips``. WebSocket frames are capped at
@@ -1376,7 +1401,9 @@ def serve(
     import uvicorn
 
     from ..web.app import create_app
+    from ..web.botpool import default_workers
     from ..web.edge import MAX_FRAME
+    from ..web.lifecycle import DrainingServer
     from ..web.store import database_url
 
     use(lang)
@@ -1404,6 +1431,7 @@ def serve(
         idle=idle,
         bot_rooms_per_address=bot_rooms_per_address,
         max_bot_rooms=max_bot_rooms,
+        bot_workers=default_workers() if bot_workers is None else bot_workers,
         reads_per_second=reads_per_second,
         rate=message_rate,
         burst=message_burst,
@@ -1417,7 +1445,20 @@ def serve(
         default_lang=lang,
         redis_url=redis_url or None,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False, ws_max_size=MAX_FRAME)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        proxy_headers=False,
+        ws_max_size=MAX_FRAME,
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
+    )
+    DrainingServer(config, drain_seconds).run()
+
+
+#: Seconds uvicorn gives the requests still running at shutdown, after the drain (then cancels them).
+GRACEFUL_SECONDS: Final = 10
 
 
 def default_hosts(host: str) -> list[str]:

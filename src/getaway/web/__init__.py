@@ -3,6 +3,7 @@
 - :mod:`getaway.web.store`: the database (rooms, seat token hashes, the append-only room log).
 - :mod:`getaway.web.rooms`: :class:`~getaway.web.rooms.Room` (pure state) and
   :class:`~getaway.web.rooms.RoomService` (one queue and one worker per room).
+- :mod:`getaway.web.botpool`: :class:`~getaway.web.botpool.BotPool`, the searching bots' worker processes.
 - :mod:`getaway.web.app`: :func:`~getaway.web.app.create_app`, the FastAPI app.
 - ``static/``: the page (plain HTML, CSS and JavaScript modules; no build step).
 """

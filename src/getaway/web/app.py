@@ -35,7 +35,7 @@ from ..text.i18n import N_
 from . import learn, protocol
 from .edge import MAX_BODY, BodyTooLarge, EdgeMiddleware, Limits, client_lang, error_json
 from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, parse_client, refusal
-from .rooms import Connection, RoomError, RoomHandle, RoomService, check_config
+from .rooms import RESTART_CLOSE, Connection, RoomError, RoomHandle, RoomService, check_config, draining_error
 from .store import Store
 
 __all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE", "client_lang"]
@@ -45,8 +45,10 @@ _SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
 _OPTIONS: Final = TypeAdapter(protocol.RoomOptions)
 #: The answers a route may refuse with, for the OpenAPI document.
 _REFUSALS: Final[dict[int | str, dict[str, Any]]] = {
-    status: {"model": protocol.ErrorAnswer} for status in (400, 403, 404, 409, 410, 413, 415, 429)
+    status: {"model": protocol.ErrorAnswer} for status in (400, 403, 404, 409, 410, 413, 415, 429, 503)
 }
+#: Seconds ``/healthz`` waits for the database's answer (then 503 ``unavailable``).
+HEALTH_TIMEOUT: Final = 2.0
 
 
 def _error(exc: RoomError, lang: str) -> Response:
@@ -115,6 +117,7 @@ def create_app(
     reads_per_second: float = 20.0,
     bot_rooms_per_address: int = 2,
     max_bot_rooms: int = 4,
+    bot_workers: int = 0,
     default_lang: str | None = None,
     redis_url: str | None = None,
 ) -> FastAPI:
@@ -144,6 +147,9 @@ def create_app(
             address and second (bursts up to three times as many).
         bot_rooms_per_address, max_bot_rooms: rooms played by bots alone running at once, per
             client address and in all (:class:`~getaway.web.rooms.RoomService`).
+        bot_workers: worker processes the searching bots search in (:mod:`getaway.web.botpool`;
+            ``serve --bot-workers``, whose default is :func:`~getaway.web.botpool.default_workers`);
+            0: threads of the server process.
         default_lang: the page's language when the user has not picked one on the page (``serve
             --lang``); ``None``: the browser's.
         redis_url: the Redis that many server processes share (``redis://…``, ``rediss://…`` for
@@ -152,7 +158,8 @@ def create_app(
             there unless ``rate_limit_storage`` says otherwise; ``None``: this process alone.
 
     The database is opened (and migrated to the newest schema) and unfinished rooms are rebuilt
-    when the app starts (lifespan).
+    when the app starts (lifespan). ``app.state.service.drain()`` hands the rooms over before the
+    process stops (``getaway serve`` calls it on SIGTERM: :mod:`getaway.web.lifecycle`).
     """
 
     @contextlib.asynccontextmanager
@@ -171,6 +178,7 @@ def create_app(
             bot_rooms_per_address=bot_rooms_per_address,
             max_bot_rooms=max_bot_rooms,
             broker=broker,
+            bot_workers=bot_workers,
         )
         await service.start()
         app.state.service = service
@@ -266,6 +274,26 @@ def create_app(
         return _error(refusal(list(exc.errors()), body=True), client_lang(request))
 
     # ------------------------------------------------------------------ HTTP API
+
+    @app.get("/healthz", response_model=protocol.Health, responses={503: {"model": protocol.Health}})
+    async def healthz(request: Request) -> Response:
+        """Whether this process is ready, for a load balancer: 200 ``{"status": "ok"}`` when the
+        database answers and the process is not draining; 503 ``starting`` (the rooms are not
+        rebuilt yet), ``draining`` (it is stopping: SIGTERM) or ``unavailable`` (the database did not
+        answer within :data:`HEALTH_TIMEOUT` seconds). Never more than the status word."""
+        service: RoomService | None = getattr(request.app.state, "service", None)
+        if service is None or not service.started:
+            status = "starting"
+        elif service.draining:
+            status = "draining"
+        else:
+            try:
+                await asyncio.wait_for(asyncio.to_thread(service.store.ping), HEALTH_TIMEOUT)
+                status = "ok"
+            except Exception:  # no detail: the answer is public
+                status = "unavailable"
+        code = 200 if status == "ok" else 503
+        return JSONResponse({"status": status}, status_code=code, headers={"Cache-Control": "no-store"})
 
     @app.post("/api/rooms", status_code=201, response_model=protocol.Created, responses=_REFUSALS)
     async def create_room(request: Request, body: CreateRoom | None = None) -> Any:
@@ -421,6 +449,9 @@ def create_app(
     @app.websocket("/ws/{code}")
     async def socket(websocket: WebSocket, code: str) -> None:
         address = websocket.client.host if websocket.client is not None else "?"
+        if service_of(websocket).draining:  # refused at the handshake: the front tries another process
+            await _refuse_handshake(websocket)
+            return
         await websocket.accept()
         lang = client_lang(websocket)  # for errors before a hello names the language
         socket_id = f"{address}#{socket_prefix}.{next(socket_ids)}"
@@ -447,6 +478,9 @@ def create_app(
         try:
             handle = await service.handle(code)
         except RoomError as exc:
+            if exc.code == "draining":  # the page reconnects, to another process
+                await websocket.close(code=RESTART_CLOSE)
+                return
             await _send_error(websocket, exc, None, lang)
             await websocket.close(code=4404 if exc.code == "room_not_found" else 4410)
             return
@@ -486,6 +520,9 @@ def create_app(
                     try:
                         conn = await service.attach(handle, msg.payload(), _address(websocket))
                     except RoomError as exc:
+                        if exc.code == "draining":
+                            await websocket.close(code=RESTART_CLOSE)
+                            return
                         await _send_error(websocket, exc, handle.room.version, lang)
                         continue
                     sender = _start_sender(websocket, conn)
@@ -550,6 +587,15 @@ def _parse(text: str | None) -> protocol.Hello | protocol.Act | Any:
         raise refusal(exc) from None
 
 
+async def _refuse_handshake(websocket: WebSocket) -> None:
+    """Refuse a socket before accepting it: HTTP 503 ``draining`` where the server can send a
+    response at the handshake (uvicorn), else a close before the accept (HTTP 403)."""
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(_error(draining_error(), client_lang(websocket)))
+    else:
+        await websocket.close(code=RESTART_CLOSE)
+
+
 async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None, lang: str) -> None:
     with contextlib.suppress(Exception):
         await websocket.send_text(json.dumps(exc.message(lang, version), ensure_ascii=False))
@@ -570,7 +616,7 @@ def _start_sender(websocket: WebSocket, conn: Connection) -> Any:
             while True:
                 text = await conn.outbox.get()
                 if text is None:
-                    await websocket.close()
+                    await websocket.close(code=conn.close_code)
                     return
                 await websocket.send_text(text)
         except Exception:  # the socket is gone: the receive loop ends too

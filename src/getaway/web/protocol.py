@@ -57,6 +57,7 @@ __all__ = [
     "History",
     "ErrorBody",
     "ErrorAnswer",
+    "Health",
     "Strings",
     "RulesSummary",
     "ClientMessage",
@@ -389,6 +390,13 @@ class ErrorAnswer(BaseModel):
     """Every HTTP refusal (4xx, 5xx): ``{"error": {"code", "message"}}``."""
 
     error: ErrorBody
+
+
+class Health(BaseModel):
+    """``GET /healthz``: ``ok`` (200: ready), ``starting``, ``draining`` or ``unavailable`` (503:
+    the database did not answer); nothing else, so it tells nobody anything."""
+
+    status: Literal["ok", "starting", "draining", "unavailable"]
 
 
 # ---------------------------------------------------------------------- socket: client → server

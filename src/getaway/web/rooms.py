@@ -50,6 +50,7 @@ from ..core.view import PlayerView, player_view
 from ..text import i18n
 from ..text.i18n import N_
 from ..text.narrate import Narrator
+from .botpool import BotPool
 from .broker import FORWARD_TIMEOUT, Broker, BrokerDown, Lease, MemoryBroker, NoOwner
 from .store import NewEntry, RoomSummary, Store, StoredRoom
 
@@ -782,6 +783,20 @@ class RateLimiter:
         return False
 
 
+#: The WebSocket close code of a draining process's sockets (1012 "service restart", RFC 6455
+#: and IANA's registry; uvicorn closes with it too when it shuts down): the page reconnects at once,
+#: showing no error (static/net.js), and the front sends it to another process.
+RESTART_CLOSE: Final = 1012
+
+
+def draining_error() -> RoomError:
+    """The refusal of a draining process (503 ``draining``, ``Retry-After: 1``): nothing was done,
+    another process may be asked the same."""
+    error = RoomError("draining", N_("the server is restarting: try again in a moment"), 503)
+    error.retry_after = 1
+    return error
+
+
 class Connection:
     """One socket of a room: the seat its ``hello`` proved (``None``: spectator), whether it
     may act as host, its language, and what it has been told (to send only new events)."""
@@ -798,6 +813,7 @@ class Connection:
         self.seen = 0  # events of the current deal's redacted history already sent
         self.narrator: Narrator | None = None
         self.closed = False
+        self.close_code = 1000  # the WebSocket close code its writer closes with (1012: reconnect elsewhere)
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message for the socket's writer (a slow socket that falls far behind is closed)."""
@@ -808,11 +824,13 @@ class Connection:
         except asyncio.QueueFull:
             self.close()
 
-    def close(self) -> None:
-        """Ask the socket's writer to close the socket."""
+    def close(self, code: int = 1000) -> None:
+        """Ask the socket's writer to close the socket, with WebSocket close ``code`` (1000:
+        normal; :data:`RESTART_CLOSE`: the page reconnects at once)."""
         if self.closed:
             return
         self.closed = True
+        self.close_code = code
         while True:
             try:
                 self.outbox.put_nowait(None)
@@ -907,10 +925,14 @@ class RoomService:
         timer, sleep: the monotonic clock and the sleep of bot moves (injectable for tests).
         broker: the processes' :class:`~getaway.web.broker.Broker` (``None``: this process alone,
             every room its own).
+        bot_workers: worker processes the searching bots search in (:class:`~getaway.web.botpool.BotPool`:
+            fair across rooms, the fallback move when no search can be had in time); 0: threads
+            of this process, as the other bots.
 
-    Bots search in threads: at most one search at a time per room; the rooms played by bots
-    alone share one thread. Call :meth:`start` inside the running event loop, :meth:`stop` at
-    shutdown.
+    Bots search at most one search at a time per room; in threads, the rooms played by bots
+    alone share one thread (in worker processes, one worker). Call :meth:`start` inside the
+    running event loop, :meth:`drain` when the process is asked to stop (SIGTERM), :meth:`stop`
+    at shutdown.
     """
 
     def __init__(
@@ -926,6 +948,7 @@ class RoomService:
         timer: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         broker: Broker | None = None,
+        bot_workers: int = 0,
     ) -> None:
         self.store = store
         self.broker: Broker = broker if broker is not None else MemoryBroker()
@@ -949,6 +972,7 @@ class RoomService:
         # time limit is wall-clock time, so searches that share the cores just sample fewer worlds).
         self._bots = ThreadPoolExecutor(64, thread_name_prefix="getaway-bot")
         self._bots_alone = ThreadPoolExecutor(1, thread_name_prefix="getaway-bot-alone")  # rooms of bots alone
+        self.botpool = BotPool(bot_workers, timer=timer) if bot_workers > 0 else None
         self._replayed: OrderedDict[str, Room] = OrderedDict()  # reads of rooms without a fresh snapshot
         # Reads of rooms not in memory, kept: such a room changes only once it is opened again
         # (then reads come from memory, and forgetting it drops these).
@@ -958,15 +982,23 @@ class RoomService:
         self._loading: dict[str, asyncio.Future[RoomHandle | None]] = {}
         self._pending: list[tuple[NewEntry, asyncio.Future[None]]] = []  # log entries to commit
         self._writer: asyncio.Task[None] | None = None  # the task committing them
+        self.started = False  # start() has rebuilt the unfinished rooms
+        self.draining = False  # drain() has begun: no new rooms, commands or sockets
+        #: Awaited in order by :meth:`drain` once every room's worker has stopped and its log
+        #: entries are committed, before the sockets are closed (e.g. a cluster releasing its leases).
+        self.on_drain: list[Callable[[], Awaitable[None]]] = []
 
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Rebuild every unfinished room from its log and start the idle sweeper. Shared: only
-        the unfinished rooms nobody owns (their lease free), taken here; the others are opened
-        (as mirrors) when asked."""
+        """Start the bot workers, rebuild every unfinished room from its log and start the idle
+        sweeper. Shared: only the unfinished rooms nobody owns (their lease free), taken here;
+        the others are opened (as mirrors) when asked."""
+        if self.botpool is not None:
+            await self.botpool.start()
         if self.shared:
             await self._start_shared()
+            self.started = True
             return
         stored = await self._in_db(self.store.unfinished)
         for s in stored:
@@ -980,10 +1012,69 @@ class RoomService:
                 # A started bot-only room: nobody can be watching it now; it is not resumed.
                 handle.queue.put_nowait(_Job("close", {"reason": "restart"}))
                 continue
-            for seat in self._humans(room):
-                self._start_absence(handle, seat, announce=False)
-            self._schedule(handle)
+            self._resume(handle)
         self._sweeper = asyncio.create_task(self._sweep())
+        self.started = True
+
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Hand this process's rooms over before it stops (SIGTERM; docs/web.md, "Behind a front").
+
+        From the first call on, new rooms, commands and sockets are refused (``draining``, 503:
+        nothing was done, the client may retry on another process). Bots and timers stop; each
+        room's worker finishes the commands already queued (their log entries committed) and
+        stops; then the :attr:`on_drain` callbacks run, in order (one that fails is logged, the
+        next still runs); then every socket is closed with :data:`RESTART_CLOSE` (its page
+        reconnects at once, to another process through the front, which rebuilds the room from
+        the log). Rooms are forgotten here: reads come from the database. A second call returns
+        at once.
+
+        Args:
+            timeout: seconds to wait for the rooms' queued commands (then their workers are
+                cancelled: an entry not yet committed was never acknowledged).
+        """
+        if self.draining:
+            return
+        self.draining = True
+        self.handing_over = True  # shared: the rooms forgotten below are let go, none taken again
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        handles = list(self.rooms.values())
+        for handle in handles:
+            for task in (handle.bot_task, handle.next_task, handle.turn_task, *handle.take_tasks):
+                if task is not None:
+                    task.cancel()
+            for task in handle.timers.values():
+                task.cancel()
+        done: list[asyncio.Future[Any]] = []
+        for handle in handles:  # last in each queue: nothing can be queued once draining (submit)
+            if handle.worker is not None and not handle.worker.done():
+                future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+                handle.queue.put_nowait(_Job("drain", call=lambda: None, future=future))
+                done.append(future)
+        if done:
+            await asyncio.wait(done, timeout=timeout)
+        for handle in handles:
+            if handle.worker is not None:
+                handle.worker.cancel()
+                with contextlib.suppress(BaseException):
+                    await handle.worker
+            self._forget(handle)
+        if self._writer is not None:  # entries still being written (a cancelled worker's)
+            with contextlib.suppress(BaseException):
+                await self._writer
+        for callback in self.on_drain:
+            try:
+                await callback()
+            except Exception:
+                log.exception("drain: %r failed", callback)
+        for handle in handles:
+            for conn in list(handle.conns):
+                conn.close(RESTART_CLOSE)
+        log.info("drained %d rooms", len(handles))
+
+    def _refuse_if_draining(self) -> None:
+        if self.draining:
+            raise draining_error()
 
     async def stop(self) -> None:
         """Cancel every worker and timer, close every socket (shared: give the leases up)."""
@@ -1012,6 +1103,8 @@ class RoomService:
         self.rooms.clear()
         for pool in (self._bots, self._bots_alone, self._reader):
             pool.shutdown(wait=False, cancel_futures=True)
+        if self.botpool is not None:
+            await self.botpool.stop()
         self._db.shutdown(wait=True)
 
     async def _in_db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -1059,6 +1152,13 @@ class RoomService:
         self.rooms[room.code] = handle
         return handle
 
+    def _resume(self, handle: RoomHandle) -> None:
+        """Go on with a room rebuilt from its log (at the start, or opened after the process
+        that had it drained): its humans' absence timers (none has a socket here yet) and its bots."""
+        for seat in self._humans(handle.room):
+            self._start_absence(handle, seat, announce=False)
+        self._schedule(handle)
+
     @staticmethod
     def _humans(room: Room) -> list[int]:
         return [i for i, s in enumerate(room.seats) if s.kind == "human" and not s.bot_playing]
@@ -1074,6 +1174,7 @@ class RoomService:
         Raises:
             RoomError: ``bad_message`` (bad config), ``name_too_long``.
         """
+        self._refuse_if_draining()
         config = live_config(config)
         if name is not None:
             name = check_name(name)
@@ -1090,6 +1191,7 @@ class RoomService:
                 break
         else:  # pragma: no cover - 32**6 codes
             raise RoomError("server_error", N_("no free room code"), 503)
+        self._refuse_if_draining()  # began while the room was stored: it opens on another process
         room = Room(code, config, seed, host_hash, now, secret)
         handle = self._open(room)
         answer: dict[str, Any] = {"code": code, "url": f"/r/{code}", "host_token": host_token}
@@ -1104,8 +1206,9 @@ class RoomService:
         """The live room ``code``, loading it from the database if needed.
 
         Raises:
-            RoomError: ``room_not_found`` (404), ``room_closed`` (410).
+            RoomError: ``room_not_found`` (404), ``room_closed`` (410), ``draining`` (503).
         """
+        self._refuse_if_draining()
         code = str(code).upper()
         handle = self.rooms.get(code)
         if handle is not None:
@@ -1113,9 +1216,11 @@ class RoomService:
         room = await self.load(code)
         if room.status == "closed":
             raise RoomError("room_closed", N_("this room is closed"), 410)
+        self._refuse_if_draining()  # began while the room was read
         handle = self.rooms.get(code)  # loaded meanwhile by another request
-        if handle is None:
+        if handle is None:  # not open here: a room another process drained (or a rematch's)
             handle = self._open(room)
+            self._resume(handle)
         return handle
 
     async def load(self, code: str) -> Room:
@@ -1139,8 +1244,9 @@ class RoomService:
         """Queue ``job`` on the room's worker and wait for its result.
 
         Raises:
-            RoomError: the command was refused (nothing changed).
+            RoomError: the command was refused (nothing changed); ``draining`` (503).
         """
+        self._refuse_if_draining()
         if handle.worker is None or handle.worker.done():
             raise RoomError("room_closed", N_("this room is closed"), 410)
         job.future = asyncio.get_running_loop().create_future()
@@ -1947,11 +2053,15 @@ class RoomService:
 
     # ------------------------------------------------------------------ bot moves
 
-    async def _search(self, handle: RoomHandle, view: PlayerView, legal: Sequence[Action]) -> Action:
-        """The bot's choice, searched in a thread: one search at a time per room (a move
-        cancelled mid-search lets its search finish before the next one starts); the rooms
-        played by bots alone share one thread, and the time limit of their searches is the
-        search share of the delay divided among them, so the thread keeps up with their delays."""
+    async def _search(
+        self, handle: RoomHandle, view: PlayerView, legal: Sequence[Action], due: float | None = None
+    ) -> Action:
+        """The bot's choice, searched in a thread or a bot worker process (:attr:`botpool`, for
+        the searching bots; its fallback move if no worker can have it by ``due``, the move's
+        send time): one search at a time per room (a move cancelled mid-search lets its search
+        finish before the next one starts); the rooms played by bots alone share one thread (one
+        worker), and the time limit of their searches is the search share of the delay divided
+        among them, so the thread keeps up with their delays."""
         while handle.search is not None and not handle.search.done():
             await asyncio.wait({handle.search})
         alone = self._bots_alone_play(handle.room)
@@ -1960,6 +2070,10 @@ class RoomService:
             # The rooms of bots alone take turns on one thread: their searches share the delay.
             share = max(1, sum(1 for h in self.rooms.values() if h.slot)) if alone else 1
             handle.bot.time_limit = SEARCH_SHARE * self.bot_delay / share  # type: ignore[attr-defined]
+        if self.botpool is not None and self.botpool.takes(handle.bot):
+            search = self.botpool.act(handle.room.code, handle.bot, view, legal, handle.bot_rng, due=due, alone=alone)
+            handle.search = asyncio.ensure_future(search)
+            return await handle.search  # cancelled: a waiting search is dropped, a running one ends in its worker
         loop = asyncio.get_running_loop()
         handle.search = loop.run_in_executor(pool, handle.bot.act, view, legal, handle.bot_rng)
         return await asyncio.shield(handle.search)
@@ -1982,7 +2096,8 @@ class RoomService:
             elif handle.bot.name == "random":
                 action = handle.bot.act(view, legal, handle.bot_rng)
             else:  # searching bots take milliseconds to seconds: off the event loop
-                action = await self._search(handle, view, legal)
+                due = began + self.bot_delay if self.bot_delay > 0 and not self._fast(handle) else None
+                action = await self._search(handle, view, legal, due)
             if self.bot_delay > 0 and not self._fast(handle):
                 wait = began + self.bot_delay - self.timer()
                 if wait > 0:

@@ -27,7 +27,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import (
     BigInteger,
@@ -45,6 +45,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -226,6 +227,15 @@ class Store:
     def close(self) -> None:
         """Release the connections."""
         self.engine.dispose()
+
+    def ping(self) -> None:
+        """Ask the database ``SELECT 1`` (the health check, ``/healthz``).
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError: the database does not answer.
+        """
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
 
     # ------------------------------------------------------------------ writes
 
@@ -438,9 +448,14 @@ class Store:
         )
 
 
+#: The PostgreSQL advisory lock that :func:`migrate` holds for its transaction (any fixed number).
+MIGRATION_LOCK: Final = 0x6765_7461_7761_79  # "getaway"
+
+
 def migrate(engine: Engine) -> str:
     """Upgrade the database of ``engine`` to the newest revision of :data:`MIGRATIONS`, in one
-    transaction (on PostgreSQL a failed upgrade changes nothing). Returns that revision.
+    transaction (on PostgreSQL a failed upgrade changes nothing, and processes that start
+    together on one database migrate one after another: :data:`MIGRATION_LOCK`). Returns that revision.
 
     Raises:
         sqlalchemy.exc.SQLAlchemyError: the database refused a step.
@@ -452,6 +467,8 @@ def migrate(engine: Engine) -> str:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":  # processes started together: one migrates, the others wait
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
     head = ScriptDirectory.from_config(config).get_current_head()

@@ -44,10 +44,16 @@ export function jsonText(fields) {
 export const tokenKey = (code) => `getaway.token.${code}`;
 export const hostKey = (code) => `getaway.host.${code}`;
 
+/** The close code of a server that is stopping or handing its rooms over (1012 "service
+ * restart"): reconnect at once, to another process behind the front, without showing a lost
+ * connection (docs/web.md, "Behind a front"). */
+export const RESTART_CLOSE = 1012;
+
 /**
  * One room's socket. `hello()` returns the first message's fields (token or spectate, lang,
  * since); `onmessage(msg)` gets every server message; `onstate(s)` gets "connecting",
- * "open", "waiting" (a reconnect is scheduled) or "stopped".
+ * "resuming" (reconnecting at once after a RESTART_CLOSE: nothing to show), "open", "waiting"
+ * (a reconnect is scheduled) or "stopped".
  */
 export class RoomSocket {
   constructor(code, { hello, onmessage, onstate }) {
@@ -63,13 +69,13 @@ export class RoomSocket {
     this.retryAt = 0;
   }
 
-  connect() {
+  connect(resuming = false) {
     this.stopped = false;
     clearTimeout(this.timer);
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(this.code)}?lang=${currentLang()}`);
     this.ws = ws;
-    this.onstate("connecting");
+    this.onstate(resuming ? "resuming" : "connecting");
     ws.onopen = () => {
       ws.send(JSON.stringify({ type: "hello", ...this.hello() }));
       this.onstate("open");
@@ -82,11 +88,19 @@ export class RoomSocket {
       if (msg.type === "welcome" || msg.type === "sync") this.attempt = 0;
       this.onmessage(msg);
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       clearInterval(this.pinger);
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.stopped) { this.onstate("stopped"); return; }
+      if (ev.code === RESTART_CLOSE && this.attempt === 0) {
+        // The process is stopping: at once (within 250 ms, so that its pages do not all arrive in
+        // the same instant), and quietly: the seat and cards come back with the welcome. Once
+        // until the next welcome: a second one in a row takes the backoff below.
+        this.attempt = 1;
+        this.timer = setTimeout(() => this.connect(true), 250 * Math.random());
+        return;
+      }
       // Backoff: 0.5 s, 1 s, 2 s … up to 15 s, with some jitter so a room does not reconnect in step.
       const delay = Math.min(15000, 500 * 2 ** this.attempt) * (0.8 + 0.4 * Math.random());
       this.attempt += 1;

@@ -1,0 +1,522 @@
+"""Searching bots in worker processes (issue 14, item 1): :class:`BotPool`.
+
+The server's event loop sends the search of a bot (``bot.act(view, legal, rng)``) to a
+``concurrent.futures.ProcessPoolExecutor`` (the ``spawn`` start method), so a search never
+holds the server process's GIL. What crosses is cheap: the seat's
+:class:`~getaway.core.view.PlayerView` (about 1.4 kB pickled, 30 µs), the legal actions, the
+bot's settings, its time limit and a 64-bit seed drawn from the room's generator; an action
+comes back. Each worker builds a bot once per settings (the searching levels when it starts)
+and keeps it.
+
+In front of the pool, a queue per room and a rotation of rooms (:meth:`BotPool.act`):
+
+- **fair**: at most one search per room in flight, the rooms with a waiting search take turns
+  (first come, first served), the rooms with a person first; the rooms played by bots alone
+  use at most ``alone_workers`` workers at a time, so a busy room never fills the pool;
+- **back-pressure**: a search with a due time (the bot's move is sent then) that cannot start
+  while it still has :data:`MIN_SHARE` of its time (every worker busy), or is not back
+  :data:`DUE_MARGIN` before the move is due (a worker too slow or dead), is dropped for the
+  bot's *fallback move*: the heuristic's choice, made on the event loop in microseconds, on
+  time. Each fallback is logged (one line: room, seat, reason) and counted (:attr:`BotPool.stats`);
+- **a dead worker** (killed, out of memory) breaks the executor: its searches play the
+  fallback, and a new executor replaces it.
+
+Which bots go to the pool: :meth:`BotPool.takes` (a searching bot, one with a ``time_limit``,
+whose class can be rebuilt from its settings: :func:`spec_of`). The others keep the threads of
+:class:`~getaway.web.rooms.RoomService`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import importlib
+import inspect
+import logging
+import multiprocessing
+import os
+import random
+import signal
+import time
+import traceback
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..bots import LEVELS, Bot, HeuristicBot, make_bot
+from ..core.events import Action
+from ..core.view import PlayerView
+
+__all__ = ["BotPool", "BotSpec", "SearchError", "spec_of", "default_workers", "MIN_SHARE", "DUE_MARGIN"]
+
+log = logging.getLogger("getaway.web")
+
+#: A waiting search that could no longer get this share of the time it had when it was asked
+#: for (its due time minus the time it was asked) plays the fallback move instead.
+MIN_SHARE: Final = 0.25
+#: Seconds before its move is due at which a search not back yet is given up for the fallback.
+DUE_MARGIN: Final = 0.02
+#: Seconds before a pool that broke again without finishing a search is rebuilt (doubling up
+#: to :data:`MAX_BACKOFF`): workers that cannot start must not be restarted in a loop.
+BACKOFF: Final = 0.5
+MAX_BACKOFF: Final = 30.0
+
+
+def default_workers() -> int:
+    """The default number of bot worker processes: one per core this process may run on but
+    one (the event loop's), at least 1."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How a worker process builds a bot: ``path`` (``"package.module:Class"``) and the
+    constructor's keyword arguments (``settings``, sorted pairs; the time limit is not one of
+    them: it comes with each search)."""
+
+    path: str
+    settings: tuple[tuple[str, Any], ...]
+
+    def build(self) -> Bot:
+        """A new bot of this spec.
+
+        Raises:
+            ImportError, AttributeError: the class cannot be found.
+        """
+        module, _, name = self.path.partition(":")
+        factory: Any = importlib.import_module(module)
+        for part in name.split("."):
+            factory = getattr(factory, part)
+        bot: Bot = factory(**dict(self.settings))
+        return bot
+
+
+def spec_of(bot: Bot) -> BotSpec | None:
+    """The spec that rebuilds ``bot`` in another process, or ``None`` when it cannot be
+    rebuilt: its class is not importable by name (defined in ``__main__`` or a function), or
+    one of its constructor's parameters is not an attribute of the same name holding a
+    hashable value (``ExpertBot`` keeps every setting so).
+
+    >>> spec_of(make_bot("hard")).path
+    'getaway.bots.expert:ExpertBot'
+    >>> dict(spec_of(make_bot("hard")).settings)["iterations"]
+    40
+    """
+    cls = type(bot)
+    names = _settings_of(cls)
+    if names is None:
+        return None
+    settings = []
+    for name in names:
+        if not hasattr(bot, name):
+            return None
+        settings.append((name, getattr(bot, name)))
+    spec = BotSpec(f"{cls.__module__}:{cls.__qualname__}", tuple(sorted(settings)))
+    try:
+        hash(spec)
+    except TypeError:
+        return None
+    return spec
+
+
+@functools.cache
+def _settings_of(cls: type) -> tuple[str, ...] | None:
+    """The names of the settings a worker rebuilds an instance of ``cls`` from (its constructor's
+    parameters but ``time_limit``), or ``None`` when it cannot (see :func:`spec_of`)."""
+    if cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
+        return None
+    try:
+        parameters = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
+        return None
+    return tuple(name for name in parameters if name != "time_limit")
+
+
+def _searching_levels() -> list[BotSpec]:
+    """The specs of the levels whose bots search (built by every worker when it starts)."""
+    specs = [spec_of(make_bot(level)) for level, (kind, _settings) in LEVELS.items() if kind == "expert"]
+    return [s for s in specs if s is not None]
+
+
+# ---------------------------------------------------------------------------------- worker side
+
+#: How worker processes start: a fresh interpreter (no copy of the server's threads and sockets).
+_CONTEXT: Final = multiprocessing.get_context("spawn")
+
+#: A worker process's bots, built once per spec.
+_BOTS: dict[BotSpec, Bot] = {}
+
+
+def _start_worker(specs: Sequence[BotSpec], ready: Any = None) -> None:
+    """A worker's start: Ctrl+C is the server's to handle (the worker would print a traceback),
+    and the bots of ``specs`` are built now, before the first search; then ``ready`` (a
+    semaphore of the pool's start) is released."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for spec in specs:
+        with contextlib.suppress(Exception):
+            _BOTS[spec] = spec.build()
+    if ready is not None:
+        ready.release()
+
+
+def _worker_pid() -> int:
+    return os.getpid()
+
+
+class SearchError(RuntimeError):
+    """A bot's search failed in its worker: the error's type, message and traceback as text
+    (an exception of the engine may not cross processes itself: it would break the pool)."""
+
+
+def _search(spec: BotSpec, time_limit: float | None, view: PlayerView, legal: Sequence[Action], seed: int) -> Action:
+    """In a worker: ``spec``'s bot's choice for ``view`` within ``time_limit`` seconds.
+
+    Raises:
+        SearchError: the bot failed (or could not be built).
+    """
+    try:
+        bot = _BOTS.get(spec)
+        if bot is None:
+            bot = _BOTS[spec] = spec.build()
+        if hasattr(bot, "time_limit"):
+            bot.time_limit = time_limit
+        return bot.act(view, legal, random.Random(seed))
+    except Exception as exc:
+        raise SearchError("".join(traceback.format_exception(exc))) from None
+
+
+# ---------------------------------------------------------------------------------- the server side
+
+
+@dataclass(eq=False)
+class _Request:
+    room: str
+    seat: int
+    spec: BotSpec
+    view: PlayerView
+    legal: Sequence[Action]
+    seed: int
+    limit: float | None  # the bot's time limit (seconds), as asked
+    due: float | None  # when the move is due (the pool's timer), None: no deadline
+    asked: float  # when it was asked for
+    alone: bool
+    future: asyncio.Future[Action] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    started: bool = False
+
+
+class BotPool:
+    """Bot searches in ``workers`` worker processes, fair across rooms, with back-pressure
+    (the module docstring).
+
+    Args:
+        workers: worker processes (≥ 1).
+        timer: the monotonic clock (seconds) the due times of :meth:`act` are on.
+        alone_workers: workers the rooms played by bots alone may use at once.
+        fallback: the bot whose move is played when a search cannot be had in time
+            (default: the heuristic, deterministic).
+        warm: the specs every worker builds when it starts (default: the searching levels).
+
+    Call :meth:`start` inside the running event loop, :meth:`stop` at shutdown.
+
+    Raises:
+        ValueError: ``workers`` or ``alone_workers`` below 1.
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        *,
+        timer: Callable[[], float] = time.monotonic,
+        alone_workers: int = 1,
+        fallback: Bot | None = None,
+        warm: Sequence[BotSpec] | None = None,
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers: at least 1, not {workers}")
+        if alone_workers < 1:
+            raise ValueError(f"alone_workers: at least 1, not {alone_workers}")
+        self.workers = workers
+        self.alone_workers = alone_workers
+        self.timer = timer
+        self.fallback: Bot = fallback if fallback is not None else HeuristicBot()
+        self._warm = list(warm) if warm is not None else _searching_levels()
+        #: counts: ``searches`` (sent to a worker), ``fallbacks``, ``fallback:busy`` / ``:late`` /
+        #: ``:crash`` / ``:error`` / ``:stop`` (why), ``rebuilds`` (executors replaced after a dead worker).
+        self.stats: Counter[str] = Counter()
+        self._executor: ProcessPoolExecutor | None = None
+        self._queues: dict[str, deque[_Request]] = {}  # per room, the searches waiting
+        self._turns: dict[bool, deque[str]] = {False: deque(), True: deque()}  # rooms waiting, by ``alone``
+        self._busy: dict[str, _Request] = {}  # rooms with a search in flight → that search
+        self._closed = False
+        self._backoff = 0.0  # seconds before the next rebuild (0: at once)
+        self._rebuilding: asyncio.TimerHandle | None = None
+
+    # ------------------------------------------------------------------ life cycle
+
+    def _new_executor(self, ready: Any = None) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=_CONTEXT,
+            initializer=_start_worker,
+            initargs=(self._warm, ready),
+        )
+
+    async def start(self, timeout: float = 60.0) -> None:
+        """Start the worker processes and wait until each has built its bots (at most
+        ``timeout`` seconds: a worker that cannot start breaks the pool, whose searches then
+        play their fallback moves)."""
+        ready = _CONTEXT.Semaphore(0)
+        self._executor = executor = self._new_executor(ready)
+        # one job per worker at once: the executor starts a process for each (it starts them on demand)
+        jobs = [executor.submit(_worker_pid) for _ in range(self.workers)]
+
+        def started() -> None:
+            deadline, count = time.monotonic() + timeout, 0
+            while count < self.workers and time.monotonic() < deadline:
+                if ready.acquire(timeout=0.05):
+                    count += 1
+                elif any(job.done() and job.exception() is not None for job in jobs):
+                    return  # the pool broke
+
+        await asyncio.to_thread(started)
+
+    async def stop(self) -> None:
+        """Drop the waiting searches (they play their fallback), stop the workers (a search
+        still running is given a second, then its process is terminated)."""
+        self._closed = True
+        if self._rebuilding is not None:
+            self._rebuilding.cancel()
+        for queue in self._queues.values():
+            while queue:
+                self._fall_back(queue.popleft(), "the server is stopping", "stop")
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        processes = list(_processes(executor))
+        executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + 1  # idle workers end at once; a search is not waited for long
+        while any(p.is_alive() for p in processes) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+
+    @property
+    def in_flight(self) -> int:
+        """Searches running in the workers now (one per room at most)."""
+        return len(self._busy)
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers (for operators and tests)."""
+        return [p.pid for p in _processes(self._executor) if p.pid is not None and p.is_alive()]
+
+    # ------------------------------------------------------------------ searches
+
+    @staticmethod
+    def takes(bot: Bot) -> bool:
+        """Whether ``bot``'s searches go to the pool: it searches (has a ``time_limit``) and
+        can be rebuilt in a worker (:func:`spec_of`)."""
+        return hasattr(bot, "time_limit") and spec_of(bot) is not None
+
+    async def act(
+        self,
+        room: str,
+        bot: Bot,
+        view: PlayerView,
+        legal: Sequence[Action],
+        rng: random.Random,
+        *,
+        due: float | None = None,
+        alone: bool = False,
+    ) -> Action:
+        """``bot``'s choice for ``view`` (its seat's turn in ``room``), searched by a worker,
+        or its fallback move (:attr:`fallback`) if the search cannot be had before ``due``.
+
+        Args:
+            room: the room's code (searches of one room run one at a time, in order).
+            bot: a bot the pool :meth:`takes`; its ``time_limit`` (seconds) is the search's.
+            view, legal: the seat's view and legal actions (non-empty).
+            rng: the room's generator: one 64-bit seed is drawn from it, here and now, so the
+                moves of a seeded room do not depend on the workers' timing (a search ends on
+                its time limit, though, when it has one).
+            due: when the move is sent (:attr:`timer`); ``None``: no deadline, the search waits
+                for a worker however long.
+            alone: the room is played by bots alone (it waits behind the rooms with a person).
+
+        Raises:
+            ValueError: the pool does not take ``bot``.
+            asyncio.CancelledError: cancelled (a waiting search is dropped; a running one ends
+                in its worker, the room's next search waits for it).
+        """
+        spec = spec_of(bot)
+        if spec is None:
+            raise ValueError(f"bot {getattr(bot, 'name', bot)!r}: cannot be rebuilt in a worker process")
+        assert view.seat is not None
+        now = self.timer()
+        request = _Request(
+            room, view.seat, spec, view, legal, rng.getrandbits(64), getattr(bot, "time_limit", None), due, now, alone
+        )
+        if self._closed or (self._executor is None and self._rebuilding is None):
+            self._fall_back(request, "the bot pool is not running", "stop")
+            return request.future.result()
+        self._queues.setdefault(room, deque()).append(request)
+        if room not in self._busy and room not in self._turns[alone]:
+            self._turns[alone].append(room)
+        self._dispatch()
+        try:
+            await self._wait(request)
+        except asyncio.CancelledError:
+            self._withdraw(request)
+            request.future.cancel()  # nobody waits for its action any more
+            raise
+        return request.future.result()
+
+    async def _wait(self, request: _Request) -> None:
+        """Until the request has its action: the search's, or the fallback when its time runs out."""
+        future = request.future
+        while not future.done():
+            if request.due is None:
+                await asyncio.wait({future})
+                continue
+            if request.started:
+                wait = request.due - DUE_MARGIN - self.timer()
+                if wait <= 0:
+                    self._fall_back(request, "its search was not back in time", "late")
+                    return
+            else:
+                wait = request.due - MIN_SHARE * (request.due - request.asked) - self.timer()
+                if wait <= 0:
+                    self._withdraw(request)
+                    self._fall_back(request, "every bot worker was busy", "busy")
+                    return
+            await asyncio.wait({future}, timeout=wait)
+
+    def _withdraw(self, request: _Request) -> None:
+        """Take a waiting request out of its room's queue (a running one stays: its worker is busy)."""
+        queue = self._queues.get(request.room)
+        if queue is not None and request in queue:
+            queue.remove(request)
+            if not queue:
+                del self._queues[request.room]
+                with contextlib.suppress(ValueError):
+                    self._turns[request.alone].remove(request.room)
+
+    def _next(self) -> _Request | None:
+        """The next search to start: the first room in turn (with a person first; the rooms of
+        bots alone while they hold fewer than ``alone_workers`` workers)."""
+        alone_running = sum(1 for running in self._busy.values() if running.alone)
+        for alone in (False, True):
+            turns = self._turns[alone]
+            if not turns or (alone and alone_running >= self.alone_workers):
+                continue
+            room = turns.popleft()
+            queue = self._queues[room]
+            request = queue.popleft()
+            if not queue:
+                del self._queues[room]
+            return request
+        return None
+
+    def _dispatch(self) -> None:
+        """Start searches while a worker is free."""
+        while self._executor is not None and len(self._busy) < self.workers:
+            request = self._next()
+            if request is None:
+                return
+            limit = request.limit
+            if request.due is not None:
+                planned = request.due - request.asked
+                left = request.due - self.timer()
+                if planned <= 0 or left < MIN_SHARE * planned:
+                    self._fall_back(request, "every bot worker was busy", "busy")
+                    self._requeue(request.room, request.alone)
+                    continue
+                if limit is not None:  # started late: the same share of what is left
+                    limit = min(limit, limit * left / planned)
+            self._start(request, limit)
+
+    def _start(self, request: _Request, limit: float | None) -> None:
+        executor = self._executor
+        assert executor is not None
+        try:
+            job = executor.submit(_search, request.spec, limit, request.view, request.legal, request.seed)
+        except BrokenProcessPool:
+            self._rebuild(executor)
+            self._fall_back(request, "a bot worker process died", "crash")
+            self._requeue(request.room, request.alone)
+            return
+        request.started = True
+        self._busy[request.room] = request
+        self.stats["searches"] += 1
+        asyncio.wrap_future(job).add_done_callback(lambda done: self._finished(request, executor, job))
+
+    def _finished(self, request: _Request, executor: ProcessPoolExecutor, job: Future[Action]) -> None:
+        """A worker's answer (on the event loop): the request's action, the fallback if the
+        search failed, a new executor if the worker died; then the next searches start."""
+        if self._busy.get(request.room) is request:  # (not a search of an executor already replaced)
+            del self._busy[request.room]
+        if job.cancelled() or self._closed:
+            self._fall_back(request, "the server is stopping", "stop")
+        elif isinstance(job.exception(), BrokenProcessPool):
+            self._rebuild(executor)
+            self._fall_back(request, "a bot worker process died", "crash")
+        elif job.exception() is not None:
+            log.error("room %s: search of seat %d failed: %s", request.room, request.seat, job.exception())
+            self._fall_back(request, "its search failed", "error")
+        else:
+            self._backoff = 0.0  # the pool works
+            if not request.future.done():
+                request.future.set_result(job.result())
+        self._requeue(request.room, request.alone)
+        self._dispatch()
+
+    def _requeue(self, room: str, alone: bool) -> None:
+        """The room's turn again if it has searches waiting (at the end of the rotation)."""
+        if room in self._queues and room not in self._busy and room not in self._turns[alone]:
+            self._turns[alone].append(room)
+
+    def _rebuild(self, broken: ProcessPoolExecutor) -> None:
+        """Replace the executor of a dead worker (once, whichever of its searches sees it first):
+        at once, or after a back-off when the last new one broke before finishing a search
+        (meanwhile no search starts: they wait, or play their fallback when due)."""
+        if self._executor is not broken or self._closed:
+            return
+        broken.shutdown(wait=False, cancel_futures=True)
+        self._executor = None
+        self._busy.clear()  # the searches of the dead executor are all failing with it
+        wait = self._backoff
+        self._backoff = min(MAX_BACKOFF, max(BACKOFF, 2 * self._backoff))
+        log.error("a bot worker process died: its searches play their fallback moves; new workers in %.1f s", wait)
+        self._rebuilding = asyncio.get_running_loop().call_later(wait, self._restart)
+
+    def _restart(self) -> None:
+        self._rebuilding = None
+        if self._closed:
+            return
+        self.stats["rebuilds"] += 1
+        self._executor = self._new_executor()
+        self._dispatch()
+
+    def _fall_back(self, request: _Request, reason: str, key: str) -> None:
+        """The bot's fallback move for the request, logged and counted (if it has no action yet)."""
+        if request.future.done():
+            return
+        action = self.fallback.act(request.view, request.legal, random.Random(request.seed))
+        self.stats["fallbacks"] += 1
+        self.stats[f"fallback:{key}"] += 1
+        log.warning("room %s: bot of seat %d plays its fallback move: %s", request.room, request.seat, reason)
+        request.future.set_result(action)
+
+
+def _processes(executor: ProcessPoolExecutor | None) -> list[multiprocessing.process.BaseProcess]:
+    """The executor's worker processes (the standard library keeps them in ``_processes``)."""
+    if executor is None:
+        return []
+    return list((getattr(executor, "_processes", None) or {}).values())

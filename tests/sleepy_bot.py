@@ -1,0 +1,26 @@
+"""A bot for the bot worker tests (tests/test_web_botpool.py), in a module of its own: a worker
+process imports it to build the bot (:func:`getaway.web.botpool.spec_of`), and nothing else."""
+
+from __future__ import annotations
+
+import time
+
+
+class SleepyBot:
+    """A searching bot (it has a ``time_limit``) whose first ``slow`` searches in each process
+    take ``seconds``; it then plays a legal action at random. Importable by name, so a worker
+    process builds it from its settings (:func:`getaway.web.botpool.spec_of`)."""
+
+    name = "sleepy"
+
+    def __init__(self, seconds: float = 1.0, slow: int = 1_000_000, time_limit: float | None = None) -> None:
+        self.seconds = seconds
+        self.slow = slow
+        self.time_limit = time_limit
+        self.calls = 0
+
+    def act(self, view, legal, rng):
+        self.calls += 1
+        if self.calls <= self.slow:
+            time.sleep(self.seconds)
+        return legal[rng.randrange(len(legal))]

@@ -1,0 +1,228 @@
+"""Bots off the event loop (issue 14, item 1; web/botpool.py): searching bots in worker
+processes, fair across rooms, the fallback move on time when every worker is busy, a killed
+worker that the rooms survive. Real processes and real time (a fraction of a second each)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import signal
+import time
+from typing import Any
+
+import pytest
+
+from getaway import Deal, Rules, player_view
+from getaway.bots import ExpertBot, HeuristicBot, make_bot
+from getaway.web.botpool import BotPool, spec_of
+from getaway.web.rooms import RoomService
+from getaway.web.store import Store
+from sleepy_bot import SleepyBot
+
+pytestmark = pytest.mark.timeout(90)
+
+CONFIG = {"profile": "punjab", "players": 3, "deals": 1, "options": {"takes": "any"}, "bot_level": "hard"}
+
+
+#: The workers of the pool tests build the test's bot when they start.
+WARM = [spec_of(SleepyBot(1.0))]
+
+
+def _view(seed: int = 3):
+    """A seat's view mid-deal with at least two legal actions, and those actions."""
+    deal = Deal(Rules.profile("punjab", players=4, takes="off"), 0, seed)
+    rng = random.Random(seed)
+    while True:
+        legal = deal.legal_actions()
+        if len(legal) > 1 and deal.tricks_played > 1:
+            view = player_view(deal, deal.to_act)
+            return view, list(view.legal_actions)
+        deal.apply(legal[rng.randrange(len(legal))])
+
+
+async def _play_room(service: RoomService, bot: Any, kill: bool = False) -> tuple[list[Any], str]:
+    """Create a bot-only room with ``bot`` in every seat, play it to its end; its log and status.
+    ``kill``: SIGKILL a worker process while a search runs in it."""
+    answer = await service.create(dict(CONFIG))
+    handle = service.rooms[answer["code"]]
+    handle.bot = bot
+    await service.start_match(answer["code"], answer["host_token"])
+    pool = service.botpool
+    assert pool is not None
+    if kill:
+        while not pool.in_flight:
+            await asyncio.sleep(0.005)
+        os.kill(pool.pids()[0], signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while handle.room.status != "finished":
+        assert time.monotonic() < deadline, "the room did not finish"
+        await asyncio.sleep(0.01)
+    while len(log := service.store.load_room(answer["code"]).log) < handle.room.version:
+        await asyncio.sleep(0.01)  # the last command is applied, its commit on its way
+    return [(e.kind, e.payload) for e in log], handle.room.status
+
+
+def test_a_room_of_searching_bots_plays_to_the_end_in_workers_and_replays_from_its_seed(monkeypatch):
+    monkeypatch.setattr("getaway.web.rooms.new_seed", lambda: 0x5EED)  # every room: one seed, one secret
+    monkeypatch.setattr("getaway.web.rooms.new_secret", lambda: b"s" * 32)
+
+    async def main() -> tuple[list[Any], Any]:
+        service = RoomService(Store("sqlite://"), bot_delay=0, bot_workers=1)
+        await service.start()
+        try:
+            assert service.botpool is not None and len(service.botpool.pids()) == 1
+            log, status = await _play_room(service, ExpertBot(iterations=8))
+            assert status == "finished"
+            return log, dict(service.botpool.stats)
+        finally:
+            await service.stop()
+
+    first, stats = asyncio.run(main())
+    acts = [p for kind, p in first if kind == "act"]
+    assert len(acts) > 20 and all(p["bot"] for p in acts)
+    assert stats["searches"] > 10 and stats.get("fallbacks", 0) == 0  # every move searched in a worker
+    again, _ = asyncio.run(main())  # the same seeds (the fixture): the same moves, whatever the timing
+    assert [p for kind, p in again if kind == "act"] == acts
+
+
+def test_a_room_with_a_slow_bot_does_not_delay_another_rooms_search():
+    """Room A asks for three searches of 0.6 s at once, room B for a quick one: A's run one
+    at a time (one per room in flight), so B gets the second worker at once and is back before
+    A's first is; nothing falls back."""
+
+    async def main() -> tuple[list[float], float, dict[str, int]]:
+        pool = BotPool(2, warm=WARM)
+        await pool.start()
+        try:
+            view, legal = _view()
+            start = time.monotonic()
+            slow = SleepyBot(0.6)
+
+            async def timed(room: str, bot: Any, due: float | None) -> float:
+                await pool.act(room, bot, view, legal, random.Random(1), due=due)
+                return time.monotonic() - start
+
+            a = [asyncio.create_task(timed("A", slow, None)) for _ in range(3)]
+            await asyncio.sleep(0.05)
+            b = await timed("B", SleepyBot(0.05, time_limit=0.9), start + 1.5)
+            return sorted(await asyncio.gather(*a)), b, dict(pool.stats)
+        finally:
+            await pool.stop()
+
+    a, b, stats = asyncio.run(main())
+    assert b < a[0], f"room B's search waited for room A's: back after {b:.2f} s, A's first after {a[0]:.2f} s"
+    assert a[0] >= 0.6 and a[1] >= 1.2 and a[2] >= 1.8, f"room A's searches overlapped: {a}"
+    assert stats["searches"] == 4 and stats.get("fallbacks", 0) == 0
+
+
+def test_every_worker_busy_the_bot_plays_its_fallback_move_on_time_and_it_is_logged(caplog):
+    async def main() -> tuple[Any, float, float, dict[str, int]]:
+        pool = BotPool(1, warm=WARM)
+        await pool.start()
+        try:
+            view, legal = _view()
+            hog = asyncio.create_task(pool.act("HOG", SleepyBot(0.8), view, legal, random.Random(2)))
+            while not pool.in_flight:
+                await asyncio.sleep(0.005)
+            due = time.monotonic() + 0.4
+            action = await pool.act("LATE", SleepyBot(0.01, time_limit=0.24), view, legal, random.Random(7), due=due)
+            back = time.monotonic()
+            hog.cancel()
+            return action, back, due, dict(pool.stats)
+        finally:
+            await pool.stop()
+
+    with caplog.at_level(logging.WARNING, logger="getaway.web"):
+        action, back, due, stats = asyncio.run(main())
+    view, legal = _view()
+    seed = random.Random(7).getrandbits(64)  # the one draw the pool makes from the room's generator
+    assert action == HeuristicBot().act(view, legal, random.Random(seed))  # the heuristic's choice
+    assert back < due  # on time (it was given up at MIN_SHARE of its time before the due time)
+    lines = [r.getMessage() for r in caplog.records if "fallback move" in r.getMessage()]
+    assert lines == [f"room LATE: bot of seat {view.seat} plays its fallback move: every bot worker was busy"]
+    assert stats["fallbacks"] == stats["fallback:busy"] == 1
+
+
+def test_a_killed_worker_process_does_not_stop_the_room():
+    async def main() -> tuple[str, dict[str, int], list[int], list[int]]:
+        service = RoomService(Store("sqlite://"), bot_delay=0, bot_workers=1)
+        await service.start()
+        try:
+            assert service.botpool is not None
+            before = service.botpool.pids()
+            _log, status = await _play_room(service, SleepyBot(0.3, slow=1), kill=True)
+            return status, dict(service.botpool.stats), before, service.botpool.pids()
+        finally:
+            await service.stop()
+
+    status, stats, before, after = asyncio.run(main())
+    assert status == "finished"
+    assert stats["fallback:crash"] >= 1 and stats["rebuilds"] == 1
+    assert after and set(after).isdisjoint(before)  # new workers
+    assert stats["searches"] > stats["fallbacks"] + 5  # the searches after the crash ran in the new worker
+
+
+def test_only_bots_rebuildable_by_name_go_to_the_workers():
+    assert spec_of(make_bot("expert")) is not None and BotPool.takes(make_bot("hard"))
+    assert not BotPool.takes(make_bot("medium"))  # no search: it stays in the server's threads
+
+    class Local(SleepyBot):  # defined in a function: a worker cannot import it
+        pass
+
+    assert spec_of(Local()) is None and not BotPool.takes(Local())
+    with pytest.raises(ValueError, match="workers: at least 1"):
+        BotPool(0)
+
+
+def test_a_room_whose_searches_cannot_have_a_worker_sends_fallback_moves_at_the_bot_delay(caplog):
+    """The only worker is held by another room's long search: every move of this room that
+    would search is the heuristic's, logged, and sent at the bot delay like any other."""
+    delay = 0.3
+
+    async def main() -> tuple[str, list[float]]:
+        service = RoomService(Store("sqlite://"), bot_delay=delay, bot_workers=1)
+        await service.start()
+        pool = service.botpool
+        assert pool is not None
+        try:
+            view, legal = _view()
+            hog = asyncio.create_task(pool.act("HOG", SleepyBot(3.0), view, legal, random.Random(2)))
+            while not pool.in_flight:
+                await asyncio.sleep(0.005)
+            answer = await service.create(dict(CONFIG))
+            code = answer["code"]
+            handle = service.rooms[code]
+            handle.bot = SleepyBot(0.01, time_limit=0.18)
+            delays: list[float] = []
+            began: dict[int, float] = {}
+            original_move, original_submit = service._bot_move, service.submit
+
+            async def bot_move(h, version, seat, start):
+                began[version] = start
+                await original_move(h, version, seat, start)
+
+            async def submit(h, job):
+                if job.kind == "act" and job.payload.get("bot") and job.payload["action"] != "take":
+                    delays.append(service.timer() - began[job.version])
+                return await original_submit(h, job)
+
+            service._bot_move, service.submit = bot_move, submit  # type: ignore[method-assign]
+            await service.start_match(code, answer["host_token"])
+            deadline = time.monotonic() + 2.5  # within the hog's search
+            while pool.stats["fallbacks"] < 3:
+                assert time.monotonic() < deadline, "no fallback moves: the room waited for the worker"
+                await asyncio.sleep(0.01)
+            hog.cancel()
+            return code, delays
+        finally:
+            await service.stop()
+
+    with caplog.at_level(logging.WARNING, logger="getaway.web"):
+        code, delays = asyncio.run(main())
+    lines = [r.getMessage() for r in caplog.records if "fallback move" in r.getMessage()]
+    assert len(lines) >= 3 and all(line.startswith(f"room {code}: bot of seat ") for line in lines)
+    assert all("every bot worker was busy" in line for line in lines)
+    assert delays and all(delay - 0.001 <= d < delay + 0.1 for d in delays), delays  # on time, not late
+    assert not any("after its move was due" in r.getMessage() for r in caplog.records)
