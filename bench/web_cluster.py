@@ -72,6 +72,7 @@ __all__ = ["empty_database", "main", "redis_server", "run"]
 
 DATABASE_ENV = "GETAWAY_BENCH_DATABASE_URL"
 _TICKS = os.sysconf("SC_CLK_TCK")
+SELF = "load generator"
 
 
 @contextlib.contextmanager
@@ -135,10 +136,11 @@ class Meter:
         self.marks: list[tuple[float, dict[str, float], int, int]] = []
 
     @staticmethod
-    def _cpu(pid: int) -> float:
-        """CPU seconds of ``pid`` and of its live children (a serve's bot workers; nginx's workers)."""
+    def _cpu(pid: int, children: bool = True) -> float:
+        """CPU seconds of ``pid`` and (``children``) of its live children (a serve's bot workers;
+        nginx's workers)."""
         total = 0.0
-        for p in [pid, *_children(pid)]:
+        for p in [pid, *(_children(pid) if children else [])]:
             with contextlib.suppress(OSError):
                 fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
                 total += (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
@@ -158,7 +160,8 @@ class Meter:
                 text("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
             ).scalar_one()
         engine.dispose()
-        self.marks.append((time.monotonic(), {k: self._cpu(v) for k, v in self.pids.items()}, commands, int(commits)))
+        cpu = {k: self._cpu(v, children=k != SELF) for k, v in self.pids.items()}
+        self.marks.append((time.monotonic(), cpu, commands, int(commits)))
 
     def start(self) -> None:
         self._mark()
@@ -227,7 +230,7 @@ async def _play(base: str, rooms: int, deals: int, bot_delay: float, level: str,
 def _check(players: list[HumanRoom], database: str, base: str, deals: int) -> dict[str, Any]:
     """Lost actions, the logs audited, every finished deal's record replayed; actions counted."""
     store = Store(database)
-    lost, audit_failures, acts, finished = 0, [], 0, 0
+    lost, audit_failures, acts, finished, examples = 0, [], 0, 0, []
     codes = [p.code for p in players if p.code]
     for player in players:
         if not player.code:
@@ -243,6 +246,8 @@ def _check(players: list[HumanRoom], database: str, base: str, deals: int) -> di
             entry = by_version.get(version + 1)
             if entry is None or entry.kind != "act" or entry.payload["bot"] or entry.payload["action"] != action:
                 lost += 1
+                found = None if entry is None else (entry.kind, entry.payload)
+                examples.append(f"{player.code}: {action} sent at version {version}, the log has {found}")
     store.close()
     replayed, failed = 0, []
     with httpx.Client(base_url=base, timeout=60) as http:
@@ -261,6 +266,7 @@ def _check(players: list[HumanRoom], database: str, base: str, deals: int) -> di
         "actions": acts,
         "acked_client_moves": sum(len(p.acked) for p in players),
         "lost_actions": lost,
+        "lost_examples": examples[:5],
         "log_audit_failures": audit_failures[:5],
         "records_replayed": replayed,
         "records_failed": failed[:5],
@@ -290,7 +296,7 @@ def run(
             with running_front(tmp / f"front{processes}", upstream, connections=4 * rooms + 256) as base:
                 pids = {f"serve {i}": s.proc.pid for i, s in enumerate(servers)}
                 pids.update(_service_pids(redis_url, tmp / f"front{processes}"))
-                pids["load generator"] = os.getpid()
+                pids[SELF] = os.getpid()  # its children are the servers: counted without them
                 meter = Meter(pids, redis_url, database)
                 meter.start()
                 started = time.monotonic()
@@ -302,6 +308,7 @@ def run(
             for server in servers:
                 server.stop()
         logs = "".join(s.log() for s in servers)
+        owned = [s.log().count("owned by this process") for s in servers]  # leases taken, by process
     errors: dict[str, int] = {}
     for p in players:
         for e in p.errors:
@@ -318,6 +325,7 @@ def run(
         **checked,
         **meter.report(),
         "client_errors": errors,
+        "leases_taken_by_process": owned,
         "server_tracebacks": logs.count("Traceback"),
         "fallback_moves": logs.count("plays its fallback move"),
     }
