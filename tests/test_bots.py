@@ -9,7 +9,7 @@ import pytest
 
 from conftest import SOAK, make_deal
 from getaway import Deal, Rules, player_view
-from getaway.bots import BOTS, LEVELS, ExpertBot, HeuristicBot, RandomBot, make_bot
+from getaway.bots import BOTS, LEVEL_HELP, LEVELS, ExpertBot, HeuristicBot, RandomBot, make_bot
 from getaway.core.events import PASS, TAKE
 
 VARIANTS = [
@@ -148,7 +148,14 @@ def test_levels_map_to_kinds():
     hard, expert = make_bot("hard"), make_bot("expert")
     assert isinstance(hard, ExpertBot) and isinstance(expert, ExpertBot)
     assert hard.iterations < expert.iterations
-    assert set(LEVELS) == {"easy", "medium", "hard", "expert"}
+    assert list(LEVELS) == ["random", "easy", "medium", "hard", "expert"]  # weakest first
+    assert isinstance(make_bot("random"), RandomBot)
+
+
+def test_every_level_has_one_line_starting_with_its_name():
+    assert list(LEVEL_HELP) == list(LEVELS)
+    for level, line in LEVEL_HELP.items():
+        assert line.startswith(f"{level}: ") and "\n" not in line and len(line) < 100
 
 
 def test_bot_settings_in_the_name():

@@ -256,6 +256,21 @@ def test_bot_levels_are_named_in_the_players_language(tmp_path):
     assert "(moyen)" in res.output and "(medium)" not in res.output
 
 
+def test_the_terminal_describes_each_level_at_the_table_in_one_line():
+    from getaway.bots import LEVEL_HELP
+    from getaway.text import i18n
+
+    args = ["play", "--bots", "random,easy,medium", "--seed", "2", "--lang", "fr"]
+    res = CliRunner().invoke(cli, args, input="quit\nno\n")
+    assert res.exit_code == 0, res.output
+    shown = " ".join(res.output.split())  # the console wraps long lines
+    with i18n.language("fr"):
+        lines = {level: i18n._(LEVEL_HELP[level]) for level in LEVEL_HELP}
+    for level in ("random", "easy", "medium"):
+        assert lines[level] != LEVEL_HELP[level] and lines[level] in shown
+    assert lines["hard"] not in shown  # only the levels at this table
+
+
 def test_an_option_error_says_none_not_null():
     res = CliRunner().invoke(cli, ["demo", "-o", "trump=hearts"])
     assert res.exit_code == 2

@@ -52,3 +52,37 @@ def test_the_search_benchmark_runs_and_refuses_bad_arguments(capsys: pytest.Capt
         with pytest.raises(SystemExit) as stop:
             bench.main(bad)
         assert stop.value.code == 2, bad
+
+
+def test_the_review_benchmark_resumes_a_stopped_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/review.py writes each finished deal at once; --resume runs only the missing deals (a
+    line cut short by a stop is run again), and --report reads the file alone."""
+    import json
+
+    bench = _load("bench/review.py")
+    out = tmp_path / "run.jsonl"
+    common = ["--iterations", "4", "--replays", "2", "--out", str(out)]
+    assert bench.main(["--deals", "2", *common]) == 0
+    first = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["deal"] for r in first) == [0, 1]
+    assert all(len(f["lost_played"]) == len(f["lost_best"]) == 2 for r in first for f in r["flags"])
+    capsys.readouterr()
+    with out.open("a") as f:  # a stop in the middle of writing deal 2
+        f.write('{"deal": 2, "iterat')
+    assert bench.main(["--deals", "3", "--resume", *common]) == 0
+    err = capsys.readouterr().err
+    assert "2 deals already" in err and "1 to go" in err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]  # the cut line is gone
+    assert [r["deal"] for r in rows] == [0, 1, 2] and rows[:2] == first  # the finished deals were not run again
+    assert bench.main(["--deals", "3", "--report", *common]) == 0
+    assert "3 deals" in capsys.readouterr().out
+    for bad in (
+        ["--deals", "3", *common],
+        ["--deals", "0", "--out", str(tmp_path / "x")],
+        ["--report", "--out", str(tmp_path / "none.jsonl")],
+        ["--resume", "--iterations", "5", "--out", str(out)],
+    ):
+        with pytest.raises(SystemExit) as stop:
+            bench.main(bad)
+        assert stop.value.code not in (0, None), bad
+        capsys.readouterr()

@@ -16,6 +16,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from getaway.core.record import deal_from_record
@@ -268,6 +270,48 @@ def test_a_room_with_sockets_on_two_processes_plays_a_whole_deal(cluster, redis_
             assert set(message["news"]) <= {"v", "connected", "turn_ends_in", "absent"}, message
         assert "hand" not in data and "token" not in data, data
         assert asha["token"] not in data and ben["token"] not in data
+
+
+@pytest.mark.timeout(150)
+def test_the_owner_drained_with_sigterm_hands_its_room_over(cluster, redis_server):
+    """SIGTERM (a deploy): the owner commits what it acknowledged, gives its lease up and closes
+    its sockets with 1012; the page reconnects to another process, which takes the room over
+    (without waiting for the lease to expire) and the deal finishes, every move once."""
+    a, b = cluster(2)
+    code, (asha, ben) = _room(a, "Asha", "Ben")  # A owns the room
+    on_b = Sock(f"{b.ws}/ws/{code}", ben["token"])
+    on_a = Sock(f"{a.ws}/ws/{code}", asha["token"])
+    socks = [on_a, on_b]
+    try:
+        on_a.ws.send(json.dumps({"type": "start"}))
+        for s in socks:
+            s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
+        rng = random.Random(12)
+        acked: list[tuple[int, int, str]] = []
+        _play(socks, rng, acked, moves=3)
+        import redis
+
+        leases = redis.Redis.from_url(redis_server.url, decode_responses=True)
+        held = leases.get(f"getaway:lease:{code}")  # "process:token": A's
+        assert held is not None
+        a.proc.send_signal(signal.SIGTERM)
+        with pytest.raises(ConnectionClosed) as closed:
+            on_a.until(lambda m: False, timeout=15)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012, closed.value
+        assert a.proc.wait(30) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled
+        assert leases.get(f"getaway:lease:{code}") != held  # given up, not left to expire (2 s)
+        leases.close()
+        back = Sock(f"{b.ws}/ws/{code}", asha["token"])  # the page reconnects, through the front: to B
+        assert back.welcome["seat"] == asha["seat"]
+        socks = [back, on_b]
+        _play(socks, rng, acked, retry=("server_error",))
+        assert socks[0].last["view"]["outcome"] is not None
+        _audit(code, acked)
+        assert "owned by this process" in b.log()
+        assert "Traceback" not in a.log() and "drained 1 rooms" in a.log(), a.log()
+    finally:
+        for s in socks:
+            s.close()
 
 
 @pytest.mark.timeout(150)

@@ -11,6 +11,8 @@ import httpx
 import pytest
 
 import test_web_e2e as e2e
+from getaway.bots import LEVEL_HELP, LEVELS
+from getaway.text import i18n
 from test_web_e2e import MISSING, REQUIRE, act, create_room, state, wait_status
 
 # the browser tests' fixtures: the server (one for this module), the browser, a page in a fresh context
@@ -27,6 +29,27 @@ def _code(page) -> str:
 
 def _listed(server: str) -> list[str]:
     return [r["code"] for r in httpx.get(f"{server}/api/rooms?public=1", timeout=10).json()["rooms"]]
+
+
+@pytest.mark.timeout(120)
+def test_the_lobby_describes_the_chosen_bot_level_in_one_line(new_page):
+    page = new_page()
+    page.goto("/")
+    wait_status(page, "lobby")
+    select, help_line = page.get_by_test_id("bot-level"), page.get_by_test_id("bot-level-help")
+    assert select.input_value() == "medium" and help_line.inner_text() == LEVEL_HELP["medium"]
+    assert [o.get_attribute("value") for o in select.locator("option").all()] == list(LEVELS)
+    for level in LEVELS:
+        select.select_option(level)
+        assert help_line.inner_text() == LEVEL_HELP[level]
+    # in the page's language (the line comes translated with the served strings)
+    page.evaluate("() => localStorage.setItem('getaway.lang', 'fr')")
+    page.reload()
+    wait_status(page, "lobby")
+    page.get_by_test_id("bot-level").select_option("hard")
+    with i18n.language("fr"):
+        want = i18n._(LEVEL_HELP["hard"])
+    assert want != LEVEL_HELP["hard"] and page.get_by_test_id("bot-level-help").inner_text() == want
 
 
 @pytest.mark.timeout(120)

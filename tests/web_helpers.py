@@ -240,7 +240,7 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}"
 
     def log(self) -> str:
-        """What the server has printed so far (after :meth:`stop` too)."""
+        """What the server has printed so far (also once it has stopped)."""
         if not self._log.closed:
             self._log.flush()
         return self.log_path.read_text(errors="replace")
@@ -251,7 +251,7 @@ class ServerProcess:
         self.proc.wait(10)
 
     def stop(self) -> None:
-        """SIGTERM (a drain), then SIGKILL after 20 s."""
+        """SIGTERM (a drain: docs/web.md), then SIGKILL after 20 s."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -264,8 +264,7 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def server_process(tmp: Path, *more: str, database: str | None = None, name: str = "server"):
-    """Run a :class:`ServerProcess` until the block ends (then :meth:`ServerProcess.stop`); yields it
-    once it answers."""
+    """A :class:`ServerProcess` until the block ends (then :meth:`ServerProcess.stop`)."""
     server = ServerProcess(tmp, *more, database=database, name=name)
     try:
         yield server
@@ -276,11 +275,8 @@ def server_process(tmp: Path, *more: str, database: str | None = None, name: str
 @contextlib.contextmanager
 def running_server(tmp: Path, *more: str, database: str | None = None):
     """Run ``getaway serve`` (:class:`ServerProcess`) until the block ends; yields its base URL."""
-    server = ServerProcess(tmp, *more, database=database)
-    try:
+    with server_process(tmp, *more, database=database) as server:
         yield server.base
-    finally:
-        server.stop()
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -95,6 +95,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
 
 #: Difficulty levels for people, mapped onto bot kinds and settings (docs/bots.md).
 LEVELS: dict[str, tuple[str, dict[str, object]]] = {
+    "random": ("random", {}),
     "easy": ("heuristic", {"noise": 0.7}),
     "medium": ("heuristic", {"noise": 0.4}),
     "hard": ("expert", {"iterations": 40}),
@@ -102,9 +103,13 @@ LEVELS: dict[str, tuple[str, dict[str, object]]] = {
 }
 
 
-#: One line per level for people (the terminal game and its ``--help``), English; translated
-#: where shown (the level strength figures: docs/bots.md "Levels").
+#: One line per level for people, English, each ``"<level>: <what it does>"``: the one place of
+#: these texts. The terminal game prints the lines of the levels at its table; the web lobby
+#: shows the chosen level's line (the page finds it among the served strings by its
+#: ``"<level>: "`` start: getaway.web.strings.UI_STRINGS). Translated where shown (the levels'
+#: strength figures: docs/bots.md "Levels").
 LEVEL_HELP: dict[str, str] = {
+    "random": N_("random: any legal move, picked at random (takes a neighbour's hand only rarely)"),
     "easy": N_("easy: the rules of thumb, but a random move seven times in ten"),
     "medium": N_("medium: the rules of thumb, with a random move four times in ten"),
     "hard": N_("hard: plays out a few dozen sampled deals before each move"),

@@ -35,6 +35,7 @@ from ..core.knowledge import Knowledge
 from ..core.messages import N_, Reason
 from ..core.view import PlayerView
 from .random import RandomBot
+from .tips import Tip, parse_tips
 
 __all__ = ["HeuristicBot"]
 
@@ -56,18 +57,25 @@ class HeuristicBot:
             (:class:`~getaway.bots.random.RandomBot`: uniform, taking rarely): a weaker player
             for the levels (``easy``, ``medium``; 1 plays exactly as ``random``),
             deterministic given the ``rng`` it is handed. 0 (the default) never draws from ``rng``.
+        tips: seeds' tips switched on (:mod:`getaway.bots.tips`; none by default): names, or one
+            string of names joined by ``/`` (``make_bot("heuristic:tips=keep-high")``). A tip
+            switched on overrides the rules of thumb wherever it has a choice (the first tip
+            named wins), and its :meth:`~getaway.bots.tips.Tip.keep` narrows the cards they
+            choose from; ties among the tip's cards use the ``rng`` of :meth:`act`. This is the
+            switch ``getaway lab`` (:mod:`getaway.sim.lab`) turns on and off.
 
     Raises:
-        ValueError: ``noise`` outside 0–1.
+        ValueError: ``noise`` outside 0–1, an unknown tip.
     """
 
     name = "heuristic"
 
-    def __init__(self, takes: bool = True, noise: float = 0.0) -> None:
+    def __init__(self, takes: bool = True, noise: float = 0.0, tips: str | Sequence[str] = ()) -> None:
         if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0.0 <= noise <= 1.0:
             raise ValueError(f"noise: {noise!r} is not between 0 and 1")
         self.takes = takes
         self.noise = float(noise)
+        self.tips: tuple[Tip, ...] = parse_tips(tips)
 
     # ------------------------------------------------------------------ protocol
 
@@ -76,7 +84,7 @@ class HeuristicBot:
         (``rng`` is used only then)."""
         if self.noise and len(legal) > 1 and rng.random() < self.noise:
             return _RANDOM.act(view, legal, rng)
-        return self.choose(view, legal)[0]
+        return self.choose(view, legal, rng=rng)[0]
 
     def hint(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> tuple[Action, str]:
         """The action and a one-sentence reason for it: an English :class:`~getaway.text.i18n.Reason`
@@ -84,10 +92,15 @@ class HeuristicBot:
         return self.choose(view, legal)
 
     def choose(
-        self, view: PlayerView, legal: Sequence[Action], knowledge: Knowledge | None = None
+        self,
+        view: PlayerView,
+        legal: Sequence[Action],
+        knowledge: Knowledge | None = None,
+        rng: random.Random | None = None,
     ) -> tuple[Action, str]:
         """``(action, reason)`` for ``view`` among ``legal``; ``knowledge``: what the seat knows,
-        if not ``view.knowledge`` (the expert's rollouts pass a lighter one)."""
+        if not ``view.knowledge`` (the expert's rollouts pass a lighter one); ``rng`` breaks the
+        ties of the tips switched on (the first tied card without it)."""
         if len(legal) == 1:
             return legal[0], Reason(N_("It is the only legal action."))
         t = knowledge or view.knowledge
@@ -102,11 +115,37 @@ class HeuristicBot:
             why = self.take_reason(view, t)
             if why:
                 return TAKE, why
+        if cards and self.tips:
+            tipped = self._tipped(view, t, cards, legal, rng)
+            if tipped is not None:
+                return tipped
+            for tip in self.tips:
+                cards = tip.keep(view, cards)
         if not cards:
             return (PASS if PASS in legal else PICKUP), Reason(N_("There is nothing better to do."))
         if not view.trick:
             return self._lead(view, t, cards)
         return self._follow(view, t, cards, legal)
+
+    def _tipped(
+        self, view: PlayerView, t: Knowledge, cards: list[Card], legal: Sequence[Action], rng: random.Random | None
+    ) -> tuple[Action, str] | None:
+        """The first switched-on tip's choice at this decision (lead, follow or discard), among the
+        cards every tip keeps; ``None`` when no tip has one."""
+        kept = cards
+        for tip in self.tips:
+            kept = tip.keep(view, kept)
+        following = bool(view.trick) and bool(view.hand_mask & SUIT_MASKS[view.led_suit or 0])
+        for tip in self.tips:
+            if not view.trick:
+                chosen = tip.lead(view, t, kept, rng)
+            elif following:
+                chosen = tip.follow(view, t, kept, rng)
+            else:
+                chosen = tip.discard(view, t, kept, legal, rng)
+            if chosen is not None:
+                return chosen, Reason(N_("{action}, as the tip {tip} says."), action=str(chosen), tip=tip.name)
+        return None
 
     # ------------------------------------------------------------------ helpers
 

@@ -12,8 +12,10 @@ action played, the best action, and a mark:
 * ``"mistake"``: the action played loses at least :data:`MISTAKE` points more often than the best;
 * ``"blunder"``: at least :data:`BLUNDER` points more often;
 
-and, where one can be named, a short reason (the heuristic's own reason for the best action,
-when the heuristic would play it too).
+and, where one can be named, a short reason in plain words: for a flagged decision, a fact
+of the seat's view that tells the move played from the best one (:func:`flag_reason`: "Seat 2
+has no hearts left: they can cut your 5♥ with a tochoo …"); otherwise the heuristic's own reason
+for the best action, when the heuristic would play it too.
 
 Seeded: the search of decision ``k`` draws from ``random.Random(f"review:{seed}:{seat}:{k}")``,
 so the same record and seed give the same review.
@@ -36,15 +38,26 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..core.deal import Deal, replay
-from ..core.events import PASS, Action, IllegalActionError
-from ..core.messages import N_, Text
+from ..core.cards import JOKER_INDEX, SUIT_MASKS, Card
+from ..core.deal import Deal, replay, trick_winner
+from ..core.events import PASS, TAKE, Action, IllegalActionError
+from ..core.messages import N_, Reason, Text
 from ..core.record import RecordError, parse_record
-from ..core.view import player_view
+from ..core.view import PlayerView, player_view
 from .expert import DEFAULT_ITERATIONS, ExpertBot
 from .heuristic import HeuristicBot
 
-__all__ = ["REVIEW_ITERATIONS", "MISTAKE", "BLUNDER", "Decision", "Review", "review_deal", "decisions_of", "half_width"]
+__all__ = [
+    "REVIEW_ITERATIONS",
+    "MISTAKE",
+    "BLUNDER",
+    "Decision",
+    "Review",
+    "review_deal",
+    "decisions_of",
+    "flag_reason",
+    "half_width",
+]
 
 #: The review's rollouts per decision by default: four times the bot's (a smaller ±; the
 #: cost per 4-player deal is measured by bench/review.py, docs/learn.md).
@@ -84,8 +97,9 @@ class Decision:
         plus_minus: each action's ± in percentage points (95 %, from ``worlds``).
         worlds: the number of sampled worlds of the search.
         mark: ``"blunder"``, ``"mistake"`` or ``""``.
-        reason: a short reason for the best action (an English :class:`~getaway.core.messages.Text`,
-            translatable), or ``""``.
+        reason: a short reason (an English :class:`~getaway.core.messages.Reason`, translatable):
+            for a flagged decision :func:`flag_reason`'s, else the heuristic's for the best action
+            when it agrees; or ``""``.
     """
 
     index: int
@@ -210,11 +224,229 @@ def _review_one(
     plus_minus = {str(a): 100.0 * half_width(p, worlds) for a, p in estimates.items()}
     low = min(estimates.values())
     best = played if estimates[played] <= low else min(estimates, key=lambda a: (estimates[a], legal.index(a)))
-    reason = ""
-    usual, why = HeuristicBot().choose(view, legal)
-    if usual == best or (usual in estimates and estimates[usual] <= low):
-        reason = why
+    reason = flag_reason(view, played, best) if 100.0 * (estimates[played] - low) >= MISTAKE else ""
+    if not reason:
+        usual, why = HeuristicBot().choose(view, legal)
+        if usual == best or (usual in estimates and estimates[usual] <= low):
+            reason = why
     return losses, plus_minus, worlds, str(best), reason
+
+
+# ---------------------------------------------------------------------- reasons for a flagged move
+#
+# Every sentence the review says about a flagged decision is here, one template per fact. Each
+# is checked from the seat's view (its hand, the trick on the table, its Knowledge: the cards
+# still out, the proven voids, the hand sizes), never from a hidden card, and says what the move
+# played or the better move does under the rules (R-P-TRICK: after a tochoo the highest card of
+# the led suit picks up; R-C-TRICK: a player who cannot follow picks up).
+
+#: Punjab, a lead into a proven void.
+CUT_VOID: Final = N_(
+    "A player after you has no {suit} left: they can cut your {played} with a tochoo, and the highest card of "
+    "{suit} played then picks up."
+)
+#: Punjab, a lead of the highest card still in play.
+LEAD_TOP: Final = N_("{played} is the highest card of {suit} still in play: if anyone cuts the trick, you pick it up.")
+#: Punjab, the better move empties a suit (a lead or a free discard).
+EMPTY_SUIT: Final = N_("{best} is your only card of {suit}: once it is gone, you can cut every trick of {suit}.")
+#: Punjab, a lead of a suit a player after is likelier to have none of (card counting).
+CUT_LIKELY: Final = N_(
+    "Only {n} card(s) of {suit} are still out: a player after you is more likely to have none and cut {played} "
+    "than {best}."
+)
+#: Punjab, following over the winning card with players still to come.
+GOES_OVER: Final = N_(
+    "{played} goes over {winner}: if a player after you cuts before anyone overtakes it, you pick up; {best} "
+    "stays under it."
+)
+#: Punjab, going over the winning card while everyone after very likely follows.
+OVER_SAFE: Final = N_(
+    "Every player after you very likely still holds {suit} (counting the cards still out): {best} goes over "
+    "{winner} and sheds a high card while the trick should reach the waste."
+)
+#: Punjab, both under the winning card, the better one higher.
+SHED_UNDER: Final = N_("{best} and {played} both stay under {winner}: {best} sheds the higher card at no risk.")
+#: Punjab, the last to play.
+LAST_SAFE: Final = N_("You play last, so nobody can cut this trick: shed the higher {best}.")
+#: Punjab, both over the winning card, the better one higher (fewer cards still out beat it).
+BOTH_OVER: Final = N_(
+    "Both go over {winner}, so either may be left the highest: get rid of {best}, the harder one to lose later "
+    "(only {n} card(s) still out beat it, {m} beat {played})."
+)
+#: Punjab, a free discard (a tochoo, the first trick) of the highest card still in play.
+DUMP_TOP: Final = N_(
+    "{best} is the highest card of {suit} still in play, the card that picks up after a cut: shed it while it "
+    "costs nothing."
+)
+#: Punjab, a free discard of the higher of two cards of one suit.
+DUMP_HIGHER: Final = N_("This card costs nothing here: shed the higher {best} rather than {played}.")
+#: Classic, a lead into a proven void (R-C-TRICK).
+FEED_VOID: Final = N_("Lead {best}: a player after you has no {suit} and must pick up.")
+#: Classic, a lead that empties a suit the others still hold.
+LEAD_LAST: Final = N_(
+    "{played} is your only card of {suit} and others still hold {suit}: without it, you must pick up when someone "
+    "leads {suit}."
+)
+#: Classic, a lead or a follow nobody can beat (R-C-WON).
+SURE_WIN: Final = N_("Nothing still out beats {best}: if everyone follows, it wins the trick and you lead next.")
+#: Classic, following under the winning card either way.
+SHED_LOSER: Final = N_(
+    "Neither {best} nor {played} beats {winner}: the trick goes the same way, so shed the higher {best}."
+)
+#: Classic, a lead of a high card that can still be beaten.
+SPENDS_HIGH: Final = N_(
+    "{played} can still be beaten ({n} higher card(s) of {suit} still out): leading it spends a high card; "
+    "{best} is a cheaper lead."
+)
+#: Classic, a sure winner played when a lower card would do.
+KEEP_WINNER: Final = N_("Nothing still out beats {played}: kept, it can win you the lead later; {best} will do now.")
+#: Classic, a lead of a suit a player after is likelier to have none of (card counting).
+VOID_LIKELY: Final = N_(
+    "Only {n} card(s) of {suit} are still out: a player after you is more likely to have none, and pick up, "
+    "after {best} than after {played}."
+)
+#: A take that was not worth it (R-P-TAKE).
+TAKE_ADDS: Final = N_("Taking your left neighbour's hand adds its {n} card(s) to yours, and they get away.")
+
+
+#: Every reason template by name: the one place of the review's reason texts (tests check each both ways).
+REASONS: Final = {
+    "CUT_VOID": CUT_VOID,
+    "LEAD_TOP": LEAD_TOP,
+    "CUT_LIKELY": CUT_LIKELY,
+    "EMPTY_SUIT": EMPTY_SUIT,
+    "GOES_OVER": GOES_OVER,
+    "SHED_UNDER": SHED_UNDER,
+    "LAST_SAFE": LAST_SAFE,
+    "BOTH_OVER": BOTH_OVER,
+    "DUMP_TOP": DUMP_TOP,
+    "DUMP_HIGHER": DUMP_HIGHER,
+    "FEED_VOID": FEED_VOID,
+    "LEAD_LAST": LEAD_LAST,
+    "SURE_WIN": SURE_WIN,
+    "SHED_LOSER": SHED_LOSER,
+    "SPENDS_HIGH": SPENDS_HIGH,
+    "KEEP_WINNER": KEEP_WINNER,
+    "OVER_SAFE": OVER_SAFE,
+    "VOID_LIKELY": VOID_LIKELY,
+    "TAKE_ADDS": TAKE_ADDS,
+}
+
+#: "Very likely" (OVER_SAFE): the least chance, by card counting, that each later player holds the suit.
+LIKELY: Final = 0.9
+
+
+def _later(view: PlayerView) -> list[int]:
+    """The active seats after the viewer that have not played to the open trick (clockwise)."""
+    me = view.seat
+    assert me is not None
+    acted = {s for s, _ in view.trick}
+    seats = ((me + i) % view.players for i in range(1, view.players))
+    return [s for s in seats if not view.got_away[s] and s not in acted]
+
+
+def _left(view: PlayerView) -> int | None:
+    """The next active seat to the viewer's left (whose hand a take takes, R-P-TAKE)."""
+    me = view.seat
+    assert me is not None
+    return next((s for s in ((me + i) % view.players for i in range(1, view.players)) if view.hand_sizes[s]), None)
+
+
+def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
+    """A plain-words reason why ``best`` is better than ``played`` for the view's seat, or ``""``.
+
+    Each reason is a fact read from ``view`` (the seat's hand, the open trick, its
+    :class:`~getaway.core.knowledge.Knowledge`), never from a hidden card: see the templates
+    above (``CUT_VOID`` …). Returns a :class:`~getaway.core.messages.Reason` (English,
+    translatable) or ``""`` when no listed fact applies (variants with a no-pickup or kicker
+    rule, spades as trumps, the Joker: none is tried).
+    """
+    rules = view.rules
+    if played == best or rules.nopickup or rules.kicker or rules.trump is not None:
+        return ""
+    t = view.knowledge
+    if {played, best} == {TAKE, PASS}:
+        target = _left(view)
+        if target is None:
+            return ""
+        return Reason(TAKE_ADDS, n=view.hand_sizes[target]) if played == TAKE else ""
+    if not isinstance(played, Card) or not isinstance(best, Card) or JOKER_INDEX in (played, best):
+        return ""
+    p, b = Card(played), Card(best)
+    ps, bs = p // 13, b // 13
+    hand = view.hand_mask
+
+    def length(suit: int) -> int:
+        return (hand & SUIT_MASKS[suit]).bit_count()
+
+    def above(card: int) -> int:  # cards still out (with the other players) higher than ``card`` in its suit
+        return (t.outstanding(card // 13) >> (card + 1)).bit_count()
+
+    def void_chance(suit: int, seats: list[int]) -> float:  # that one of ``seats`` holds none of ``suit``
+        return 1.0 - math.prod(t.has_probability(s, suit) for s in seats)
+
+    later = _later(view)
+    args = {"played": str(p), "best": str(b)}
+    punjab = rules.profile == "punjab"
+    if punjab:
+        free = bool(view.trick) and (not view.first_trick_done or not hand & SUIT_MASKS[view.trick[0][1] // 13])
+        if free:  # a tochoo or the first trick: nobody picks up what this seat plays
+            if ps != bs and length(bs) == 1 and length(ps) > 1:
+                return Reason(EMPTY_SUIT, suit=bs, **args)
+            if above(b) == 0 and t.outstanding(bs) and above(p) > 0:
+                return Reason(DUMP_TOP, suit=bs, **args)
+            if ps == bs and b > p:
+                return Reason(DUMP_HIGHER, **args)
+            return ""
+        if not view.trick:  # a lead
+            if any(t.is_void(s, ps) for s in later) and not any(t.is_void(s, bs) for s in later):
+                return Reason(CUT_VOID, suit=ps, **args)
+            cuttable = any(t.has_probability(s, ps) < 1.0 for s in later)
+            if above(p) == 0 and t.outstanding(ps) and cuttable and above(b) > 0:
+                return Reason(LEAD_TOP, suit=ps, **args)
+            if ps != bs and length(bs) == 1 and length(ps) > 1 and t.outstanding(bs):
+                return Reason(EMPTY_SUIT, suit=bs, **args)
+            if void_chance(ps, later) >= void_chance(bs, later) + 0.1:
+                return Reason(CUT_LIKELY, n=t.outstanding(ps).bit_count(), suit=ps, **args)
+            return ""
+        win = trick_winner(view.trick, rules, view.first_trick_done)[1]
+        if not later:
+            return Reason(LAST_SAFE, **args) if b > p else ""
+        w = {"winner": str(win)}
+        if p > win > b:
+            return Reason(GOES_OVER, **args, **w)
+        if b > win > p and all(t.has_probability(s, bs) >= LIKELY for s in later):
+            return Reason(OVER_SAFE, suit=bs, **args, **w)
+        if win > b > p:
+            return Reason(SHED_UNDER, **args, **w)
+        if b > p > win and above(b) < above(p):
+            return Reason(BOTH_OVER, n=above(b), m=above(p), **args, **w)
+        return ""
+    # classic (R-C-TRICK: who cannot follow picks up; R-C-WON: the highest card wins and leads)
+    if not view.trick:  # a lead
+        if any(t.is_void(s, bs) for s in later) and not any(t.is_void(s, ps) for s in later):
+            return Reason(FEED_VOID, suit=bs, **args)
+        if length(ps) == 1 and t.outstanding(ps) and len(view.hand or ()) > 1 and length(bs) > 1:
+            return Reason(LEAD_LAST, suit=ps, **args)
+        if above(b) == 0 and t.outstanding(bs) and above(p) > 0:
+            return Reason(SURE_WIN, **args)
+        if p % 13 > b % 13 and above(p) > 0:
+            return Reason(SPENDS_HIGH, n=above(p), suit=ps, **args)
+        if p % 13 > b % 13 and t.outstanding(ps):
+            return Reason(KEEP_WINNER, **args)
+        if void_chance(bs, later) >= void_chance(ps, later) + 0.1:
+            return Reason(VOID_LIKELY, n=t.outstanding(bs).bit_count(), suit=bs, **args)
+        return ""
+    win = trick_winner(view.trick, rules, view.first_trick_done)[1]
+    sure_b = b > win and above(b) == 0  # nothing still out beats it ("still out": with the players to come or not)
+    sure_p = p > win and above(p) == 0
+    if sure_b and not sure_p:
+        return Reason(SURE_WIN, **args)
+    if sure_p and b < p and t.outstanding(ps):
+        return Reason(KEEP_WINNER, **args)
+    if win > b > p and ps == bs == win // 13:
+        return Reason(SHED_LOSER, winner=str(win), **args)
+    return ""
 
 
 def review_deal(

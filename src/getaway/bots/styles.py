@@ -5,7 +5,8 @@ They exist to test other bots against play they were not built around (issue 17)
 :class:`StyleBot` with a name ``style:…`` in :data:`STYLES` (and so in
 :data:`getaway.bots.BOTS`, usable wherever bots are named: ``make_bot("style:lead-strong")``,
 ``getaway tournament --bots style:hoarder,...``). The first six are the six tips of the seeds'
-strategy section (seed 000/002 "Tips and strategies"), played literally:
+strategy section (seed 000/002 "Tips and strategies"), played literally (each tip's code is in
+:mod:`getaway.bots.tips`, shared with the heuristic's tip switches):
 
 =====================  ==================================================================
 ``style:lead-strong``  lead the highest card of your strongest suit (most rank points)
@@ -32,14 +33,16 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..core.cards import JOKER_INDEX, SUIT_MASKS, Card
-from ..core.deal import trick_winner
+from ..core.cards import Card
 from ..core.events import PASS, PICKUP, TAKE, Action
 from ..core.knowledge import Knowledge
 from ..core.view import PlayerView
+from . import tips
+from .tips import pick, rank, suit_length, suit_of, winning_card
 
 __all__ = [
     "StyleBot",
+    "TipStyle",
     "LeadStrong",
     "VoidShort",
     "KeepHigh",
@@ -51,21 +54,6 @@ __all__ = [
     "Lowest",
     "STYLES",
 ]
-
-
-def rank(card: int) -> int:
-    """The rank of a card, 2–14 (ace high); the Joker is 15."""
-    return 15 if card == JOKER_INDEX else card % 13 + 2
-
-
-def suit_of(card: int) -> int:
-    """The suit index 0–3 of a card; 4 for the Joker."""
-    return card // 13
-
-
-def suit_length(hand: int, suit: int) -> int:
-    """How many cards of ``suit`` the bit set ``hand`` holds (0 for the Joker's 'suit')."""
-    return (hand & SUIT_MASKS[suit]).bit_count() if suit < 4 else 0
 
 
 class StyleBot:
@@ -136,142 +124,74 @@ class StyleBot:
         return pick(cards, lambda c: -rank(c), rng)
 
 
-def pick(cards: Sequence[Card], key, rng: random.Random) -> Card:  # type: ignore[no-untyped-def]
-    """The card of ``cards`` with the greatest ``key(card)``; ties broken by ``rng``."""
-    best = max(key(c) for c in cards)
-    tied = [c for c in cards if key(c) == best]
-    return tied[0] if len(tied) == 1 else tied[rng.randrange(len(tied))]
+class TipStyle(StyleBot):
+    """A style playing one tip of :mod:`getaway.bots.tips` literally: the tip's choice where it
+    has one (:attr:`tip`), the plain play of :class:`StyleBot` elsewhere, among the cards the tip
+    keeps (:meth:`~getaway.bots.tips.Tip.keep`)."""
+
+    tip: tips.Tip = tips.Tip()
+
+    def lead(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
+        """The tip's lead, else the plain one."""
+        cards = self.tip.keep(view, cards)
+        chosen = self.tip.lead(view, t, cards, rng)
+        return super().lead(view, t, cards, rng) if chosen is None else chosen
+
+    def follow(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
+        """The tip's card in the led suit, else the plain one."""
+        cards = self.tip.keep(view, cards)
+        chosen = self.tip.follow(view, t, cards, rng)
+        return super().follow(view, t, cards, rng) if chosen is None else chosen
+
+    def discard(
+        self, view: PlayerView, t: Knowledge, cards: list[Card], legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        """The tip's discard (or pick-up), else the plain one."""
+        cards = self.tip.keep(view, cards)
+        chosen = self.tip.discard(view, t, cards, legal, rng)
+        return super().discard(view, t, cards, legal, rng) if chosen is None else chosen
 
 
-def winning_card(view: PlayerView) -> Card:
-    """The card winning the current (non-empty) trick (:func:`~getaway.core.deal.trick_winner`)."""
-    return trick_winner(view.trick, view.rules, view.first_trick_done)[1]
-
-
-def _suit_points(hand: int, suit: int) -> int:
-    return sum(rank(c) for c in range(13 * suit, 13 * suit + 13) if hand >> c & 1)
-
-
-class LeadStrong(StyleBot):
-    """Seed tip 1, "lead your strongest suit first": lead the highest card of the suit whose
-    ranks add up to the most (length and height together)."""
+class LeadStrong(TipStyle):
+    """Seed tip 1, "lead your strongest suit first" (:class:`~getaway.bots.tips.LeadStrong`)."""
 
     name = "style:lead-strong"
-
-    def lead(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
-        """The highest card of the strongest suit (the Joker counts as a suit of its own)."""
-        hand = view.hand_mask
-        return pick(cards, lambda c: (_suit_points(hand, suit_of(c)) if c != JOKER_INDEX else 0, rank(c)), rng)
+    tip = tips.TIPS["lead-strong"]
 
 
-class VoidShort(StyleBot):
-    """Seed tip 2, "get rid of a weak suit as early as possible": lead the highest card of
-    the shortest suit, and discard from the shortest suit too."""
+class VoidShort(TipStyle):
+    """Seed tip 2, "get rid of a weak suit as early as possible" (:class:`~getaway.bots.tips.VoidShort`)."""
 
     name = "style:void-short"
-
-    def lead(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
-        """The highest card of the shortest suit held."""
-        hand = view.hand_mask
-        return pick(cards, lambda c: (-suit_length(hand, suit_of(c)), rank(c)), rng)
-
-    def discard(
-        self, view: PlayerView, t: Knowledge, cards: list[Card], legal: Sequence[Action], rng: random.Random
-    ) -> Action:
-        """On a tochoo, a card of the shortest suit (the highest of it); otherwise the plain play."""
-        if not view.rules.tochoo_interrupts:
-            return super().discard(view, t, cards, legal, rng)
-        hand = view.hand_mask
-        return pick(cards, lambda c: (-suit_length(hand, suit_of(c)), rank(c)), rng)
+    tip = tips.TIPS["void-short"]
 
 
-class KeepHigh(StyleBot):
-    """Seed tip 3, "do not play your aces too early; keep at least one high card back": its
-    highest card (and every ace) is played only when nothing else is legal; otherwise the plain play."""
+class KeepHigh(TipStyle):
+    """Seed tip 3, "keep at least one high card back" (:class:`~getaway.bots.tips.KeepHigh`)."""
 
     name = "style:keep-high"
-
-    def _spare(self, view: PlayerView, cards: list[Card]) -> list[Card]:
-        top = max(rank(c) for c in view.hand)
-        rest = [c for c in cards if rank(c) != top and rank(c) != 14]
-        return rest or cards
-
-    def lead(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
-        """The plain lead among the cards that are neither the highest held nor an ace."""
-        return super().lead(view, t, self._spare(view, cards), rng)
-
-    def follow(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
-        """The plain follow among the cards kept in play (see :meth:`lead`)."""
-        return super().follow(view, t, self._spare(view, cards), rng)
-
-    def discard(
-        self, view: PlayerView, t: Knowledge, cards: list[Card], legal: Sequence[Action], rng: random.Random
-    ) -> Action:
-        """The plain discard among the cards kept in play (see :meth:`lead`)."""
-        return super().discard(view, t, self._spare(view, cards), legal, rng)
+    tip = tips.TIPS["keep-high"]
 
 
-class CountVoids(StyleBot):
-    """Seed tip 4, "count suit lengths; lead a suit an opponent must lack": lead the lowest card
-    of a suit some active opponent is proven void in
-    (:meth:`~getaway.core.knowledge.Knowledge.is_void`); failing that, of the suit with the
-    fewest cards still out (:meth:`~getaway.core.knowledge.Knowledge.outstanding`)."""
+class CountVoids(TipStyle):
+    """Seed tip 4, "lead a suit an opponent must lack" (:class:`~getaway.bots.tips.CountVoids`)."""
 
     name = "style:count-voids"
-
-    def lead(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
-        """The lowest card of a suit an opponent lacks, else of the suit with fewest cards out."""
-        others = [s for s in range(view.players) if s != view.seat and not view.got_away[s]]
-
-        def key(c: Card) -> tuple[int, int, int]:
-            suit = suit_of(c)
-            if suit >= 4:
-                return (0, -99, -rank(c))
-            voids = sum(1 for s in others if t.is_void(s, suit))
-            return (voids, -t.outstanding(suit).bit_count(), -rank(c))
-
-        return pick(cards, key, rng)
+    tip = tips.TIPS["count-voids"]
 
 
-class PickupShort(StyleBot):
-    """Seed tip 5, "picking up a short trick (2–3 cards) is not always bad": while the trick
-    holds at most :attr:`SHORT` cards it goes over the winning card (punjab: it will pick the
-    trick up on a tochoo) or, void in classic, picks up rather than ruffing (V-TRUMP)."""
+class PickupShort(TipStyle):
+    """Seed tip 5, "picking up a short trick is not always bad" (:class:`~getaway.bots.tips.PickupShort`)."""
 
     name = "style:pickup-short"
-    #: The longest trick it picks up willingly.
-    SHORT = 2
-
-    def follow(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
-        """Over the winning card with the highest card while the trick is short (punjab)."""
-        if view.rules.profile == "punjab" and view.first_trick_done and len(view.trick) <= self.SHORT:
-            return pick(cards, rank, rng)
-        return super().follow(view, t, cards, rng)
-
-    def discard(
-        self, view: PlayerView, t: Knowledge, cards: list[Card], legal: Sequence[Action], rng: random.Random
-    ) -> Action:
-        """Pick a short trick up (when that is legal) rather than ruff; else the plain play."""
-        if PICKUP in legal and len(view.trick) <= self.SHORT:
-            return PICKUP
-        return super().discard(view, t, cards, legal, rng)
+    tip = tips.TIPS["pickup-short"]
 
 
-class LateHigh(StyleBot):
-    """Seed tip 6, "as the deal shrinks, lead your highest cards in your shortest suits": with
-    :attr:`LATE` cards or fewer in hand it leads the highest card of its shortest suit; before
-    that the plain lead."""
+class LateHigh(TipStyle):
+    """Seed tip 6, "late in the deal lead high in short suits" (:class:`~getaway.bots.tips.LateHigh`)."""
 
     name = "style:late-high"
-    #: Hand size from which the deal counts as late.
-    LATE = 5
-
-    def lead(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
-        """Late: the highest card of the shortest suit; early: the plain lead."""
-        if len(view.hand) > self.LATE:
-            return super().lead(view, t, cards, rng)
-        hand = view.hand_mask
-        return pick(cards, lambda c: (-suit_length(hand, suit_of(c)), rank(c)), rng)
+    tip = tips.TIPS["late-high"]
 
 
 class Reckless(StyleBot):

@@ -483,7 +483,9 @@ def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
     "--bots",
     default="medium",
     show_default=True,
-    help=N_("Bot level (easy, medium, hard, expert) for every other seat, or one per other seat, comma-separated."),
+    help=N_(
+        "Bot level (random, easy, medium, hard, expert) for every other seat, or one per other seat, comma-separated."
+    ),
 )
 @click.option("--seed", type=int, default=None, help=N_("Seed of the shuffles and of the bots (default: random)."))
 @click.option("--load", "load_path", type=click.Path(dir_okay=False), help=N_("Resume a game saved with `save`."))
@@ -1212,6 +1214,166 @@ def ladder(
     click.echo(_("OpenSkill Plackett-Luce: mu ± 2 sigma; sorted by mu - 3 sigma."))
 
 
+def _comma_list(text: str, known: list[str] | None, option: str) -> list[str]:
+    """``"a,b"`` → ``["a", "b"]`` (repeats dropped), each one of ``known`` when given."""
+    names = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    if not names:
+        raise click.BadParameter(_("expected at least one name"), param_hint=option)
+    for name in names:
+        if known is not None and name not in known:
+            message = _("unknown name {name!r} (known: {known})")
+            raise click.BadParameter(message.format(name=name, known=", ".join(known)), param_hint=option)
+    return names
+
+
+@cli.command(
+    help=N_(
+        "The strategy lab: each of the seeds' tips switched on and off in the heuristic, on the same "
+        "duplicate deals; writes a report (Markdown and PNG charts) of which tips help and which hurt "
+        "(docs/strategy.md). Rerun with the same arguments to continue an interrupted run."
+    )
+)
+@click.option(
+    "--profiles",
+    default="punjab,classic",
+    show_default=True,
+    metavar="A,B",
+    help=N_("Rules profiles, comma-separated."),
+)
+@click.option(
+    "--players",
+    "players_text",
+    default="4,6",
+    show_default=True,
+    metavar="N,M",
+    help=N_("Table sizes, comma-separated."),
+)
+@click.option(
+    "--tips",
+    "tips_text",
+    default=None,
+    metavar="A,B,…",
+    help=N_(
+        "The tips to test, comma-separated (default: all six: lead-strong, void-short, keep-high, "
+        "count-voids, pickup-short, late-high)."
+    ),
+)
+@click.option("--deals", type=int, default=2000, show_default=True, help=N_("Deals per tip and setting."))
+@click.option(
+    "--against", default="heuristic", show_default=True, help=N_("The bot in the other seats (any bot name).")
+)
+@click.option("--seed", type=int, default=1, show_default=True, help=N_("Base seed of the deals."))
+@click.option("--workers", "-w", type=int, default=None, help=N_("Processes (default: all cores)."))
+@_backend_options
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="lab",
+    show_default=True,
+    help=N_("Folder of the report (report.md, PNG charts, lab.json) and of the partial results."),
+)
+@click.option("--quiet", "-q", is_flag=True, help=N_("No progress bar."))
+@_lang_option
+def lab(
+    profiles: str,
+    players_text: str,
+    tips_text: str | None,
+    deals: int,
+    against: str,
+    seed: int,
+    workers: int | None,
+    backend: str,
+    ray_address: str | None,
+    out_dir: str,
+    quiet: bool,
+    lang: str | None,
+) -> None:
+    """The command line of :mod:`getaway.sim.lab`: the tips' effects with their intervals."""
+    from ..bots.tips import TIPS
+    from ..sim.lab import run_lab, total_deals, write_report
+    from ..sim.tournament import ResumeError
+
+    use(lang)
+    profile_list = _comma_list(profiles, ["punjab", "classic"], "--profiles")
+    sizes = []
+    for text in _comma_list(players_text, None, "--players"):
+        try:
+            sizes.append(int(text))
+        except ValueError:
+            raise click.BadParameter(
+                _("expected whole numbers, got {text!r}").format(text=text), param_hint="--players"
+            ) from None
+    for profile in profile_list:
+        for n in sizes:
+            _rules_from(profile, n, ())
+    tip_list = _comma_list(tips_text, list(TIPS), "--tips") if tips_text is not None else list(TIPS)
+    _bot_list(against, 1, "--against")
+    if deals < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=deals), param_hint="--deals")
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if workers < 1:
+        raise click.BadParameter(_("at least 1, not {n}").format(n=workers), param_hint="--workers")
+    folder = Path(out_dir)
+    if folder.exists() and not folder.is_dir():
+        raise click.BadParameter(_("{path!r} is not a folder").format(path=out_dir), param_hint="--out")
+    command = (
+        f"getaway lab --profiles {','.join(profile_list)} --players {','.join(map(str, sizes))} "
+        f"--tips {','.join(tip_list)} --deals {deals} --against {against} --seed {seed} --out {out_dir}"
+    )
+    err = _console(err=True)
+    try:
+        with Progress(
+            TextColumn(_("Lab")),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn(_("ETA")),
+            TimeRemainingColumn(),
+            console=err,
+            disable=quiet or not err.is_terminal,
+        ) as progress:
+            task = progress.add_task("lab", total=total_deals(profile_list, sizes, tip_list, deals))
+            result = run_lab(
+                profile_list,
+                sizes,
+                tip_list,
+                deals,
+                against=against,
+                seed=seed,
+                workers=workers,
+                out=folder,
+                progress=lambda k: progress.advance(task, k),
+                backend=backend,
+                address=ray_address,
+            )
+        written = write_report(result, folder, command, _)
+    except ResumeError as exc:
+        raise click.BadParameter(str(exc), param_hint="--out") from None
+    except OSError as exc:
+        raise _write_failed(out_dir, "--out", exc) from None
+    out = _console()
+    for e in result.effects:
+        line = _("{profile} {players}p {tip}: loss {off} → {on}, effect {effect} pp (95% CI {low} … {high}): {verdict}")
+        out.print(
+            Text(
+                line.format(
+                    profile=e.profile,
+                    players=e.players,
+                    tip=e.tip,
+                    off=_pct(e.off_rate),
+                    on=_pct(e.on_rate),
+                    effect=f"{100 * e.effect:+.1f}",
+                    low=f"{100 * e.ci_low:+.1f}",
+                    high=f"{100 * e.ci_high:+.1f}",
+                    verdict=_(e.verdict),
+                )
+            )
+        )
+    out.print(Text(_("Report written to {path}").format(path=str(written[0]))))
+
+
 # ---------------------------------------------------------------------------------- serve
 
 
@@ -1344,16 +1506,6 @@ def ladder(
     help=N_("Where the rate limits count (a storage URI of the limits library)."),
 )
 @click.option(
-    "--redis-url",
-    default=None,
-    envvar="REDIS_URL",
-    metavar="URL",
-    help=N_(
-        "A Redis that many server processes share (redis://, rediss:// for TLS, a password in the URL): "
-        "they then serve the same rooms (default: REDIS_URL; none: this process alone)."
-    ),
-)
-@click.option(
     "--drain-seconds",
     type=click.FloatRange(min=0),
     default=0.0,
@@ -1361,6 +1513,16 @@ def ladder(
     help=N_(
         "On SIGTERM, seconds to go on answering 503 (on /healthz too) after the rooms are handed over, "
         "for a load balancer to notice."
+    ),
+)
+@click.option(
+    "--redis-url",
+    default=None,
+    envvar="REDIS_URL",
+    metavar="URL",
+    help=N_(
+        "A Redis that many server processes share (redis://, rediss:// for TLS, a password in the URL): "
+        "they then serve the same rooms (default: REDIS_URL; none: this process alone)."
     ),
 )
 @_lang_option
@@ -1384,8 +1546,8 @@ def serve(
     sockets_per_address: int,
     hello_timeout: float,
     rate_limit_storage: str,
-    redis_url: str | None,
     drain_seconds: float,
+    redis_url: str | None,
     lang: str | None,
 ) -> None:
     """The web server (docs/web.md): FastAPI on uvicorn, rooms in a SQLite file or PostgreSQL.

@@ -177,8 +177,8 @@ def create_app(
             idle=idle,
             bot_rooms_per_address=bot_rooms_per_address,
             max_bot_rooms=max_bot_rooms,
-            broker=broker,
             bot_workers=bot_workers,
+            broker=broker,
         )
         await service.start()
         app.state.service = service

@@ -923,11 +923,11 @@ class RoomService:
             room's start beyond either limit is refused (``too_many_bot_rooms``); a room that
             becomes played by bots alone (its humans away) beyond them waits until a slot frees.
         timer, sleep: the monotonic clock and the sleep of bot moves (injectable for tests).
-        broker: the processes' :class:`~getaway.web.broker.Broker` (``None``: this process alone,
-            every room its own).
         bot_workers: worker processes the searching bots search in (:class:`~getaway.web.botpool.BotPool`:
             fair across rooms, the fallback move when no search can be had in time); 0: threads
             of this process, as the other bots.
+        broker: the processes' :class:`~getaway.web.broker.Broker` (``None``: this process alone,
+            every room its own).
 
     Bots search at most one search at a time per room; in threads, the rooms played by bots
     alone share one thread (in worker processes, one worker). Call :meth:`start` inside the
@@ -947,8 +947,8 @@ class RoomService:
         max_bot_rooms: int = 4,
         timer: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-        broker: Broker | None = None,
         bot_workers: int = 0,
+        broker: Broker | None = None,
     ) -> None:
         self.store = store
         self.broker: Broker = broker if broker is not None else MemoryBroker()
@@ -992,8 +992,8 @@ class RoomService:
 
     async def start(self) -> None:
         """Start the bot workers, rebuild every unfinished room from its log and start the idle
-        sweeper. Shared: only the unfinished rooms nobody owns (their lease free), taken here;
-        the others are opened (as mirrors) when asked."""
+        sweeper. Shared: only the unfinished rooms nobody owns (their lease free), taken here; the
+        others are opened (as mirrors) when asked."""
         if self.botpool is not None:
             await self.botpool.start()
         if self.shared:
@@ -1022,7 +1022,8 @@ class RoomService:
         From the first call on, new rooms, commands and sockets are refused (``draining``, 503:
         nothing was done, the client may retry on another process). Bots and timers stop; each
         room's worker finishes the commands already queued (their log entries committed) and
-        stops; then the :attr:`on_drain` callbacks run, in order (one that fails is logged, the
+        stops (shared: its lease released, so another process takes the room over at its next
+        command or heartbeat); then the :attr:`on_drain` callbacks run, in order (one that fails is logged, the
         next still runs); then every socket is closed with :data:`RESTART_CLOSE` (its page
         reconnects at once, to another process through the front, which rebuilds the room from
         the log). Rooms are forgotten here: reads come from the database. A second call returns
@@ -1035,7 +1036,7 @@ class RoomService:
         if self.draining:
             return
         self.draining = True
-        self.handing_over = True  # shared: the rooms forgotten below are let go, none taken again
+        self.handing_over = True  # shared: the heartbeat takes no lease any more
         if self._sweeper is not None:
             self._sweeper.cancel()
         handles = list(self.rooms.values())
@@ -1062,6 +1063,8 @@ class RoomService:
         if self._writer is not None:  # entries still being written (a cancelled worker's)
             with contextlib.suppress(BaseException):
                 await self._writer
+        if self._tasks:  # shared: the leases given up by _forget (the others take the rooms over)
+            await asyncio.wait(set(self._tasks), timeout=timeout)
         for callback in self.on_drain:
             try:
                 await callback()

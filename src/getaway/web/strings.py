@@ -8,6 +8,7 @@ from the catalogs' own entries (``/api/strings`` returns them separately).
 
 from __future__ import annotations
 
+from ..bots import LEVEL_HELP
 from ..core.rules import Rules
 from ..text.i18n import N_
 
@@ -110,6 +111,7 @@ _PAGE: tuple[str, ...] = (
     N_("Create a room for friends"),
     N_("Empty seats are played by bots. In a room for friends, share the link and start when everyone is seated."),
     N_("The South Asian shedding card game (Bhabhi): empty your hand, and do not be the last one holding cards."),
+    N_("random"),
     N_("easy"),
     N_("medium"),
     N_("hard"),
@@ -201,4 +203,8 @@ _PAGE: tuple[str, ...] = (
 )
 
 #: Every msgid the page shows: its own texts, then the option schema's.
-UI_STRINGS: tuple[str, ...] = _PAGE + tuple(m for m in schema_texts() if m not in _PAGE)
+#: The bot levels' one-line descriptions (:data:`getaway.bots.LEVEL_HELP`, each starting
+#: ``"<level>: "``: the lobby finds the chosen level's line by that start).
+LEVEL_LINES: tuple[str, ...] = tuple(LEVEL_HELP.values())
+
+UI_STRINGS: tuple[str, ...] = _PAGE + tuple(dict.fromkeys(m for m in (*schema_texts(), *LEVEL_LINES) if m not in _PAGE))

@@ -50,6 +50,13 @@ export function t(msgid, args) {
   return s;
 }
 
+/** The translation of the one served msgid that starts with `prefix` (the bot levels' lines:
+ * "easy: …", getaway.bots.LEVEL_HELP), or "" if none does. */
+export function tStartingWith(prefix) {
+  const msgid = Object.keys(texts).find((k) => k.startsWith(prefix));
+  return msgid ? t(msgid) : "";
+}
+
 function asMap(x, keyOf) {
   // Accepts {key: name}, [name, ...] (indexed by keyOf(i)) or [[key, name], ...].
   const out = {};

@@ -2,10 +2,10 @@
 // quick play, join a public room from the list, join by code.
 
 import { h, fill } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tStartingWith } from "./i18n.js";
 import { api, tokenKey, hostKey } from "./net.js";
 
-const BOT_LEVELS = ["easy", "medium", "hard", "expert"];
+const BOT_LEVELS = ["random", "easy", "medium", "hard", "expert"];
 
 // The option schema (Rules.schema(), GET /api/rules/schema): every control below is built
 // from it (choices, ranges, profile defaults, player ranges, exclusive pairs); labels are msgids.
@@ -51,7 +51,13 @@ export async function renderLobby(root, { go, showError }) {
   const deals = h("input", { id: "deals", "data-testid": "deals", type: "number", min: specs.deals.min, max: specs.deals.max,
     value: saved.deals || 1, inputmode: "numeric" });
   const level = h("select", { id: "level", "data-testid": "bot-level" }, BOT_LEVELS.map((l) => h("option", { value: l }, t(l))));
-  level.value = saved.bot_level || "medium";
+  level.value = BOT_LEVELS.includes(saved.bot_level) ? saved.bot_level : "medium";
+  // One line on what the chosen level does (getaway.bots.LEVEL_HELP, served with the page's strings).
+  const levelHelp = h("p", { class: "hint", id: "level-help", "data-testid": "bot-level-help", "aria-live": "polite" });
+  const showLevel = () => { levelHelp.textContent = tStartingWith(`${level.value}: `); };
+  level.setAttribute("aria-describedby", "level-help");
+  level.addEventListener("change", showLevel);
+  showLevel();
   // The hint (the expert's move on your own decision): the host may switch it off for the room.
   const hints = h("input", { type: "checkbox", id: "hints", "data-testid": "hints", checked: saved.hints !== false });
   // A public room is listed below (GET /api/rooms?public=1) until its seats are taken or it starts.
@@ -172,6 +178,7 @@ export async function renderLobby(root, { go, showError }) {
     field(t("Your name"), name),
     field(t(specs.profile.label), profile),
     h("div", { class: "row" }, field(t(specs.players.label), players), field(t(specs.deals.label), deals), field(t("Bot level"), level)),
+    levelHelp, // under the row, so that a long line does not widen the select
     h("div", { class: "check" }, hints, h("label", { for: "hints" }, t("Hints allowed"))),
     h("div", { class: "check" }, isPublic, h("label", { for: "public" }, t("Public room: listed in the lobby, anyone may join"))),
     h("details", { class: "variants" },
