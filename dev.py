@@ -83,6 +83,7 @@ WEB_TESTS = [
     "tests/test_web_drain.py",
     "tests/test_web_front.py",
     "tests/test_web_cluster.py",  # 3 processes, one PostgreSQL, one Redis (skipped on SQLite)
+    "tests/test_web_cluster_bench.py",  # bench/web_cluster.py at a tiny size (skipped on SQLite)
 ]
 #: Where Debian's redis-server is; the cluster tests start their own servers from it (on free
 #: loopback ports: they stop and restart Redis mid-deal).

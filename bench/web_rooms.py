@@ -97,6 +97,7 @@ class HumanRoom:
         self.rng = random.Random(seed)
         self.echo: list[float] = []
         self.lateness: list[float] = []
+        self.acked: list[tuple[int, str]] = []  # (version the move was sent at, action) echoed back
         self.errors: list[str] = []
         self.stop = False
 
@@ -111,7 +112,7 @@ class HumanRoom:
         await ws.send(json.dumps({"type": "start"}))
         bot_turn: tuple[int, float] | None = None  # (version, time its update arrived) when a bot is to act
         asked_next = -1
-        pending: tuple[int, float] | None = None  # (version sent, time) of the human's act in flight
+        pending: tuple[int, float, str] | None = None  # (version sent, time, action) of the human's act in flight
         while not self.stop:
             try:
                 msg = json.loads(await asyncio.wait_for(ws.recv(), 1.0))
@@ -130,6 +131,7 @@ class HumanRoom:
             self.arrivals.setdefault(version, now)
             if pending is not None and version > pending[0]:
                 self.echo.append(now - pending[1])
+                self.acked.append((pending[0], pending[2]))
                 pending = None
             if bot_turn is not None and version == bot_turn[0] + 1:
                 self.lateness.append(now - (bot_turn[1] + self.bot_delay))
@@ -144,7 +146,7 @@ class HumanRoom:
                     # a random legal move; a take only now and then (a deal of random takes is short)
                     legal = [a for a in view["legal_actions"] if a != "take" or self.rng.random() < 0.1]
                     action = self.rng.choice(legal or view["legal_actions"])
-                    pending = (version, time.perf_counter())
+                    pending = (version, time.perf_counter(), action)
                     await ws.send(json.dumps({"type": "act", "action": action, "version": version}))
                 elif view["to_act"] is not None:
                     bot_turn = (version, now)

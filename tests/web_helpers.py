@@ -288,11 +288,12 @@ NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin
 NGINX_UPSTREAM = ROOT / "deploy" / "nginx" / "getaway-upstream.conf"
 
 
-def front_command(prefix: Path, port: int, upstream: str) -> list[str]:
+def front_command(prefix: Path, port: int, upstream: str, connections: int = 256) -> list[str]:
     """Write a main nginx file in ``prefix`` (pid, logs and temporary files there too, ``daemon
-    off;``) that includes the repo's site (:data:`NGINX_SITE`) as it is but for its ``listen``
-    line (``127.0.0.1:port``), with ``upstream`` as the site's ``getaway-upstream.conf``; returns
-    the command that runs nginx on it (add ``-t`` to only check it)."""
+    off;``, ``connections`` per worker: each proxied socket takes two) that includes the repo's
+    site (:data:`NGINX_SITE`) as it is but for its ``listen`` line (``127.0.0.1:port``), with
+    ``upstream`` as the site's ``getaway-upstream.conf``; returns the command that runs nginx on
+    it (add ``-t`` to only check it)."""
     assert NGINX is not None, "nginx is missing"
     prefix.mkdir(exist_ok=True)
     site = NGINX_SITE.read_text()
@@ -305,21 +306,21 @@ def front_command(prefix: Path, port: int, upstream: str) -> list[str]:
     temps = "".join(f"    {kind}_temp_path {prefix / kind};\n" for kind in kinds)
     (prefix / "nginx.conf").write_text(
         f"{user}daemon off;\nworker_processes 1;\npid {prefix / 'nginx.pid'};\n"
-        f"error_log {prefix / 'error.log'} info;\nevents {{ worker_connections 256; }}\n"
+        f"error_log {prefix / 'error.log'} info;\nevents {{ worker_connections {connections}; }}\n"
         f"http {{\n    access_log {prefix / 'access.log'};\n{temps}    include getaway.conf;\n}}\n"
     )
     return [NGINX, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "error.log")]
 
 
 @contextlib.contextmanager
-def running_front(tmp: Path, servers: list[str]):
+def running_front(tmp: Path, servers: list[str], connections: int = 256):
     """Run Debian's nginx as this user with the repo's site in front of ``servers`` (upstream
     ``server`` lines without the keyword and ``;``, e.g. ``"127.0.0.1:8001 max_fails=1
     fail_timeout=10s"``, ``"… backup"``) on a free loopback port, everything in ``tmp/nginx``
-    (:func:`front_command`), until the block ends; yields its base URL."""
+    (:func:`front_command`, ``connections`` per nginx worker), until the block ends; yields its base URL."""
     prefix = tmp / "nginx"
     port = free_port()
-    cmd = front_command(prefix, port, "".join(f"server {line};\n" for line in servers))
+    cmd = front_command(prefix, port, "".join(f"server {line};\n" for line in servers), connections)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 10

@@ -1,0 +1,56 @@
+"""The load-across-processes bench (bench/web_cluster.py, issue 14 item 5) runs end to end at a
+tiny size, so that it cannot rot: 2 ``getaway serve`` processes behind nginx, one PostgreSQL
+database, one Redis, 3 rooms of one scripted client and 3 bots, 1 deal, bot delay 0. Every room
+finishes, no echoed move is lost, every log passes the audit, every record replays, and each
+figure of the report is there. Not a timing test: the latencies are only reported (the targets
+are for the full scenario, docs/web.md "Load across processes").
+
+It runs in dev.py's PostgreSQL pass (``GETAWAY_TEST_DATABASE_URL``); it is skipped with the
+reason without redis-server or nginx, except that ``GETAWAY_REQUIRE_REDIS=1`` /
+``GETAWAY_REQUIRE_NGINX=1`` (CI) make a missing one fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from web_helpers import NGINX, TEST_DATABASE, fresh_database
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+REDIS_BINARY = os.environ.get("GETAWAY_REDIS_SERVER") or shutil.which("redis-server")
+
+if not TEST_DATABASE:
+    pytestmark = pytest.mark.skip(
+        reason="the cluster bench needs PostgreSQL: it runs in dev.py's PostgreSQL pass (GETAWAY_TEST_DATABASE_URL)"
+    )
+elif REDIS_BINARY is None:
+    if os.environ.get("GETAWAY_REQUIRE_REDIS") == "1":
+        raise RuntimeError("GETAWAY_REQUIRE_REDIS=1 but no redis-server (dev.py installs Debian's when root)")
+    pytestmark = pytest.mark.skip(reason="no redis-server (dev.py installs Debian's when root; GETAWAY_REDIS_SERVER)")
+elif NGINX is None:
+    if os.environ.get("GETAWAY_REQUIRE_NGINX") == "1":
+        raise RuntimeError("GETAWAY_REQUIRE_NGINX=1 but no nginx (dev.py installs Debian's when root)")
+    pytestmark = pytest.mark.skip(reason="no nginx (apt-get install -y nginx; GETAWAY_REQUIRE_NGINX=1 makes this fail)")
+
+
+@pytest.mark.timeout(300)
+def test_cluster_bench_tiny(tmp_path):
+    import web_cluster
+
+    result = web_cluster.run(tmp_path, fresh_database(), processes=2, rooms=3, deals=1, bot_delay=0.0, level="medium")
+    assert result["rooms_finished"] == 3, result
+    assert result["client_errors"] == {} and result["server_tracebacks"] == 0, result
+    assert result["acked_client_moves"] == result["echo_ms"]["n"] > 0, result
+    assert result["lost_actions"] == 0 and result["log_audit_failures"] == [], result
+    assert result["records_replayed"] == 3 and result["records_failed"] == [], result
+    assert result["actions"] > result["acked_client_moves"] and result["actions_per_s"] > 0, result
+    assert result["bot_lateness_ms"]["n"] > 0, result
+    assert set(result["cpu_percent"]) == {"serve 0", "serve 1", "redis-server", "nginx", "load generator"}, result
+    assert result["cpu_percent"]["serve 0"] > 0 and result["cpu_percent"]["serve 1"] > 0, result
+    assert result["redis_commands_per_s"] > 0 and result["postgres_commits_per_s"] >= 0, result
