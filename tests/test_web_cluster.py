@@ -12,10 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import threading
@@ -31,18 +29,17 @@ from getaway.core.record import deal_from_record
 from getaway.web.broker import BrokerDown, RedisBroker
 from getaway.web.rooms import Room
 from getaway.web.store import Store
-from web_helpers import TEST_DATABASE, ServerProcess, check_authority, free_port, fresh_database
+from web_helpers import (
+    REDIS_BINARY,
+    TEST_DATABASE,
+    ServerProcess,
+    check_authority,
+    cluster_skip,
+    free_port,
+    fresh_database,
+)
 
-REDIS_BINARY = os.environ.get("GETAWAY_REDIS_SERVER") or shutil.which("redis-server")
-
-if not TEST_DATABASE:
-    pytestmark = pytest.mark.skip(
-        reason="the cluster tests need PostgreSQL: they run in dev.py's PostgreSQL pass (GETAWAY_TEST_DATABASE_URL)"
-    )
-elif REDIS_BINARY is None:
-    if os.environ.get("GETAWAY_REQUIRE_REDIS") == "1":
-        raise RuntimeError("GETAWAY_REQUIRE_REDIS=1 but no redis-server (dev.py installs Debian's when root)")
-    pytestmark = pytest.mark.skip(reason="no redis-server (dev.py installs Debian's when root; GETAWAY_REDIS_SERVER)")
+pytestmark = cluster_skip("the cluster tests")
 
 
 class RedisServer:

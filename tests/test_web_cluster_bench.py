@@ -12,31 +12,16 @@ reason without redis-server or nginx, except that ``GETAWAY_REQUIRE_REDIS=1`` /
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from web_helpers import NGINX, TEST_DATABASE, fresh_database
+from web_helpers import cluster_skip, fresh_database
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-REDIS_BINARY = os.environ.get("GETAWAY_REDIS_SERVER") or shutil.which("redis-server")
-
-if not TEST_DATABASE:
-    pytestmark = pytest.mark.skip(
-        reason="the cluster bench needs PostgreSQL: it runs in dev.py's PostgreSQL pass (GETAWAY_TEST_DATABASE_URL)"
-    )
-elif REDIS_BINARY is None:
-    if os.environ.get("GETAWAY_REQUIRE_REDIS") == "1":
-        raise RuntimeError("GETAWAY_REQUIRE_REDIS=1 but no redis-server (dev.py installs Debian's when root)")
-    pytestmark = pytest.mark.skip(reason="no redis-server (dev.py installs Debian's when root; GETAWAY_REDIS_SERVER)")
-elif NGINX is None:
-    if os.environ.get("GETAWAY_REQUIRE_NGINX") == "1":
-        raise RuntimeError("GETAWAY_REQUIRE_NGINX=1 but no nginx (dev.py installs Debian's when root)")
-    pytestmark = pytest.mark.skip(reason="no nginx (apt-get install -y nginx; GETAWAY_REQUIRE_NGINX=1 makes this fail)")
+pytestmark = cluster_skip("the cluster bench", nginx=True)
 
 
 @pytest.mark.timeout(300)

@@ -342,3 +342,29 @@ def running_front(tmp: Path, servers: list[str], connections: int = 256):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+#: Debian's redis-server for the cluster tests (dev.py passes it as GETAWAY_REDIS_SERVER).
+REDIS_BINARY = os.environ.get("GETAWAY_REDIS_SERVER") or shutil.which("redis-server")
+
+
+def cluster_skip(what: str, *, nginx: bool = False) -> list[pytest.MarkDecorator]:
+    """The ``pytestmark`` of a test file that needs PostgreSQL and :data:`REDIS_BINARY` (and
+    nginx with ``nginx``): a skip naming the missing part, or none (``[]``).
+
+    Raises:
+        RuntimeError: Redis or nginx is missing where ``GETAWAY_REQUIRE_REDIS=1`` /
+            ``GETAWAY_REQUIRE_NGINX=1`` requires it (CI).
+    """
+    if not TEST_DATABASE:
+        reason = f"{what}: PostgreSQL needed, as in dev.py's PostgreSQL pass (GETAWAY_TEST_DATABASE_URL)"
+        return [pytest.mark.skip(reason=reason)]
+    if REDIS_BINARY is None:
+        if os.environ.get("GETAWAY_REQUIRE_REDIS") == "1":
+            raise RuntimeError("GETAWAY_REQUIRE_REDIS=1 but no redis-server (dev.py installs Debian's when root)")
+        return [pytest.mark.skip(reason="no redis-server (dev.py installs Debian's when root; GETAWAY_REDIS_SERVER)")]
+    if nginx and NGINX is None:
+        if os.environ.get("GETAWAY_REQUIRE_NGINX") == "1":
+            raise RuntimeError("GETAWAY_REQUIRE_NGINX=1 but no nginx (dev.py installs Debian's when root)")
+        return [pytest.mark.skip(reason="no nginx (apt-get install -y nginx; GETAWAY_REQUIRE_NGINX=1 makes this fail)")]
+    return []
