@@ -29,13 +29,12 @@ import random
 from collections.abc import Sequence
 
 from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
-from ..core.deal import trick_winner
 from ..core.events import PASS, PICKUP, TAKE, Action
 from ..core.knowledge import Knowledge
 from ..core.messages import N_, Reason
 from ..core.view import PlayerView
 from .random import RandomBot
-from .tips import Tip, parse_tips
+from .tips import Tip, parse_tips, winning_card
 
 __all__ = ["HeuristicBot"]
 
@@ -180,10 +179,6 @@ class HeuristicBot:
         if not out:
             return 2.0 + short + _rank(card) * 0.1  # nobody else holds the suit: a dead card
         return _rank(card) * 0.5 + 1.2 * below - 0.8 * above + short
-
-    def _winning(self, view: PlayerView) -> int:
-        """The card currently winning the trick (asked of the engine: :func:`~getaway.core.deal.trick_winner`)."""
-        return trick_winner(view.trick, view.rules, view.first_trick_done)[1]
 
     def _pickup_risk(self, view: PlayerView, t: Knowledge, card: int, later: list[int], trick_size: int) -> float:
         """Chance that ``card`` is still the highest of its suit when a tochoo stops the trick
@@ -344,7 +339,7 @@ class HeuristicBot:
         # classic / no-pickup: ruff (V-TRUMP) rather than pick up or pass.
         spades = [c for c in cards if c // 13 == SPADES]
         if spades:
-            win = self._winning(view)
+            win = winning_card(view)
             over = [c for c in spades if win // 13 != SPADES or c > win]
             c = min(over) if over else min(spades)
             if PICKUP in legal:
@@ -355,7 +350,7 @@ class HeuristicBot:
 
     def _follow_punjab(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         hand = view.hand_mask
-        win = self._winning(view)
+        win = winning_card(view)
         trumped = view.rules.trump is not None and win // 13 == SPADES and view.led_suit != SPADES
         later = self._still_to_play(view)
         below = [c for c in cards if c < win or trumped]
@@ -390,7 +385,7 @@ class HeuristicBot:
         )
 
     def _follow_classic(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
-        win = self._winning(view)
+        win = winning_card(view)
         later = self._still_to_play(view)
         if len(view.hand or ()) == 1:
             return cards[0], Reason(N_("Play your last card and get away."))

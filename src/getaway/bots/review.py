@@ -39,13 +39,14 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..core.cards import JOKER_INDEX, SUIT_MASKS, Card
-from ..core.deal import Deal, replay, trick_winner
+from ..core.deal import Deal, replay
 from ..core.events import PASS, TAKE, Action, IllegalActionError
 from ..core.messages import N_, Reason, Text
 from ..core.record import RecordError, parse_record
 from ..core.view import PlayerView, player_view
 from .expert import DEFAULT_ITERATIONS, ExpertBot
 from .heuristic import HeuristicBot
+from .tips import winning_card
 
 __all__ = [
     "REVIEW_ITERATIONS",
@@ -409,7 +410,7 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
             if void_chance(ps, later) >= void_chance(bs, later) + 0.1:
                 return Reason(CUT_LIKELY, n=t.outstanding(ps).bit_count(), suit=ps, **args)
             return ""
-        win = trick_winner(view.trick, rules, view.first_trick_done)[1]
+        win = winning_card(view)
         if not later:
             return Reason(LAST_SAFE, **args) if b > p else ""
         w = {"winner": str(win)}
@@ -437,7 +438,7 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
         if void_chance(bs, later) >= void_chance(ps, later) + 0.1:
             return Reason(VOID_LIKELY, n=t.outstanding(bs).bit_count(), suit=bs, **args)
         return ""
-    win = trick_winner(view.trick, rules, view.first_trick_done)[1]
+    win = winning_card(view)
     sure_b = b > win and above(b) == 0  # nothing still out beats it ("still out": with the players to come or not)
     sure_p = p > win and above(p) == 0
     if sure_b and not sure_p:
