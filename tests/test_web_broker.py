@@ -8,13 +8,14 @@ import asyncio
 import contextlib
 import json
 import random
+import time
 
 import pytest
 
-from getaway.web.broker import MemoryBroker, MemoryHub
+from getaway.web.broker import Lease, MemoryBroker, MemoryHub
 from getaway.web.rooms import RoomError, RoomHandle, RoomService, _Job
 from getaway.web.store import Store
-from web_helpers import check_authority
+from web_helpers import SlowBroker, check_authority
 
 CONFIG = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
 
@@ -170,6 +171,79 @@ def test_memory_leases_expire_and_fence(lease_ms):
         assert second is not None and second.token == first.token + 1
 
     asyncio.run(scenario())
+
+
+def test_memory_leases_are_renewed_and_their_holders_told_in_one_call():
+    async def scenario() -> None:
+        hub = MemoryHub()
+        one, two = MemoryBroker(hub, lease_ms=200), MemoryBroker(hub, lease_ms=200)
+        a, b, c = await one.acquire("A"), await one.acquire("B"), await two.acquire("C")
+        assert a is not None and b is not None and c is not None
+        await one.release(b)
+        await asyncio.sleep(0.15)
+        # A is extended by its holder; B was given up; C is two's (a lease of one's with its token is not it).
+        assert await one.renew_all([a, b, Lease("C", one.process, c.token)]) == [True, False, False]
+        assert await one.renew_all([]) == []
+        await asyncio.sleep(0.15)  # 0.3 s after the taking: only A, renewed at 0.15 s, is left
+        assert await two.holders(["A", "B", "C", "D"]) == [one.process, None, None, None]
+        await one.renew_slots([("bots", "1.2.3.4", "A"), ("bots", "1.2.3.4", "B")])  # taken whatever the cap
+        assert not await two.take_slot("bots", "1.2.3.4", "E", 2)
+        assert await two.take_slot("bots", "1.2.3.4", "E", 3)
+
+    asyncio.run(scenario())
+
+
+def _slow_service(tmp_path, latency: float, lease_ms: int) -> tuple[MemoryHub, SlowBroker, RoomService]:
+    hub = MemoryHub()
+    slow = SlowBroker(MemoryBroker(hub, lease_ms=lease_ms), latency)
+    service = RoomService(Store(f"sqlite:///{tmp_path / 'slow.db'}"), bot_delay=0, broker=slow)  # type: ignore[arg-type]
+    return hub, slow, service
+
+
+def test_the_heartbeat_renews_every_lease_of_its_rooms_in_one_round_trip(tmp_path):
+    """40 rooms owned by one process whose broker takes 20 ms a call, leases of 300 ms (a beat
+    every 100 ms): renewed one call each (800 ms a beat) they would expire and be taken again
+    over and over; renewed in one call, each keeps its first lease."""
+
+    async def scenario() -> None:
+        hub, slow, service = _slow_service(tmp_path, latency=0.02, lease_ms=300)
+        await service.start()
+        try:
+            codes = [(await service.create(CONFIG, "Asha"))["code"] for _ in range(40)]
+            leases = {code: service.rooms[code].lease for code in codes}
+            renewals = slow.calls["renew_all"]
+            await asyncio.sleep(1.0)
+            assert all(service.rooms[code].lease == leases[code] for code in codes)  # none lost, none taken again
+            assert all(hub.live(code) == leases[code].value for code in codes)
+            assert 5 <= slow.calls["renew_all"] - renewals <= 11  # one call a beat for all 40 rooms
+            assert slow.calls["renew"] == 0 and service.heartbeat["lost"] == 0
+        finally:
+            await service.stop()
+            service.store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_heartbeat_that_wakes_late_renews_first_and_says_so(tmp_path, caplog):
+    async def scenario() -> None:
+        hub, slow, service = _slow_service(tmp_path, latency=0.0, lease_ms=600)
+        await service.start()
+        try:
+            code = (await service.create(CONFIG, "Asha"))["code"]
+            lease = service.rooms[code].lease
+            await asyncio.sleep(0.3)
+            slow.order.clear()
+            time.sleep(0.45)  # the event loop is blocked for more than two beats (200 ms each)
+            await asyncio.sleep(0.01)
+            assert slow.order[0] == "renew_all"  # the beat that woke late renewed first
+            assert service.heartbeat["late"] == 1 and service.heartbeat["worst_late_ms"] >= 200
+            assert hub.live(code) == lease.value
+        finally:
+            await service.stop()
+            service.store.close()
+
+    asyncio.run(scenario())
+    assert sum("heartbeat" in r.getMessage() and "late" in r.getMessage() for r in caplog.records) == 1
 
 
 def test_the_lobby_lists_the_public_rooms_of_every_service(tmp_path):

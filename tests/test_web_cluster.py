@@ -26,13 +26,14 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from getaway.core.record import deal_from_record
-from getaway.web.broker import BrokerDown, RedisBroker
-from getaway.web.rooms import Room
+from getaway.web.broker import BrokerDown, Lease, RedisBroker
+from getaway.web.rooms import Room, RoomService
 from getaway.web.store import Store
 from web_helpers import (
     REDIS_BINARY,
     TEST_DATABASE,
     ServerProcess,
+    SlowBroker,
     check_authority,
     cluster_skip,
     free_port,
@@ -40,6 +41,9 @@ from web_helpers import (
 )
 
 pytestmark = cluster_skip("the cluster tests")
+
+#: A room of four that the in-process tests open (one human: its creator).
+CONFIG = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
 
 
 class RedisServer:
@@ -511,5 +515,57 @@ def test_a_room_followed_while_redis_is_down_is_heard_once_it_is_back(redis_serv
         finally:
             await follower.stop()
             await owner.stop()
+
+    asyncio.run(scenario())
+
+
+def test_redis_leases_are_renewed_and_their_holders_told_in_one_call(redis_server):
+    async def scenario() -> None:
+        one, two = RedisBroker(redis_server.url, lease_ms=400), RedisBroker(redis_server.url, lease_ms=400)
+        try:
+            a, b, c = await one.acquire("A"), await one.acquire("B"), await two.acquire("C")
+            assert a is not None and b is not None and c is not None
+            await one.release(b)
+            await asyncio.sleep(0.25)
+            # A is extended by its holder; B was given up; C is two's (a lease of one's with its token is not it).
+            assert await one.renew_all([a, b, Lease("C", one.process, c.token)]) == [True, False, False]
+            assert await one.renew_all([]) == [] and await one.holders([]) == []
+            await asyncio.sleep(0.25)  # 0.5 s after the taking: only A, renewed at 0.25 s, is left
+            assert await two.holders(["A", "B", "C", "D"]) == [one.process, None, None, None]
+            await one.renew_slots([("bots", "1.2.3.4", "A"), ("bots", "1.2.3.4", "B")])  # taken whatever the cap
+            assert not await two.take_slot("bots", "1.2.3.4", "E", 2)
+            assert await two.take_slot("bots", "1.2.3.4", "E", 3)
+        finally:
+            await one.stop()
+            await two.stop()
+
+    asyncio.run(scenario())
+
+
+def test_the_heartbeat_renews_a_process_s_leases_in_one_redis_call(redis_server, tmp_path):
+    """40 rooms owned by one process on Redis, each call to Redis made 20 ms slower, leases of
+    300 ms (a beat every 100 ms): renewed one call each they would expire and be taken again;
+    renewed in one script call a beat (Redis's own command count says so), none is lost."""
+    import redis
+
+    async def scenario() -> None:
+        slow = SlowBroker(RedisBroker(redis_server.url, lease_ms=300), latency=0.02)
+        service = RoomService(Store(f"sqlite:///{tmp_path / 'rooms.db'}"), bot_delay=0, broker=slow)  # type: ignore[arg-type]
+        await service.start()
+        counter = redis.Redis(port=redis_server.port)
+        try:
+            codes = [(await service.create(CONFIG, "Asha"))["code"] for _ in range(40)]
+            leases = {code: service.rooms[code].lease for code in codes}
+            before = counter.info("commandstats").get("cmdstat_evalsha", {}).get("calls", 0)
+            await asyncio.sleep(1.0)
+            scripts = counter.info("commandstats")["cmdstat_evalsha"]["calls"] - before
+            assert 5 <= scripts <= 11  # one renewal of all 40 leases a beat
+            assert all(service.rooms[code].lease == leases[code] for code in codes)  # none lost or taken again
+            held = [await service.broker.holds(lease) for lease in leases.values()]
+            assert all(held) and service.heartbeat["lost"] == 0
+        finally:
+            counter.close()
+            await service.stop()
+            service.store.close()
 
     asyncio.run(scenario())

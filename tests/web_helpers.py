@@ -3,8 +3,11 @@ drives one socket through a deal (issue 6)."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
 import hashlib
+import inspect
 import json
 import os
 import pwd
@@ -368,3 +371,26 @@ def cluster_skip(what: str, *, nginx: bool = False) -> list[pytest.MarkDecorator
             raise RuntimeError("GETAWAY_REQUIRE_NGINX=1 but no nginx (dev.py installs Debian's when root)")
         return [pytest.mark.skip(reason="no nginx (apt-get install -y nginx; GETAWAY_REQUIRE_NGINX=1 makes this fail)")]
     return []
+
+
+class SlowBroker:
+    """A broker (``inner``) whose every call is a round trip of ``latency`` seconds, counted by
+    name in ``calls``: what a loaded Redis costs a heartbeat that calls it once per room."""
+
+    def __init__(self, inner: Any, latency: float) -> None:
+        self.inner, self.latency = inner, latency
+        self.calls: collections.Counter[str] = collections.Counter()
+        self.order: list[str] = []  # the calls' names, in order
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.inner, name)
+        if not inspect.iscoroutinefunction(value):
+            return value
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            self.order.append(name)
+            await asyncio.sleep(self.latency)
+            return await value(*args, **kwargs)
+
+        return call

@@ -9,11 +9,12 @@ the processes tell each other; the log (PostgreSQL) stays the only truth about a
                    │ catch up from the log, each socket its         ▼
                    └── own player_view ◀── news "R is at v" ── publish(R, v)
 
-- **Leases** (:meth:`Broker.acquire`, :meth:`~Broker.renew`, :meth:`~Broker.release`): a room is
-  owned by the process holding its lease, which expires unless renewed (a dead process's lease
-  runs out). Each lease carries a **fencing token**, increasing per room; only the holder (same
-  process, same token) may renew or release it, and :meth:`~Broker.holds` tells a writer whether
-  its lease is still the room's before it appends to the log.
+- **Leases** (:meth:`Broker.acquire`, :meth:`~Broker.renew_all`, :meth:`~Broker.release`): a room
+  is owned by the process holding its lease, which expires unless renewed (a dead process's lease
+  runs out); a process renews all of its leases in one call (one round trip to Redis). Each lease
+  carries a **fencing token**, increasing per room; only the holder (same process, same token)
+  may renew or release it, and :meth:`~Broker.holds` tells a writer whether its lease is still
+  the room's before it appends to the log.
 - **News** (:meth:`~Broker.publish`, :meth:`~Broker.follow`): the owner says "room R is at version
   v" with public facts only (seats connected, the turn timer, an absence deadline); a process with
   sockets in R reads the new commands from the log and sends each socket its own view. No card
@@ -34,7 +35,7 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -118,10 +119,20 @@ class Broker:
 
     async def renew(self, lease: Lease) -> bool:
         """Extend ``lease`` by :data:`LEASE_MS`; ``False`` if it is no longer held (expired, or
-        another process holds the room now).
+        another process holds the room now). One lease of :meth:`renew_all`.
 
         Raises:
             BrokerDown: the service cannot be reached.
+        """
+        return (await self.renew_all([lease]))[0]
+
+    async def renew_all(self, leases: Sequence[Lease]) -> list[bool]:
+        """Extend each of ``leases`` by :data:`LEASE_MS`, all in one call (one round trip to
+        Redis, however many rooms): for each, in order, whether it was still held (``False``:
+        expired, or another process holds the room now; that one is not extended).
+
+        Raises:
+            BrokerDown: the service cannot be reached (no lease was extended).
         """
         raise NotImplementedError
 
@@ -138,7 +149,16 @@ class Broker:
         raise NotImplementedError
 
     async def holder(self, code: str) -> str | None:
-        """The process holding room ``code``'s lease, or ``None``.
+        """The process holding room ``code``'s lease, or ``None``. One room of :meth:`holders`.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        return (await self.holders([code]))[0]
+
+    async def holders(self, codes: Sequence[str]) -> list[str | None]:
+        """For each room of ``codes``, in order, the process holding its lease, or ``None``; all
+        in one call (one round trip to Redis).
 
         Raises:
             BrokerDown: the service cannot be reached.
@@ -159,6 +179,15 @@ class Broker:
         """Count ``member`` in the slots of ``(group, key)`` (say the open sockets of one client
         address) if fewer than ``cap`` are taken, or if it already holds one (which renews it); a
         slot not renewed within :data:`SLOT_MS` is freed (its process died). Whether it holds one.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def renew_slots(self, slots: Sequence[tuple[str, str, str]]) -> None:
+        """Renew each slot ``(group, key, member)`` of ``slots`` for :data:`SLOT_MS` (taken again,
+        whatever the cap, if it had expired), all in one call (one round trip to Redis).
 
         Raises:
             BrokerDown: the service cannot be reached.
@@ -203,6 +232,11 @@ class Broker:
 
 def _process_id() -> str:
     return secrets.token_hex(6)
+
+
+def _process_of(value: str | None) -> str | None:
+    """The process of a lease key's value ``"process:token"`` (``None``: no lease)."""
+    return None if value is None else value.rsplit(":", 1)[0]
 
 
 # ====================================================================== in memory
@@ -265,11 +299,14 @@ class MemoryBroker(Broker):
         self.hub.leases[code] = (lease.value, self._expiry())
         return lease
 
-    async def renew(self, lease: Lease) -> bool:
-        if self.hub.live(lease.code) != lease.value:
-            return False
-        self.hub.leases[lease.code] = (lease.value, self._expiry())
-        return True
+    async def renew_all(self, leases: Sequence[Lease]) -> list[bool]:
+        held = []
+        for lease in leases:
+            mine = self.hub.live(lease.code) == lease.value
+            if mine:
+                self.hub.leases[lease.code] = (lease.value, self._expiry())
+            held.append(mine)
+        return held
 
     async def release(self, lease: Lease) -> None:
         if self.hub.live(lease.code) == lease.value:
@@ -278,9 +315,8 @@ class MemoryBroker(Broker):
     async def holds(self, lease: Lease) -> bool:
         return self.hub.live(lease.code) == lease.value
 
-    async def holder(self, code: str) -> str | None:
-        value = self.hub.live(code)
-        return None if value is None else value.rsplit(":", 1)[0]
+    async def holders(self, codes: Sequence[str]) -> list[str | None]:
+        return [_process_of(self.hub.live(code)) for code in codes]
 
     async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
         now = asyncio.get_running_loop().time()
@@ -291,6 +327,11 @@ class MemoryBroker(Broker):
             return False
         held[member] = now + SLOT_MS / 1000
         return True
+
+    async def renew_slots(self, slots: Sequence[tuple[str, str, str]]) -> None:
+        expiry = asyncio.get_running_loop().time() + SLOT_MS / 1000
+        for group, key, member in slots:
+            self.hub.slots.setdefault((group, key), {})[member] = expiry
 
     async def free_slot(self, group: str, key: str, member: str) -> None:
         self.hub.slots.get((group, key), {}).pop(member, None)
@@ -335,10 +376,15 @@ local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
 return token
 """
-#: Extend a lease, only by its holder: KEYS = lease key; ARGV = "process:token", lifetime (ms).
-_RENEW: Final = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
+#: Extend leases, each only by its holder: KEYS = lease keys; ARGV = their "process:token"s, then
+#: the lifetime (ms). Returns 1 (extended) or 0 (not held) for each key, in order.
+_RENEW_ALL: Final = """
+local life = ARGV[#KEYS + 1]
+local held = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i] then held[i] = redis.call('PEXPIRE', key, life) else held[i] = 0 end
+end
+return held
 """
 #: Give a lease up, only by its holder: KEYS = lease key; ARGV = "process:token".
 _RELEASE: Final = """
@@ -358,6 +404,18 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonu
   return 1
 end
 return 0
+"""
+#: Renew slots whatever the cap: KEYS = the slots' sorted sets; ARGV = their members, then the
+#: lifetime (ms).
+_RENEW_SLOTS: Final = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local life = tonumber(ARGV[#KEYS + 1])
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + life, ARGV[i])
+  redis.call('PEXPIRE', key, life)
+end
+return #KEYS
 """
 
 _PREFIX: Final = "getaway:"
@@ -393,9 +451,10 @@ class RedisBroker(Broker):
             url, socket_timeout=2.0, socket_connect_timeout=2.0, decode_responses=True, retry=Retry(NoBackoff(), 1)
         )
         self._acquire = self.redis.register_script(_ACQUIRE)
-        self._renew = self.redis.register_script(_RENEW)
+        self._renew_all = self.redis.register_script(_RENEW_ALL)
         self._release = self.redis.register_script(_RELEASE)
         self._slot = self.redis.register_script(_SLOT)
+        self._renew_slots = self.redis.register_script(_RENEW_SLOTS)
         self._pubsub: Any = None
         self._listener: asyncio.Task[None] | None = None
         self._sender: asyncio.Task[None] | None = None
@@ -473,9 +532,12 @@ class RedisBroker(Broker):
         token = int(await self._call(self._acquire(keys=keys, args=[self.process, self.lease_ms])))
         return Lease(code, self.process, token) if token else None
 
-    async def renew(self, lease: Lease) -> bool:
-        keys = [f"{_PREFIX}lease:{lease.code}"]
-        return bool(await self._call(self._renew(keys=keys, args=[lease.value, self.lease_ms])))
+    async def renew_all(self, leases: Sequence[Lease]) -> list[bool]:
+        if not leases:
+            return []
+        keys = [f"{_PREFIX}lease:{lease.code}" for lease in leases]
+        held = await self._call(self._renew_all(keys=keys, args=[*(lease.value for lease in leases), self.lease_ms]))
+        return [bool(h) for h in held]
 
     async def release(self, lease: Lease) -> None:
         await self._call(self._release(keys=[f"{_PREFIX}lease:{lease.code}"], args=[lease.value]))
@@ -483,15 +545,22 @@ class RedisBroker(Broker):
     async def holds(self, lease: Lease) -> bool:
         return await self._call(self.redis.get(f"{_PREFIX}lease:{lease.code}")) == lease.value
 
-    async def holder(self, code: str) -> str | None:
-        value = await self._call(self.redis.get(f"{_PREFIX}lease:{code}"))
-        return None if value is None else value.rsplit(":", 1)[0]
+    async def holders(self, codes: Sequence[str]) -> list[str | None]:
+        if not codes:
+            return []
+        values = await self._call(self.redis.mget([f"{_PREFIX}lease:{code}" for code in codes]))
+        return [_process_of(value) for value in values]
 
     # -------------------------------------------------------------- slots
 
     async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
         keys = [f"{_PREFIX}slots:{group}:{key}"]
         return bool(await self._call(self._slot(keys=keys, args=[member, cap, SLOT_MS])))
+
+    async def renew_slots(self, slots: Sequence[tuple[str, str, str]]) -> None:
+        if slots:
+            keys = [f"{_PREFIX}slots:{group}:{key}" for group, key, _ in slots]
+            await self._call(self._renew_slots(keys=keys, args=[*(member for _, _, member in slots), SLOT_MS]))
 
     async def free_slot(self, group: str, key: str, member: str) -> None:
         await self._call(self.redis.zrem(f"{_PREFIX}slots:{group}:{key}", member))

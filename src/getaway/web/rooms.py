@@ -27,6 +27,7 @@ import hmac
 import inspect
 import json
 import logging
+import math
 import random
 import re
 import secrets
@@ -51,7 +52,7 @@ from ..text import i18n
 from ..text.i18n import N_
 from ..text.narrate import Narrator
 from .botpool import BotPool
-from .broker import FORWARD_TIMEOUT, Broker, BrokerDown, Lease, MemoryBroker, NoOwner
+from .broker import FORWARD_TIMEOUT, LEASE_MS, Broker, BrokerDown, Lease, MemoryBroker, NoOwner
 from .store import NewEntry, RoomSummary, Store, StoredRoom
 
 __all__ = [
@@ -955,6 +956,10 @@ class RoomService:
         self.shared = self.broker.shared  # many processes share the rooms
         self._heart: asyncio.Task[None] | None = None  # leases renewed, mirrors' presence told
         self._slots: set[tuple[str, str, str]] = set()  # the cluster's slots held here (renewed)
+        #: What the heartbeat did (:meth:`_heartbeat`): ``renewals`` (calls renewing this
+        #: process's leases), ``lost`` (leases found gone), ``late`` (beats more than a period
+        #: late) and ``worst_late_ms``.
+        self.heartbeat: dict[str, int] = {"renewals": 0, "lost": 0, "late": 0, "worst_late_ms": 0}
         self._tasks: set[asyncio.Task[Any]] = set()  # background calls to the broker
         self.handing_over = False  # draining (:meth:`hand_over`): this process takes no lease any more
         self.bot_delay = bot_delay
@@ -2550,58 +2555,90 @@ class RoomService:
                 await self.broker.unfollow(handle.room.code)
 
     async def _heartbeat(self) -> None:
-        """Every third of a lease: renew the leases of the rooms owned here (a lost one demotes
-        its room), forget the seats of processes that stopped telling (dead), and for a room
-        mirrored here with sockets, tell the owner its seats and take the lease if nobody holds it."""
-        period = getattr(self.broker, "lease_ms", 2000) / 3000
-        beats = 0
-        while True:
-            await asyncio.sleep(period)
-            beats += 1
-            if beats % 5 == 0:  # the slots held here, renewed well within SLOT_MS
-                with contextlib.suppress(BrokerDown):
-                    for group, key, member in list(self._slots):
-                        await self.broker.take_slot(group, key, member, 1 << 30)
-            for handle in list(self.rooms.values()):
-                try:
-                    await self._beat(handle, period)
-                except BrokerDown:
-                    break  # logged once by the broker
-                except Exception:
-                    log.exception("room %s: heartbeat failed", handle.room.code)
+        """Every third of a lease: first renew every lease owned here, all in one call (a lost one
+        demotes its room), then renew the slots held here (every fifth beat), forget the seats of
+        processes that stopped telling (dead), and for each room mirrored here with sockets, tell
+        the owner its seats and take the lease if nobody holds it (one call asks who holds them).
 
-    async def _beat(self, handle: RoomHandle, period: float) -> None:
-        lease = handle.lease
-        if lease is not None:
-            if not await self.broker.renew(lease):
-                handle.queue.put_nowait(_Job("lost", call=lambda: self._lost(handle, lease)))
-                return
+        Beats are due a period apart from the previous renewal, whatever the rest of a beat
+        took; a beat that wakes late (a busy event loop) renews first thing, and one more than a
+        period late is counted in ``heartbeat["late"]`` and logged (at most a line a minute)."""
+        loop = asyncio.get_running_loop()
+        period = getattr(self.broker, "lease_ms", LEASE_MS) / 3000
+        beats, due, told = 0, loop.time() + period, -math.inf
+        while True:
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            now = loop.time()
+            late = now - due
+            due = now + period
+            beats += 1
+            if late > period:
+                self.heartbeat["late"] += 1
+                self.heartbeat["worst_late_ms"] = max(self.heartbeat["worst_late_ms"], round(late * 1000))
+                if now - told >= 60:
+                    told = now
+                    log.warning("heartbeat %.0f ms late (a busy event loop): leases were at risk", late * 1000)
+            try:
+                await self._renew_leases(period)
+                if beats % 5 == 0:  # the slots held here, renewed well within SLOT_MS
+                    await self.broker.renew_slots(sorted(self._slots))
+                await self._beat_mirrors()
+            except BrokerDown:
+                continue  # logged once by the broker
+            except Exception:
+                log.exception("heartbeat failed")
+
+    async def _renew_leases(self, period: float) -> None:
+        """Renew every lease owned here in one call; a room whose lease is gone is demoted (by
+        its worker), and an owned room forgets the seats of processes silent for 3 periods."""
+        owned = [(handle, handle.lease) for handle in self.rooms.values() if handle.lease is not None]
+        if not owned:
+            return
+        held = await self.broker.renew_all([lease for _, lease in owned])
+        self.heartbeat["renewals"] += 1
+        for (handle, lease), renewed in zip(owned, held, strict=True):
+            if not renewed:
+                self.heartbeat["lost"] += 1
+                handle.queue.put_nowait(_Job("lost", call=lambda h=handle, old=lease: self._lost(h, old)))
+                continue
             stale = [p for p, (_, when) in handle.remote.items() if self.timer() - when > 3 * period]
             if stale:
 
-                def drop() -> None:
+                def drop(handle: RoomHandle = handle, stale: list[str] = stale) -> None:
                     before = handle.connected()
                     for process in stale:
                         handle.remote.pop(process, None)
                     self._seats_changed(handle, before)
 
                 handle.queue.put_nowait(_Job("stale", call=drop))
-        elif handle.mirror and not any(not c.closed for c in handle.conns):
-            handle.quiet += 1
-            if handle.quiet >= _QUIET_BEATS and handle.queue.empty() and handle.worker is not None:
-                handle.worker.cancel()  # nobody here needs it: its news and catching up stop
-                if self.rooms.get(handle.room.code) is handle:
-                    del self.rooms[handle.room.code]
-                await self.broker.unfollow(handle.room.code)
-        elif handle.mirror:
+
+    async def _beat_mirrors(self) -> None:
+        """The heartbeat of the rooms mirrored here: one without sockets for long is forgotten;
+        one with sockets tells its owner their seats and is taken if nobody holds its lease."""
+        wanted: list[RoomHandle] = []
+        for handle in list(self.rooms.values()):
+            if handle.lease is not None or not handle.mirror:
+                continue
+            if not any(not c.closed for c in handle.conns):
+                handle.quiet += 1
+                if handle.quiet >= _QUIET_BEATS and handle.queue.empty() and handle.worker is not None:
+                    handle.worker.cancel()  # nobody here needs it: its news and catching up stop
+                    if self.rooms.get(handle.room.code) is handle:
+                        del self.rooms[handle.room.code]
+                    await self.broker.unfollow(handle.room.code)
+                continue
             handle.quiet = 0
             self._tell_presence(handle)
-            if self.handing_over:
-                return
-            if handle.taken is None and await self.broker.holder(handle.room.code) is None:
-                handle.taken = await self.broker.acquire(handle.room.code)
-                if handle.taken is not None:
-                    handle.queue.put_nowait(_Job("promote", call=lambda: self._promote_taken(handle)))
+            if not self.handing_over and handle.taken is None:
+                wanted.append(handle)
+        if not wanted:
+            return
+        for handle, holder in zip(wanted, await self.broker.holders([h.room.code for h in wanted]), strict=True):
+            if holder is not None or handle.taken is not None or not handle.mirror or self.handing_over:
+                continue
+            handle.taken = await self.broker.acquire(handle.room.code)
+            if handle.taken is not None:
+                handle.queue.put_nowait(_Job("promote", call=lambda h=handle: self._promote_taken(h)))
 
 
 def _lang(value: Any) -> str:
