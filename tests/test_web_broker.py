@@ -15,15 +15,16 @@ import pytest
 from getaway.web.broker import Lease, MemoryBroker, MemoryHub
 from getaway.web.rooms import RoomError, RoomHandle, RoomService, _Job
 from getaway.web.store import Store
-from web_helpers import SlowBroker, check_authority
+from web_helpers import SlowBroker, check_authority, check_bot_room_caps
 
 CONFIG = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
 
 
-async def _services(tmp_path, n: int = 2, lease_ms: int = 1000) -> tuple[MemoryHub, list[RoomService]]:
+async def _services(tmp_path, n: int = 2, lease_ms: int = 1000, **settings) -> tuple[MemoryHub, list[RoomService]]:
     hub = MemoryHub()
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    services = [RoomService(Store(url), bot_delay=0, broker=MemoryBroker(hub, lease_ms=lease_ms)) for _ in range(n)]
+    settings.setdefault("bot_delay", 0)
+    services = [RoomService(Store(url), broker=MemoryBroker(hub, lease_ms=lease_ms), **settings) for _ in range(n)]
     for service in services:
         await service.start()
     return hub, services
@@ -285,6 +286,51 @@ def test_a_service_that_hands_over_its_rooms_lets_another_take_them(tmp_path):
             assert owner.lease is None  # A took no lease back
             await _until(lambda: a.store.load_room(code).status == "finished")
             check_authority(a.store.load_room(code).log, 4)
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+def test_the_caps_on_rooms_of_bots_alone_are_the_cluster_s(tmp_path):
+    async def scenario() -> None:
+        _, (a, b) = await _services(tmp_path, bot_delay=5.0, bot_rooms_per_address=1, max_bot_rooms=2)
+        try:
+            await check_bot_room_caps(a, b)
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+class _Blocked:
+    """A bot whose search never ends while the test runs (its room holds its slot, at one version)."""
+
+    name = "blocked"
+
+    def act(self, view, legal, rng):
+        import threading
+
+        threading.Event().wait(3)
+        return legal[0]
+
+
+def test_a_room_whose_humans_are_away_waits_for_a_slot_held_on_another_process(tmp_path):
+    async def scenario() -> None:
+        _, (a, b) = await _services(tmp_path, grace=0.05, max_bot_rooms=1)
+        try:
+            busy = await a.create({**CONFIG, "deals": 50, "players": 8})
+            a.rooms[busy["code"]].bot = _Blocked()  # holds the cluster's only slot, does not move on
+            await a.start_match(busy["code"], busy["host_token"], "10.0.0.9")
+            answer = await b.create(CONFIG, "Asha")
+            await b.start_match(answer["code"], answer["host_token"], "10.0.0.1")
+            handle = b.rooms[answer["code"]]
+            await _until(lambda: handle.room.seats[0].bot_playing and handle.paused)  # Asha never came
+            version = handle.room.version
+            await asyncio.sleep(0.4)
+            assert handle.room.version == version and handle.room.status == "playing"  # paused: no bot moves
+            await a.close_room(busy["code"], busy["host_token"])  # B's heartbeat asks again: it has the slot
+            await _until(lambda: handle.room.status == "finished", timeout=10)
         finally:
             await _stop([a, b])
 

@@ -35,6 +35,7 @@ from web_helpers import (
     ServerProcess,
     SlowBroker,
     check_authority,
+    check_bot_room_caps,
     cluster_skip,
     free_port,
     fresh_database,
@@ -567,5 +568,22 @@ def test_the_heartbeat_renews_a_process_s_leases_in_one_redis_call(redis_server,
             counter.close()
             await service.stop()
             service.store.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_caps_on_rooms_of_bots_alone_are_counted_across_processes_on_redis(redis_server, tmp_path):
+    async def scenario() -> None:
+        url = f"sqlite:///{tmp_path / 'rooms.db'}"
+        caps = {"bot_delay": 5.0, "bot_rooms_per_address": 1, "max_bot_rooms": 2}
+        services = [RoomService(Store(url), broker=RedisBroker(redis_server.url), **caps) for _ in range(2)]
+        for service in services:
+            await service.start()
+        try:
+            await check_bot_room_caps(*services)
+        finally:
+            for service in services:
+                await service.stop()
+                service.store.close()
 
     asyncio.run(scenario())

@@ -394,3 +394,43 @@ class SlowBroker:
             return await value(*args, **kwargs)
 
         return call
+
+
+#: A room of four played by bots alone (created without a name), whose first deal lasts.
+BOT_ROOM = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
+
+
+async def check_bot_room_caps(a: Any, b: Any) -> None:
+    """Two room services of one cluster, each with ``bot_rooms_per_address=1`` and
+    ``max_bot_rooms=2`` (and a bot delay long enough that no room ends meanwhile): the caps on
+    rooms played by bots alone are the cluster's, not each process's, and a closed room's slot
+    is free again on every process. Each room is started on the process that made it."""
+    from getaway.web.rooms import RoomError
+
+    made = [(service, await service.create(dict(BOT_ROOM))) for service in (a, b, a, b)]
+
+    async def start(i: int, address: str) -> None:
+        service, room = made[i]
+        await service.start_match(room["code"], room["host_token"], address)
+
+    await start(0, "10.0.0.1")
+    with pytest.raises(RoomError) as refused:  # the address's one room runs on the other process
+        await start(1, "10.0.0.1")
+    assert refused.value.code == "too_many_bot_rooms" and refused.value.status == 429
+    assert refused.value.args_ == {"n": 1, "total": 2}  # the message of one process alone
+    told = refused.value.text("en")
+    assert told == "too many rooms played by bots alone are running (at most 1 per address, 2 in all)"
+    assert b.rooms[made[1][1]["code"]].room.status == "lobby"  # nothing changed
+    await start(1, "10.0.0.2")
+    with pytest.raises(RoomError, match="too_many_bot_rooms"):
+        await start(2, "10.0.0.3")  # 2 in the whole cluster
+    await a.close_room(made[0][1]["code"], made[0][1]["host_token"])  # its slot is freed for every process
+    for _ in range(100):
+        try:
+            await start(3, "10.0.0.1")
+            break
+        except RoomError as exc:
+            assert exc.code == "too_many_bot_rooms"
+            await asyncio.sleep(0.02)  # the slot is freed in the background
+    assert b.rooms[made[3][1]["code"]].room.status == "playing"
+    assert a.rooms[made[2][1]["code"]].room.status == "lobby"

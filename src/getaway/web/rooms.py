@@ -876,6 +876,7 @@ class RoomHandle:
         self.address = f"restored:{room.code}"  # who started the room (set by the start)
         self.slot = False  # holds one of the slots of rooms played by bots alone
         self.paused = False  # played by bots alone and no slot free: bots wait
+        self.asking = False  # shared: the cluster is asked for a slot (:meth:`RoomService._ask_slot`)
         self.rematch: str | None = None  # the code of this finished match's rematch room, once asked
         self.unlisted = False  # a rematch room while its players are seated: not in the public list yet
         self.take_bot: Bot = self.bot if LEVELS.get(room.level, ("",))[0] == "random" else make_bot("medium")
@@ -1741,7 +1742,7 @@ class RoomService:
         if handle.lease is not None and not await self._fenced(handle):
             return await self._forward(handle, job)  # the lease was lost: to the new owner
         if job.kind == "start" and room.status == "lobby":
-            self._start_bot_only(handle, job.address)
+            await self._start_bot_only(handle, job.address)
         before = room.version
         now = self.clock()
         try:
@@ -1903,16 +1904,17 @@ class RoomService:
         """Start a bot's move if a bot is to act (cancelling one planned for an older version),
         or the next deal of a room without a host to press "next" (a bot-only room, or an
         absent host). Called by the worker after every command. A room played by bots alone
-        runs only while it holds a slot (:meth:`_take_slot`); otherwise it waits, paused.
-        A mirror plans nothing (its owner does)."""
+        runs only while it holds a slot (:meth:`_take_slot`); otherwise it waits, paused (with
+        many processes, while the cluster is asked for one too). A mirror plans nothing (its
+        owner does)."""
         if handle.mirror:
             return
         room = handle.room
         if self._bots_alone_play(room):
             if not handle.slot and not self._take_slot(handle):
-                if not handle.paused:
+                if not handle.paused and not handle.asking:
                     log.info("room %s: played by bots alone and no slot free: paused", room.code)
-                handle.paused = True
+                handle.paused = handle.paused or not handle.asking
                 if handle.bot_task is not None:
                     handle.bot_task.cancel()
                 handle.bot_task, handle.bot_key = None, None
@@ -2021,9 +2023,21 @@ class RoomService:
         return room.status in ("playing", "between_deals") and all(s.bot_controlled for s in room.seats)
 
     def _take_slot(self, handle: RoomHandle) -> bool:
-        """Take a slot for a room played by bots alone if both limits allow; whether it has one."""
+        """Take a slot for a room played by bots alone if both limits allow; whether it has one.
+        With many processes the limits are the cluster's: the slot is asked of the broker by the
+        room's worker (:meth:`_ask_slot`, which schedules the room again once it has one) and
+        this answers ``False`` meanwhile."""
         if handle.slot:
             return True
+        if self.shared:
+            if not handle.asking:
+                handle.asking = True
+                handle.queue.put_nowait(_Job("slot", call=lambda: self._ask_slot(handle)))
+            return False
+        return self._take_local_slot(handle)
+
+    def _take_local_slot(self, handle: RoomHandle) -> bool:
+        """:meth:`_take_slot` counting this process's rooms only (one process alone)."""
         holders = [h for h in self.rooms.values() if h.slot]
         mine = sum(1 for h in holders if h.address == handle.address)
         if len(holders) >= self.max_bot_rooms or mine >= self.bot_rooms_per_address:
@@ -2031,18 +2045,76 @@ class RoomService:
         handle.slot = True
         return True
 
+    def _bot_slots(self, handle: RoomHandle) -> list[tuple[str, str, str, int]]:
+        """The cluster's slots a room played by bots alone holds: ``(group, key, member, cap)``,
+        one among its starter address's and one among all (the member names this process, so
+        that a new owner's slot is not the old one's)."""
+        member = f"{handle.room.code}@{self.broker.process}"
+        return [
+            ("bot-rooms-of", handle.address, member, self.bot_rooms_per_address),
+            ("bot-rooms", "all", member, self.max_bot_rooms),
+        ]
+
+    async def _take_shared_slot(self, handle: RoomHandle) -> bool:
+        """Take the cluster's slots of a room played by bots alone (:meth:`_bot_slots`) if both
+        limits allow, in the whole cluster; whether it has them. The broker unreachable: this
+        process's rooms are counted (as the rate limits are meanwhile)."""
+        if handle.slot:
+            return True
+        taken: list[tuple[str, str, str]] = []
+        try:
+            for group, key, member, cap in self._bot_slots(handle):
+                if not await self.broker.take_slot(group, key, member, cap):
+                    for slot in taken:
+                        await self.broker.free_slot(*slot)
+                    return False
+                taken.append((group, key, member))
+        except BrokerDown:
+            return self._take_local_slot(handle)
+        self._slots.update(taken)
+        handle.slot = True
+        return True
+
+    async def _ask_slot(self, handle: RoomHandle) -> None:
+        """Ask the cluster for the slots of a room played by bots alone (run by its worker): once
+        it has them, its bots play; if not, it waits, paused (the heartbeat asks again)."""
+        handle.asking = False
+        if handle.slot or handle.mirror or not self._bots_alone_play(handle.room):
+            return
+        if await self._take_shared_slot(handle):
+            self._schedule(handle)
+            return
+        if not handle.paused:
+            log.info("room %s: played by bots alone and no slot free: paused", handle.room.code)
+        handle.paused = True
+
+    def _wake_paused(self) -> None:
+        """Let each paused room owned here ask for a slot again (another process's may be free)."""
+        for handle in self.rooms.values():
+            if handle.paused and not handle.asking and handle.lease is not None:
+                handle.queue.put_nowait(_Job("wake", call=lambda h=handle: self._schedule(h)))
+
     def _free_slot(self, handle: RoomHandle) -> None:
-        """Give the room's slot back and let a paused room try again."""
+        """Give the room's slot back (the cluster's too) and let a paused room try again."""
         if not handle.slot:
             return
         handle.slot = False
+        if self.shared:
+            for group, key, member, _cap in self._bot_slots(handle):
+                if (group, key, member) in self._slots:
+                    self._slots.discard((group, key, member))
+                    self._background(self._free_shared_slot(group, key, member))
         for other in self.rooms.values():
             if other.paused and other is not handle:
                 other.queue.put_nowait(_Job("wake", call=lambda h=other: self._schedule(h)))
 
-    def _start_bot_only(self, handle: RoomHandle, address: str | None) -> None:
+    async def _free_shared_slot(self, group: str, key: str, member: str) -> None:
+        with contextlib.suppress(BrokerDown):  # not freed: it expires (SLOT_MS) once not renewed
+            await self.broker.free_slot(group, key, member)
+
+    async def _start_bot_only(self, handle: RoomHandle, address: str | None) -> None:
         """Before the start of room ``handle`` by ``address``: a room without a human seat will
-        be played by bots alone; it must get a slot now.
+        be played by bots alone; it must get a slot now (with many processes, the cluster's).
 
         Raises:
             RoomError: ``too_many_bot_rooms`` (429).
@@ -2050,7 +2122,7 @@ class RoomService:
         handle.address = address or handle.address
         if any(s.kind == "human" for s in handle.room.seats):
             return
-        if not self._take_slot(handle):
+        if not (await self._take_shared_slot(handle) if self.shared else self._take_slot(handle)):
             raise RoomError(
                 "too_many_bot_rooms",
                 N_("too many rooms played by bots alone are running (at most {n} per address, {total} in all)"),
@@ -2582,6 +2654,7 @@ class RoomService:
                 await self._renew_leases(period)
                 if beats % 5 == 0:  # the slots held here, renewed well within SLOT_MS
                     await self.broker.renew_slots(sorted(self._slots))
+                self._wake_paused()
                 await self._beat_mirrors()
             except BrokerDown:
                 continue  # logged once by the broker
