@@ -587,3 +587,93 @@ def test_the_caps_on_rooms_of_bots_alone_are_counted_across_processes_on_redis(r
                 service.store.close()
 
     asyncio.run(scenario())
+
+
+#: What someone else might publish on the cluster's channels: each is dropped with one line.
+GARBAGE = [
+    "not json {",
+    "[1, 2]",
+    '{"t": "surprise"}',
+    '{"t": "news", "code": "R1", "news": {"v": "7", "connected": []}}',
+    '{"t": "news", "code": "R2", "news": {"v": 1, "connected": []}}',  # on R1's channel
+    '{"t": "ask", "id": "x", "from": "p", "code": "R1", "body": {"kind": "presence"}}',
+    '{"t": "answer", "id": 5, "body": {}}',
+]
+
+
+def test_malformed_messages_on_redis_are_dropped_with_one_line_each(redis_server, caplog):
+    import redis
+
+    async def scenario() -> None:
+        heard: list[dict] = []
+
+        async def answer(code: str, body: dict) -> dict:
+            return {"ok": True}
+
+        follower, owner = RedisBroker(redis_server.url), RedisBroker(redis_server.url)
+        await follower.start(answer, lambda code, news: heard.append(news))
+        await owner.start(answer, lambda code, news: None)
+        client = redis.Redis(port=redis_server.port)
+        try:
+            await follower.follow("R1")
+            assert await owner.acquire("R1") is not None
+            channels = ["getaway:room:R1", f"getaway:proc:{follower.process}", f"getaway:proc:{owner.process}"]
+            for channel in channels:
+                for text in GARBAGE:
+                    client.publish(channel, text)
+            owner.publish("R1", {"v": 1, "connected": [2]})
+            assert await follower.forward("R1", {"kind": "presence", "process": follower.process, "seats": [1]}) == {
+                "ok": True
+            }
+            for _ in range(50):
+                if heard:
+                    break
+                await asyncio.sleep(0.05)
+            assert heard == [{"v": 1, "connected": [2]}]  # the listeners go on
+        finally:
+            client.close()
+            await follower.stop()
+            await owner.stop()
+
+    with caplog.at_level("WARNING", logger="getaway.web"):
+        asyncio.run(scenario())
+    dropped = [r for r in caplog.records if "malformed" in r.getMessage()]
+    # Each process hears the garbage of its inbox, and the follower that of R1's channel.
+    assert len(dropped) == 3 * len(GARBAGE), [r.getMessage() for r in dropped]
+    assert not any(r.exc_info for r in caplog.records)
+    lines = [r.getMessage() for r in dropped]
+    assert sum("getaway:room:R1" in line for line in lines) == len(GARBAGE)
+    assert any("news.v: Input should be a valid integer" in line for line in lines)
+    assert any("another room's channel" in line for line in lines)
+    assert any("Invalid JSON" in line for line in lines), lines
+
+
+@pytest.mark.timeout(120)
+def test_garbage_published_on_the_cluster_s_channels_does_not_stop_play(cluster, redis_server):
+    import redis
+
+    a, b = cluster(2)
+    code, (asha, ben) = _room(a, "Asha", "Ben")
+    socks = [Sock(f"{a.ws}/ws/{code}", asha["token"]), Sock(f"{b.ws}/ws/{code}", ben["token"])]
+    client = redis.Redis(port=redis_server.port, decode_responses=True)
+    try:
+        socks[1].until(lambda m: m["type"] == "update" and m["room"]["seats"][0]["connected"])
+        channels = client.pubsub_channels("getaway:*")
+        assert f"getaway:room:{code}" in channels and len(channels) >= 3  # B follows the room; each inbox
+        for channel in channels:
+            for text in GARBAGE:
+                client.publish(channel, text)
+        socks[0].ws.send(json.dumps({"type": "start"}))
+        for s in socks:
+            s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
+        acked: list[tuple[int, int, str]] = []
+        _play(socks, random.Random(5), acked)
+        assert any(seat == 1 for _, seat, _ in acked)  # Ben, on B, still forwards his moves to A
+        _audit(code, acked)
+    finally:
+        client.close()
+        for s in socks:
+            s.close()
+    for server in (a, b):
+        assert server.log().count("dropped a malformed message") >= len(GARBAGE)
+        assert "Traceback" not in server.log()

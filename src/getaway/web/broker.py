@@ -37,7 +37,9 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 __all__ = [
     "Broker",
@@ -421,6 +423,98 @@ return #KEYS
 _PREFIX: Final = "getaway:"
 
 
+# What the processes publish on Redis (the shapes :meth:`RedisBroker._listen` accepts; anything
+# else is dropped with one log line).
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class _News(_Shape):
+    """News of a room (``RoomService._publish``): public facts only."""
+
+    v: int
+    connected: list[int] = []
+    turn_ends_in: float | None = None
+    absent: tuple[int, float] | None = None
+
+
+class _Request(_Shape):
+    """A forwarded request: a mirror's ``presence`` (its ``process`` has sockets for ``seats``),
+    or a command (``kind``, ``payload``, ``version``, ``address``; checked by the room itself)."""
+
+    kind: str
+    process: str | None = None
+    seats: list[int] | None = None
+    payload: dict[str, Any] | None = None
+    version: int | None = None
+    address: str | None = None
+
+    @model_validator(mode="after")
+    def _presence_names_its_seats(self) -> _Request:
+        if self.kind == "presence" and (self.process is None or self.seats is None):
+            raise ValueError("a presence names its process and seats")
+        return self
+
+
+class _Refusal(_Shape):
+    """A relayed refusal (``RelayedError.relay``)."""
+
+    code: str
+    template: str
+    args: dict[str, int | float | str | bool | None]
+    status: int
+    texts: dict[str, str] | None = None
+
+
+class _Logged(_Shape):
+    seat: int | None = None
+
+
+class _Reply(_Shape):
+    """The owner's answer to a request: ``ok`` (presence), ``retry`` (not the owner), a
+    command's ``logged`` facts and ``version``, or its ``error``."""
+
+    ok: bool | None = None
+    retry: bool | None = None
+    logged: _Logged | None = None
+    version: int | None = None
+    error: _Refusal | None = None
+
+
+class _NewsMessage(_Shape):
+    t: Literal["news"]
+    code: str
+    news: _News
+
+
+class _AskMessage(_Shape):
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    t: Literal["ask"]
+    id: str
+    sender: str = Field(alias="from")
+    code: str
+    body: _Request
+
+
+class _AnswerMessage(_Shape):
+    t: Literal["answer"]
+    id: str
+    body: _Reply
+
+
+_MESSAGE: Final = TypeAdapter(Annotated[_NewsMessage | _AskMessage | _AnswerMessage, Field(discriminator="t")])
+
+
+def _problem(exc: ValidationError) -> str:
+    """The first problem of a message that does not parse, in one line (never its content)."""
+    error = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
 class RedisBroker(Broker):
     """A :class:`Broker` on Redis (``redis.asyncio``): every process of the cluster uses the same
     Redis. Keys: ``getaway:lease:{code}`` (``"process:token"``, expiring), ``getaway:fence:{code}``
@@ -637,30 +731,39 @@ class RedisBroker(Broker):
                 continue
             if message is None or message.get("type") != "message":
                 continue
+            channel = message.get("channel")
             try:
-                self._dispatch(json.loads(message["data"]))
-            except Exception:  # one bad message must not stop the listener
-                log.exception("broker: cannot handle a message")
+                parsed = _MESSAGE.validate_json(message["data"])
+                if isinstance(parsed, _NewsMessage) and channel != self._room(parsed.code):
+                    raise ValueError(f"news of room {parsed.code!r} on another room's channel")
+            except (ValidationError, ValueError) as exc:  # one line, no traceback: the message is dropped
+                problem = _problem(exc) if isinstance(exc, ValidationError) else str(exc)
+                log.warning("broker: dropped a malformed message on %s: %s", channel, problem)
+                continue
+            try:
+                self._dispatch(parsed)
+            except Exception:  # one failure must not stop the listener
+                log.exception("broker: cannot handle a message on %s", channel)
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        kind = message.get("t")
-        if kind == "news" and self.on_news is not None:
-            self.on_news(message["code"], message["news"])
-        elif kind == "answer":
-            waiting = self._waiting.get(message["id"])
+    def _dispatch(self, message: _NewsMessage | _AskMessage | _AnswerMessage) -> None:
+        if isinstance(message, _NewsMessage):
+            if self.on_news is not None:
+                self.on_news(message.code, message.news.model_dump(exclude_unset=True))
+        elif isinstance(message, _AnswerMessage):
+            waiting = self._waiting.get(message.id)
             if waiting is not None and not waiting.done():
-                waiting.set_result(message["body"])
-        elif kind == "ask" and self.on_request is not None:
+                waiting.set_result(message.body.model_dump(exclude_unset=True))
+        elif self.on_request is not None:
             task = asyncio.create_task(self._answer(message))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def _answer(self, message: _AskMessage) -> None:
         assert self.on_request is not None
         try:
-            body = await self.on_request(message["code"], message["body"])
+            body = await self.on_request(message.code, message.body.model_dump(exclude_unset=True))
         except Exception:
-            log.exception("broker: a forwarded command of room %s failed", message["code"])
+            log.exception("broker: a forwarded command of room %s failed", message.code)
             body = {"error": {"code": "server_error", "template": "internal error", "args": {}, "status": 500}}
-        answer = json.dumps({"t": "answer", "id": message["id"], "body": body})
-        self._outbox.put_nowait((self._inbox(message["from"]), answer))
+        answer = json.dumps({"t": "answer", "id": message.id, "body": body})
+        self._outbox.put_nowait((self._inbox(message.sender), answer))
