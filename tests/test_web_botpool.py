@@ -20,6 +20,7 @@ from getaway.web.botpool import BotPool, spec_of
 from getaway.web.rooms import RoomService
 from getaway.web.store import Store
 from sleepy_bot import SleepyBot
+from web_helpers import create_room, make_client
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -273,3 +274,53 @@ def test_the_workers_end_when_their_server_is_killed(tmp_path):
     while any(_alive(pid) for pid in children) and time.time() < deadline:
         time.sleep(0.2)
     assert not [pid for pid in children if _alive(pid)], "orphaned workers live on"
+
+
+def test_the_pool_reports_its_busy_workers_and_its_queue():
+    async def main() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+        pool = BotPool(1, warm=WARM)
+        await pool.start()
+        try:
+            idle = pool.report()
+            view, legal = _view()
+            hog = asyncio.create_task(pool.act("HOG", SleepyBot(0.6), view, legal, random.Random(2)))
+            while not pool.in_flight:
+                await asyncio.sleep(0.005)
+            bot = SleepyBot(0.01)
+            waiting = [asyncio.create_task(pool.act(room, bot, view, legal, random.Random(3))) for room in ("A", "B")]
+            await asyncio.sleep(0.05)
+            busy = pool.report()
+            await asyncio.gather(hog, *waiting)
+            return idle, busy, pool.report()
+        finally:
+            await pool.stop()
+
+    idle, busy, after = asyncio.run(main())
+    assert idle == dict.fromkeys(idle, 0) | {"workers": 1}
+    assert busy["busy"] == 1 and busy["waiting"] == 2 and busy["rooms_waiting"] == 2 and busy["searches"] == 1
+    assert after["busy"] == after["waiting"] == 0 and after["searches"] + after["fallbacks"] == 3
+    assert set(after) == {
+        "workers", "busy", "waiting", "rooms_waiting", "searches", "fallbacks", "fallback_busy", "fallback_late",
+        "fallback_crash", "fallback_error", "fallback_stop", "rebuilds",
+    }  # fmt: skip
+
+
+def test_an_operator_reads_the_bot_workers_counts_at_stats(tmp_path):
+    with make_client(tmp_path, bot_workers=1) as client:
+        first = client.get("/stats")
+        assert first.status_code == 200 and first.headers["cache-control"] == "no-store"
+        counts = first.json()
+        assert counts["bots"]["workers"] == 1 and counts["bots"]["searches"] == counts["bots"]["busy"] == 0
+        assert counts["rooms"] == dict.fromkeys(counts["rooms"], 0) and counts["heartbeat"] is None
+        room = create_room(client, None, players=3, bot_level="hard")  # searching bots alone
+        host = {"Authorization": f"Bearer {room['host_token']}"}
+        started = client.post(f"/api/rooms/{room['code']}/start", headers=host)
+        assert started.status_code == 200, started.text
+        deadline = time.monotonic() + 30
+        while (answer := client.get("/stats")).json()["bots"]["searches"] == 0:
+            assert time.monotonic() < deadline, answer.json()
+            time.sleep(0.05)
+        counts = answer.json()
+        assert counts["rooms"]["open"] == counts["rooms"]["owned"] == 1 and counts["rooms"]["bots_alone"] == 1
+        assert room["code"] not in answer.text and "hand" not in answer.text  # counts only
+        assert all(isinstance(v, int) for part in ("rooms", "bots") for v in counts[part].values())

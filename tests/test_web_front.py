@@ -132,6 +132,8 @@ def test_the_front_passes_http_and_a_room_session(pair):
         page = http.get(f"{front}/")
         assert page.status_code == 200 and "<html" in page.text.lower()
         assert http.get(f"{front}/healthz").json() == {"status": "ok"}
+        assert http.get(f"{front}/stats").status_code == 404  # the operator's, on each process's own port
+        assert httpx.get(f"{a.base}/stats").json()["rooms"]["open"] == 0
         room = start_room(http, front)
     asha = Player(FrontSocket(front, room["code"], ASHA), "asha")
     assert asha.hello(token=room["token"])["type"] == "welcome"

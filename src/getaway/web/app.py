@@ -295,6 +295,14 @@ def create_app(
         code = 200 if status == "ok" else 503
         return JSONResponse({"status": status}, status_code=code, headers={"Cache-Control": "no-store"})
 
+    @app.get("/stats", response_model=protocol.Stats)
+    async def stats(request: Request) -> Response:
+        """What an operator reads of this process (docs/web.md "Behind a front"): its rooms,
+        its bot workers (searches, fallbacks, busy workers, the queue) and its lease heartbeat.
+        Counts in memory only (never the database), nothing about a room's players or cards."""
+        report = protocol.Stats.model_validate(service_of(request).report()).model_dump()
+        return JSONResponse(report, headers={"Cache-Control": "no-store"})
+
     @app.post("/api/rooms", status_code=201, response_model=protocol.Created, responses=_REFUSALS)
     async def create_room(request: Request, body: CreateRoom | None = None) -> Any:
         """Create a room; with a ``name`` its creator sits at seat 0 as host."""

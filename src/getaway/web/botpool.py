@@ -223,6 +223,19 @@ class _Request:
     started: bool = False
 
 
+#: The counters of :attr:`BotPool.stats` that :meth:`BotPool.report` always shows (0 when none).
+_COUNTED: Final = (
+    "searches",
+    "fallbacks",
+    "fallback:busy",
+    "fallback:late",
+    "fallback:crash",
+    "fallback:error",
+    "fallback:stop",
+    "rebuilds",
+)
+
+
 class BotPool:
     """Bot searches in ``workers`` worker processes, fair across rooms, with back-pressure
     (the module docstring).
@@ -324,6 +337,17 @@ class BotPool:
     def in_flight(self) -> int:
         """Searches running in the workers now (one per room at most)."""
         return len(self._busy)
+
+    def report(self) -> dict[str, int]:
+        """What an operator reads of the pool now (``GET /stats``): ``workers``, ``busy`` (searches
+        running: one per room at most), ``waiting`` (searches queued for a worker) and
+        ``rooms_waiting`` (rooms they are of), then the counts since it started: ``searches``,
+        ``fallbacks`` and why (``fallback_busy``, ``_late``, ``_crash``, ``_error``, ``_stop``),
+        ``rebuilds``. Counts only: no room, seat or card."""
+        counts = {key.replace(":", "_"): self.stats[key] for key in _COUNTED}
+        waiting = sum(len(queue) for queue in self._queues.values())
+        now = {"workers": self.workers, "busy": len(self._busy), "waiting": waiting, "rooms_waiting": len(self._queues)}
+        return now | counts
 
     def pids(self) -> list[int]:
         """The process ids of the live workers (for operators and tests)."""

@@ -58,6 +58,7 @@ __all__ = [
     "ErrorBody",
     "ErrorAnswer",
     "Health",
+    "Stats",
     "Strings",
     "RulesSummary",
     "ClientMessage",
@@ -397,6 +398,59 @@ class Health(BaseModel):
     the database did not answer); nothing else, so it tells nobody anything."""
 
     status: Literal["ok", "starting", "draining", "unavailable"]
+
+
+class RoomCounts(BaseModel):
+    """The rooms in this process's memory: ``open`` (all), ``owned`` (run here: a lease, or
+    alone), ``mirrored`` (another process owns them; sockets here), ``bots_alone`` (holding a
+    slot of the rooms played by bots alone), ``paused`` (played by bots alone, waiting for one)."""
+
+    open: int
+    owned: int
+    mirrored: int
+    bots_alone: int
+    paused: int
+
+
+class BotCounts(BaseModel):
+    """The bot worker processes (:meth:`~getaway.web.botpool.BotPool.report`): now (``workers``,
+    ``busy``, ``waiting`` searches, ``rooms_waiting``) and since the start (``searches``,
+    ``fallbacks`` and why, ``rebuilds``)."""
+
+    workers: int
+    busy: int
+    waiting: int
+    rooms_waiting: int
+    searches: int
+    fallbacks: int
+    fallback_busy: int
+    fallback_late: int
+    fallback_crash: int
+    fallback_error: int
+    fallback_stop: int
+    rebuilds: int
+
+
+class HeartbeatCounts(BaseModel):
+    """The lease heartbeat of a process of a cluster, since the start: ``renewals`` (calls
+    renewing all its leases), ``lost`` (leases found gone), ``late`` (beats more than a period
+    late) and ``worst_late_ms``."""
+
+    renewals: int
+    lost: int
+    late: int
+    worst_late_ms: int
+
+
+class Stats(BaseModel):
+    """``GET /stats``: what an operator reads of one process (counts only: no room code, address,
+    seat or card). ``bots`` is ``null`` when bots search in threads (``--bot-workers 0``),
+    ``heartbeat`` when the process is alone (no ``--redis-url``)."""
+
+    draining: bool
+    rooms: RoomCounts
+    bots: BotCounts | None
+    heartbeat: HeartbeatCounts | None
 
 
 # ---------------------------------------------------------------------- socket: client → server

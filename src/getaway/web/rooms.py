@@ -1081,6 +1081,23 @@ class RoomService:
                 conn.close(RESTART_CLOSE)
         log.info("drained %d rooms", len(handles))
 
+    def report(self) -> dict[str, Any]:
+        """What an operator reads of this process now (``GET /stats``: the fields of
+        :class:`~getaway.web.protocol.Stats`): ``draining``, counts of ``rooms``, the ``bots``
+        workers (:meth:`BotPool.report`; ``None``: threads) and the lease ``heartbeat`` (``None``:
+        alone). Counts only: no room code, address, seat or card."""
+        handles = list(self.rooms.values())
+        rooms = {
+            "open": len(handles),
+            "owned": sum(1 for h in handles if not h.mirror),
+            "mirrored": sum(1 for h in handles if h.mirror),
+            "bots_alone": sum(1 for h in handles if h.slot),
+            "paused": sum(1 for h in handles if h.paused),
+        }
+        bots = self.botpool.report() if self.botpool is not None else None
+        heartbeat = dict(self.heartbeat) if self.shared else None
+        return {"draining": self.draining, "rooms": rooms, "bots": bots, "heartbeat": heartbeat}
+
     def _refuse_if_draining(self) -> None:
         if self.draining:
             raise draining_error()
