@@ -7,6 +7,7 @@ Rerun with (docs/web.md, "Load across processes")::
     .venv/bin/python bench/web_cluster.py play --processes 4 --rooms 1000 --deals 3   # the scenario
     .venv/bin/python bench/web_cluster.py play --processes 4 --rooms 50 --deals 1     # a smaller size
     .venv/bin/python bench/web_cluster.py throughput --processes 1,2,4 --rooms 40     # bot delay 0
+    .venv/bin/python bench/web_cluster.py renew --leases 1000,5000                    # the heartbeat's renewal
 
 Each run starts its own redis-server (Debian's binary, a free loopback port, nothing saved),
 empties the PostgreSQL database (its tables dropped: the first server migrates it), starts
@@ -29,6 +30,11 @@ them round-robin over the processes: a room is created on one process, its socke
 - ``throughput``: the same rooms at bot delay 0, for each count of ``--processes`` (e.g.
   ``1,2,4``): actions per second (the ``act`` entries of every room's log over the time from
   the first room created to the last room finished).
+- ``renew``: no server, no database: one :class:`~getaway.web.broker.RedisBroker` holding
+  ``--leases`` leases (e.g. ``1000,5000``) renews them all with ``renew_all`` (what a process's
+  heartbeat does each beat) 20 times: the median time of a call from the process, and Redis's
+  own time per call (``INFO commandstats``); and, for comparison, 1,000 of them renewed one call
+  each (``renew``: the heartbeat before).
 
 Both report, over the measured time: CPU of each serve process (with its bot workers), of
 redis-server, nginx and the load generator (percent of one core, from /proc), Redis commands/s
@@ -354,9 +360,53 @@ def _service_pids(redis_url: str, front: Path) -> dict[str, int]:
     return out
 
 
+async def _renewals(redis_url: str, counts: list[int], repeats: int = 20) -> list[dict[str, Any]]:
+    import redis
+
+    from getaway.web.broker import RedisBroker
+
+    broker, client = RedisBroker(redis_url), redis.Redis.from_url(redis_url)
+    rows = []
+    try:
+        for count in counts:
+            leases = [await broker.acquire(f"RENEW{count}-{i}") for i in range(count)]
+            client.config_resetstat()
+            times = []
+            for _ in range(repeats):
+                began = time.perf_counter()
+                held = await broker.renew_all([lease for lease in leases if lease is not None])
+                times.append(time.perf_counter() - began)
+            in_redis = client.info("commandstats")["cmdstat_evalsha"]["usec_per_call"] / 1000
+            began = time.perf_counter()
+            for lease in leases[:1000]:
+                assert lease is not None and await broker.renew(lease)
+            one_by_one = time.perf_counter() - began
+            rows.append(
+                {
+                    "leases": count,
+                    "all_held": all(held) and len(held) == count,
+                    "renew_all_ms_median": round(sorted(times)[len(times) // 2] * 1000, 2),
+                    "renew_all_ms_in_redis": round(in_redis, 3),
+                    "one_call_each_ms": {"leases": min(count, 1000), "ms": round(one_by_one * 1000, 1)},
+                }
+            )
+    finally:
+        client.close()
+        await broker.stop()
+    return rows
+
+
+def renew(tmp: Path, counts: list[int]) -> dict[str, Any]:
+    """The ``renew`` mode: the heartbeat's renewal of ``counts`` leases, against a redis-server
+    of its own (the module doc)."""
+    with redis_server(tmp) as url:
+        return {"renewals": asyncio.run(_renewals(url, counts))}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["play", "throughput"])
+    parser.add_argument("mode", choices=["play", "throughput", "renew"])
+    parser.add_argument("--leases", default="1000,5000", help="renew: the counts of leases (default 1000,5000)")
     parser.add_argument("--processes", default=None, help="serve processes (play: 4; throughput: a list, 1,2,4)")
     parser.add_argument(
         "--rooms", type=int, default=None, help="rooms, one scripted client each (play 1000, throughput 40)"
@@ -370,10 +420,15 @@ def main(argv: list[str] | None = None) -> int:
         "--database", default=os.environ.get(DATABASE_ENV), help=f"PostgreSQL URL (default: {DATABASE_ENV})"
     )
     args = parser.parse_args(argv)
+    rerun = shlex.join([Path(sys.executable).as_posix(), "bench/web_cluster.py", *(argv or sys.argv[1:])])
+    if args.mode == "renew":
+        with tempfile.TemporaryDirectory(prefix="getaway-renew-") as tmp:
+            found = renew(Path(tmp), [int(x) for x in args.leases.split(",")])
+        print(json.dumps({"mode": "renew", **found, "rerun": rerun}, ensure_ascii=False))
+        return 0
     if not args.database:
         parser.error(f"no database: --database or {DATABASE_ENV} (a PostgreSQL URL; it is emptied)")
     more = tuple(x for opt in args.serve_option for x in shlex.split(opt))
-    rerun = shlex.join([Path(sys.executable).as_posix(), "bench/web_cluster.py", *(argv or sys.argv[1:])])
     with tempfile.TemporaryDirectory(prefix="getaway-cluster-") as tmp:
         if args.mode == "play":
             processes = int(args.processes or 4)

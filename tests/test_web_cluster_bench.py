@@ -39,3 +39,12 @@ def test_cluster_bench_tiny(tmp_path):
     assert set(result["cpu_percent"]) == {"serve 0", "serve 1", "redis-server", "nginx", "load generator"}, result
     assert result["cpu_percent"]["serve 0"] > 0 and result["cpu_percent"]["serve 1"] > 0, result
     assert result["redis_commands_per_s"] > 0 and result["postgres_commits_per_s"] >= 0, result
+
+
+def test_cluster_bench_renew_tiny(tmp_path):
+    import web_cluster
+
+    (row,) = web_cluster.renew(tmp_path, [20])["renewals"]
+    assert row["leases"] == 20 and row["all_held"], row
+    assert row["renew_all_ms_median"] > 0 and row["renew_all_ms_in_redis"] > 0, row
+    assert row["one_call_each_ms"]["leases"] == 20 and row["one_call_each_ms"]["ms"] > 0, row
