@@ -13,6 +13,7 @@ import time
 import pytest
 
 from getaway.web.broker import Lease, MemoryBroker, MemoryHub
+from getaway.web.protocol import Stats
 from getaway.web.rooms import RoomError, RoomHandle, RoomService, _Job
 from getaway.web.store import Store
 from web_helpers import SlowBroker, check_authority, check_bot_room_caps
@@ -218,6 +219,9 @@ def test_the_heartbeat_renews_every_lease_of_its_rooms_in_one_round_trip(tmp_pat
             assert all(hub.live(code) == leases[code].value for code in codes)
             assert 5 <= slow.calls["renew_all"] - renewals <= 11  # one call a beat for all 40 rooms
             assert slow.calls["renew"] == 0 and service.heartbeat["lost"] == 0
+            told = Stats.model_validate(service.report())  # what GET /stats says of it
+            assert told.heartbeat is not None and told.heartbeat.renewals >= 5 and told.heartbeat.lost == 0
+            assert told.rooms.owned == told.rooms.open == 40 and told.bots is None
         finally:
             await service.stop()
             service.store.close()

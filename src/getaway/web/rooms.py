@@ -921,7 +921,8 @@ class RoomService:
         clock: the wall clock (Unix seconds; injectable for tests).
         bot_rooms_per_address: rooms played by bots alone (every seat a bot's, or every human
             away) that one client address may have running at once.
-        max_bot_rooms: rooms played by bots alone running at once on this server. A bot-only
+        max_bot_rooms: rooms played by bots alone running at once on this server (with a shared
+            ``broker``, both limits count the whole cluster's rooms: its slots). A bot-only
             room's start beyond either limit is refused (``too_many_bot_rooms``); a room that
             becomes played by bots alone (its humans away) beyond them waits until a slot frees.
         timer, sleep: the monotonic clock and the sleep of bot moves (injectable for tests).
