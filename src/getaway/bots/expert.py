@@ -349,6 +349,13 @@ class ExpertBot:
             cards already played to the trick are the heuristic's choices (0: no check).
         check_tricks: with ``resample``, check the others' cards in up to this many finished
             tricks before the current one as well (:func:`rebuild_checked`).
+        opponent_noise: with the heuristic model, the chance (0–1) that another player's move
+            in a rollout is a random legal card instead of the heuristic's (the same luck for
+            every action of a world): rollouts then cover opponents who do not play like the
+            heuristic.
+        budget: optional cap on the moves simulated per decision (rollouts and endgame search
+            together); no new world is sampled once it is spent, so slow profiles (long
+            deals, many players) think about as long as fast ones and play stays deterministic.
     """
 
     name = "expert"
@@ -365,11 +372,20 @@ class ExpertBot:
         rollout: str = "heuristic",
         resample: int = 0,
         check_tricks: int = 0,
+        opponent_noise: float = 0.0,
+        budget: int | None = None,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations: at least 1, not {iterations}")
         if time_limit is not None and time_limit <= 0:
             raise ValueError(f"time_limit: must be positive, not {time_limit}")
+        if not 0.0 <= opponent_noise <= 1.0:
+            raise ValueError(f"opponent_noise: between 0 and 1, not {opponent_noise}")
+        if budget is not None and budget < 1:
+            raise ValueError(f"budget: at least 1 move, not {budget}")
+        self.opponent_noise = float(opponent_noise)
+        self.budget = budget
+        self._moves = 0
         self.iterations = iterations
         self.time_limit = time_limit
         self.exact_cards = exact_cards
@@ -471,8 +487,11 @@ class ExpertBot:
         worlds = 0
         failures = 0
         self._nodes_left = self.iterations * self.exact_nodes_per_iteration
+        self._moves = 0
         while worlds < worlds_target:
             if self.time_limit is not None and worlds and time.perf_counter() - start > self.time_limit:
+                break
+            if self.budget is not None and worlds and self._moves >= self.budget:
                 break
             try:
                 base = self._world(view, local)
@@ -490,6 +509,7 @@ class ExpertBot:
             for action in legal:
                 value = None
                 if exact and self._nodes_left > 0:
+                    nodes = self._nodes_left
                     base.push(action, me)
                     try:
                         if facts is not None:
@@ -499,10 +519,11 @@ class ExpertBot:
                     except _Budget:  # stopped mid-search: its moves are still pushed
                         value = None
                     _pop_to(base, 0)
+                    self._moves += nodes - max(self._nodes_left, 0)
                 if value is None:
                     base.push(action, me)
                     if facts is not None:
-                        value = self._model_rollout(base, me, facts.copy())
+                        value = self._model_rollout(base, me, facts.copy(), rollout_seed)
                     else:
                         value = self._rollout(base, me, random.Random(rollout_seed))
                     _pop_to(base, 0)
@@ -552,16 +573,25 @@ class ExpertBot:
         active = n - sum(view.got_away)
         return active > 2 and (view.hand_sizes[target] <= self.take_search_cards or view.hand_sizes[me] <= 3)
 
-    def _model_rollout(self, deal: Deal, me: int, facts: Knowledge) -> float:
+    def _model_rollout(self, deal: Deal, me: int, facts: Knowledge, seed: int) -> float:
         bot = self._fallback
+        noise = self.opponent_noise
+        rng = random.Random(seed) if noise else None
         limit = 2000
         while True:
             value = _settled(deal, me)
             if value is not None:
+                self._moves += 2000 - limit
                 return value
             if not limit:
+                self._moves += 2000
                 return 0.5
             limit -= 1
+            if rng is not None and deal.to_act != me and rng.random() < noise:
+                cards = [a for a in deal.legal_actions() if type(a) is Card]
+                if len(cards) > 1:
+                    deal.apply(cards[rng.randrange(len(cards))])
+                    continue
             deal.apply(heuristic_action(bot, deal, facts))
 
     def _solve_model(self, deal: Deal, me: int, facts: Knowledge) -> float:
