@@ -56,8 +56,11 @@ from .model import heuristic_action
 
 __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
-#: Default rollouts per decision (measured: median ≤ 1 s per decision on a shared 2-core machine).
-DEFAULT_ITERATIONS = 160
+#: Default rollouts per decision, and the default cap on the moves they simulate (rollouts and
+#: endgame search together): median 0.2–0.3 s, p99 ≤ 0.6 s per card play at punjab and classic,
+#: 4 and 6 players, on the 2-core development machine (bench/bot_times.py, docs/bots.md).
+DEFAULT_ITERATIONS = 480
+DEFAULT_BUDGET = 30_000
 
 
 def rebuild(
@@ -353,9 +356,9 @@ class ExpertBot:
             in a rollout is a random legal card instead of the heuristic's (the same luck for
             every action of a world): rollouts then cover opponents who do not play like the
             heuristic.
-        budget: optional cap on the moves simulated per decision (rollouts and endgame search
-            together); no new world is sampled once it is spent, so slow profiles (long
-            deals, many players) think about as long as fast ones and play stays deterministic.
+        budget: cap on the moves simulated per decision (rollouts and endgame search together;
+            ``None``: no cap); no new world is sampled once it is spent, so slow profiles (long
+            deals, many players) think about as long as fast ones, and play stays deterministic.
     """
 
     name = "expert"
@@ -373,7 +376,7 @@ class ExpertBot:
         resample: int = 0,
         check_tricks: int = 0,
         opponent_noise: float = 0.0,
-        budget: int | None = None,
+        budget: int | None = DEFAULT_BUDGET,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations: at least 1, not {iterations}")
