@@ -238,17 +238,6 @@ def test_expert_budget_caps_the_moves_simulated_and_stays_deterministic():
         ExpertBot(budget=0)
 
 
-def test_expert_opponent_noise_changes_the_rollouts_not_their_seeding():
-    view = _first_choice(8)
-    plain = ExpertBot(iterations=60).estimate(view, view.legal_actions, random.Random(3))
-    noisy = ExpertBot(iterations=60, opponent_noise=1.0)
-    once = noisy.estimate(view, view.legal_actions, random.Random(3))
-    assert once == noisy.estimate(view, view.legal_actions, random.Random(3))  # deterministic for a seed
-    assert once[1] == plain[1] and once[0] != plain[0]  # same worlds, other play in them
-    with pytest.raises(ValueError, match="opponent_noise"):
-        ExpertBot(opponent_noise=1.5)
-
-
 @pytest.mark.parametrize(
     "losses, says",
     [

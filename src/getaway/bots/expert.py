@@ -56,11 +56,9 @@ from .model import heuristic_action
 
 __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
-#: Default rollouts per decision, and the default cap on the moves they simulate (rollouts and
-#: endgame search together): median 0.2–0.3 s, p99 ≤ 0.6 s per card play at punjab and classic,
-#: 4 and 6 players, on the 2-core development machine (bench/bot_times.py, docs/bots.md).
-DEFAULT_ITERATIONS = 480
-DEFAULT_BUDGET = 30_000
+#: Default rollouts per decision (bench/bot_times.py and docs/bots.md give the time per decision;
+#: three times as many did not play measurably better: docs/bots.md "Against the panel").
+DEFAULT_ITERATIONS = 160
 
 
 def rebuild(
@@ -352,10 +350,6 @@ class ExpertBot:
             cards already played to the trick are the heuristic's choices (0: no check).
         check_tricks: with ``resample``, check the others' cards in up to this many finished
             tricks before the current one as well (:func:`rebuild_checked`).
-        opponent_noise: with the heuristic model, the chance (0–1) that another player's move
-            in a rollout is a random legal card instead of the heuristic's (the same luck for
-            every action of a world): rollouts then cover opponents who do not play like the
-            heuristic.
         budget: cap on the moves simulated per decision (rollouts and endgame search together;
             ``None``: no cap); no new world is sampled once it is spent, so slow profiles (long
             deals, many players) think about as long as fast ones, and play stays deterministic.
@@ -375,18 +369,14 @@ class ExpertBot:
         rollout: str = "heuristic",
         resample: int = 0,
         check_tricks: int = 0,
-        opponent_noise: float = 0.0,
-        budget: int | None = DEFAULT_BUDGET,
+        budget: int | None = None,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations: at least 1, not {iterations}")
         if time_limit is not None and time_limit <= 0:
             raise ValueError(f"time_limit: must be positive, not {time_limit}")
-        if not 0.0 <= opponent_noise <= 1.0:
-            raise ValueError(f"opponent_noise: between 0 and 1, not {opponent_noise}")
         if budget is not None and budget < 1:
             raise ValueError(f"budget: at least 1 move, not {budget}")
-        self.opponent_noise = float(opponent_noise)
         self.budget = budget
         self._moves = 0
         self.iterations = iterations
@@ -526,7 +516,7 @@ class ExpertBot:
                 if value is None:
                     base.push(action, me)
                     if facts is not None:
-                        value = self._model_rollout(base, me, facts.copy(), rollout_seed)
+                        value = self._model_rollout(base, me, facts.copy())
                     else:
                         value = self._rollout(base, me, random.Random(rollout_seed))
                     _pop_to(base, 0)
@@ -576,10 +566,8 @@ class ExpertBot:
         active = n - sum(view.got_away)
         return active > 2 and (view.hand_sizes[target] <= self.take_search_cards or view.hand_sizes[me] <= 3)
 
-    def _model_rollout(self, deal: Deal, me: int, facts: Knowledge, seed: int) -> float:
+    def _model_rollout(self, deal: Deal, me: int, facts: Knowledge) -> float:
         bot = self._fallback
-        noise = self.opponent_noise
-        rng = random.Random(seed) if noise else None
         limit = 2000
         while True:
             value = _settled(deal, me)
@@ -590,11 +578,6 @@ class ExpertBot:
                 self._moves += 2000
                 return 0.5
             limit -= 1
-            if rng is not None and deal.to_act != me and rng.random() < noise:
-                cards = [a for a in deal.legal_actions() if type(a) is Card]
-                if len(cards) > 1:
-                    deal.apply(cards[rng.randrange(len(cards))])
-                    continue
             deal.apply(heuristic_action(bot, deal, facts))
 
     def _solve_model(self, deal: Deal, me: int, facts: Knowledge) -> float:
@@ -645,6 +628,7 @@ class ExpertBot:
         while not deal.is_over and limit:
             deal.apply(rollout_policy(deal, rng, eps))
             limit -= 1
+        self._moves += 2000 - limit
         if not deal.is_over:
             return 0.5
         return _utility(deal, me)

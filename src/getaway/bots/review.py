@@ -44,7 +44,7 @@ from ..core.events import PASS, TAKE, Action, IllegalActionError
 from ..core.messages import N_, Reason, Text
 from ..core.record import RecordError, parse_record
 from ..core.view import PlayerView, player_view
-from .expert import ExpertBot
+from .expert import DEFAULT_ITERATIONS, ExpertBot
 from .heuristic import HeuristicBot
 from .tips import winning_card
 
@@ -60,10 +60,9 @@ __all__ = [
     "half_width",
 ]
 
-#: The review's rollouts per decision by default, with no cap on the moves they simulate (a
-#: smaller ± than a bot's move needs; the cost per 4-player deal is measured by bench/review.py,
-#: docs/learn.md).
-REVIEW_ITERATIONS: Final = 640
+#: The review's rollouts per decision by default: four times the bot's (a smaller ±; the
+#: cost per 4-player deal is measured by bench/review.py, docs/learn.md).
+REVIEW_ITERATIONS: Final = 4 * DEFAULT_ITERATIONS
 #: Percentage points worse than the best action that make a mistake, and a blunder.
 MISTAKE: Final = 5.0
 BLUNDER: Final = 15.0
@@ -477,7 +476,7 @@ def review_deal(
         raise RecordError(Text(N_("seat {seat} does not exist with {n} players"), seat=seat, n=n))
     todo = decisions_of(record, seat)
     base = record.get("seed", 0) if seed is None else seed
-    expert = ExpertBot(iterations=iterations, take_search_cards=52, budget=None)  # every take is searched
+    expert = ExpertBot(iterations=iterations, take_search_cards=52)  # every take is searched
     out: list[Decision] = []
     for k, (index, deal, who, action) in enumerate(todo):
         rng = random.Random(f"review:{base}:{who}:{k}")
