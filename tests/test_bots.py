@@ -217,6 +217,27 @@ def test_expert_time_limit_and_bad_settings():
         ExpertBot(time_limit=0)
 
 
+def _first_choice(seed: int, profile: str = "punjab", players: int = 4):
+    deal = Deal(Rules.profile(profile, players=players, takes="off"), 0, seed)
+    while len(deal.legal_actions()) == 1:
+        deal.apply(deal.legal_actions()[0])
+    return player_view(deal, deal.to_act)
+
+
+def test_expert_budget_caps_the_moves_simulated_and_stays_deterministic():
+    view = _first_choice(21, "classic", 6)
+    free = ExpertBot(iterations=400)
+    capped = ExpertBot(iterations=400, budget=3000)
+    _, free_worlds = free.estimate(view, view.legal_actions, random.Random(0))
+    losses, worlds = capped.estimate(view, view.legal_actions, random.Random(0))
+    assert 1 <= worlds < free_worlds  # the budget stopped the sampling early
+    per_world = capped._moves / worlds
+    assert capped._moves - per_world <= 3000  # it stops at the first world past the budget
+    assert capped.estimate(view, view.legal_actions, random.Random(0)) == (losses, worlds)
+    with pytest.raises(ValueError, match="budget"):
+        ExpertBot(budget=0)
+
+
 @pytest.mark.parametrize(
     "losses, says",
     [

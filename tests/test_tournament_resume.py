@@ -67,6 +67,20 @@ def test_a_file_of_another_tournament_is_refused_and_left_alone(tmp_path):
         run_tournament(RULES, LINEUP, 6, seed=4, resume=bad)
 
 
+def test_a_finished_run_extends_to_more_deals_and_not_fewer(tmp_path, monkeypatch):
+    path = tmp_path / "partial.jsonl"
+    run_tournament(RULES, LINEUP, 6, seed=4, resume=path)  # 2 sets
+    played = _counting(monkeypatch)
+    longer = run_tournament(RULES, LINEUP, 15, seed=4, resume=path)
+    assert len(played) == 9  # only sets 3–5 were played
+    assert _outcomes(longer) == _outcomes(run_tournament(RULES, LINEUP, 15, seed=4))
+    assert json.loads(path.read_text().splitlines()[0])["deals"] == 15
+    before = path.read_bytes()
+    with pytest.raises(ResumeError, match="longer run"):
+        run_tournament(RULES, LINEUP, 6, seed=4, resume=path)
+    assert path.read_bytes() == before
+
+
 def test_cli_resume(tmp_path):
     path = tmp_path / "t.jsonl"
     args = [

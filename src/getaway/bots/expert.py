@@ -56,7 +56,8 @@ from .model import heuristic_action
 
 __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
-#: Default rollouts per decision (measured: median ≤ 1 s per decision on a shared 2-core machine).
+#: Default rollouts per decision (bench/bot_times.py and docs/bots.md give the time per decision;
+#: three times as many did not play measurably better: docs/bots.md "Against the panel").
 DEFAULT_ITERATIONS = 160
 
 
@@ -349,6 +350,9 @@ class ExpertBot:
             cards already played to the trick are the heuristic's choices (0: no check).
         check_tricks: with ``resample``, check the others' cards in up to this many finished
             tricks before the current one as well (:func:`rebuild_checked`).
+        budget: cap on the moves simulated per decision (rollouts and endgame search together;
+            ``None``: no cap); no new world is sampled once it is spent, so slow profiles (long
+            deals, many players) think about as long as fast ones, and play stays deterministic.
     """
 
     name = "expert"
@@ -365,11 +369,16 @@ class ExpertBot:
         rollout: str = "heuristic",
         resample: int = 0,
         check_tricks: int = 0,
+        budget: int | None = None,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations: at least 1, not {iterations}")
         if time_limit is not None and time_limit <= 0:
             raise ValueError(f"time_limit: must be positive, not {time_limit}")
+        if budget is not None and budget < 1:
+            raise ValueError(f"budget: at least 1 move, not {budget}")
+        self.budget = budget
+        self._moves = 0
         self.iterations = iterations
         self.time_limit = time_limit
         self.exact_cards = exact_cards
@@ -471,8 +480,11 @@ class ExpertBot:
         worlds = 0
         failures = 0
         self._nodes_left = self.iterations * self.exact_nodes_per_iteration
+        self._moves = 0
         while worlds < worlds_target:
             if self.time_limit is not None and worlds and time.perf_counter() - start > self.time_limit:
+                break
+            if self.budget is not None and worlds and self._moves >= self.budget:
                 break
             try:
                 base = self._world(view, local)
@@ -490,6 +502,7 @@ class ExpertBot:
             for action in legal:
                 value = None
                 if exact and self._nodes_left > 0:
+                    nodes = self._nodes_left
                     base.push(action, me)
                     try:
                         if facts is not None:
@@ -499,6 +512,7 @@ class ExpertBot:
                     except _Budget:  # stopped mid-search: its moves are still pushed
                         value = None
                     _pop_to(base, 0)
+                    self._moves += nodes - max(self._nodes_left, 0)
                 if value is None:
                     base.push(action, me)
                     if facts is not None:
@@ -558,8 +572,10 @@ class ExpertBot:
         while True:
             value = _settled(deal, me)
             if value is not None:
+                self._moves += 2000 - limit
                 return value
             if not limit:
+                self._moves += 2000
                 return 0.5
             limit -= 1
             deal.apply(heuristic_action(bot, deal, facts))
@@ -612,6 +628,7 @@ class ExpertBot:
         while not deal.is_over and limit:
             deal.apply(rollout_policy(deal, rng, eps))
             limit -= 1
+        self._moves += 2000 - limit
         if not deal.is_over:
             return 0.5
         return _utility(deal, me)

@@ -259,7 +259,12 @@ def _read_partial(path: Path, header: dict[str, Any], rules: Rules, jobs: list[J
         first = json.loads(lines[0])
     except json.JSONDecodeError:
         raise ResumeError(f"resume: {path} is not a partial-results file (bad first line)") from None
-    if first != header:
+    if isinstance(first, dict) and first != header and {**first, "deals": header["deals"]} == header:
+        if not isinstance(first["deals"], int) or first["deals"] > header["deals"]:
+            raise ResumeError(
+                f"resume: {path} holds a longer run ({first['deals']} deals): ask for at least that many"
+            )
+    elif first != header:
         diff = sorted(
             k
             for k in {*header, *(first if isinstance(first, dict) else {})}
@@ -364,6 +369,8 @@ def _run_resumable(
     header = {"format": _PARTIAL_FORMAT, "rules": rules.to_dict(), "lineup": list(lineup), "seed": seed, "deals": deals}
     header = json.loads(json.dumps(header))  # as it reads back
     done = _read_partial(path, header, rules, jobs)
+    if done or path.exists() and path.stat().st_size:
+        _extend_header(path, header)
     sets = len(jobs) // n
     if progress is not None and done:
         progress(len(done) * n)
@@ -384,6 +391,18 @@ def _run_resumable(
                 done[k] = played[j * n : (j + 1) * n]
             fh.flush()
     return [r for k in range(sets) for r in done[k]]
+
+
+def _extend_header(path: Path, header: dict[str, Any]) -> None:
+    """A run extended to more deals (its sets so far are the first sets of the longer run:
+    set ``k``'s seed does not depend on the number of deals): the first line is rewritten to
+    the new count, atomically, so the file reads back as the longer run's."""
+    lines = path.read_bytes().split(b"\n", 1)
+    if json.loads(lines[0]) == header:
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(json.dumps(header).encode() + b"\n" + (lines[1] if len(lines) > 1 else b""))
+    tmp.replace(path)
 
 
 def _cut_damaged_tail(path: Path, fh: Any) -> None:
