@@ -324,3 +324,33 @@ def test_a_rematch_made_survives_its_owner_the_next_owner_refuses_another(tmp_pa
             await _stop([a, b])
 
     asyncio.run(scenario())
+
+
+def test_a_seatless_host_on_a_mirror_stays_host_of_the_rematch(tmp_path):
+    """A hosted room's host (no seat) watches from B; the owner A knows it (presence), so the
+    asker does not become host, and B gives the host's socket the host token it holds."""
+
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        try:
+            made = await a.create(CONFIG)  # no name: the host has no seat
+            code = made["code"]
+            ana, bo = await a.join(code, "Ana"), await a.join(code, "Bo")
+            owner, mirror = a.rooms[code], await b.handle(code)
+            host = await b.attach(mirror, {"token": made["host_token"], "lang": "en"})
+            socks = [await a.attach(owner, {"token": joined["token"], "lang": "en"}) for joined in (ana, bo)]
+            await _until(lambda: b.broker.process in owner.hosting)  # B told A of the host's socket
+            await a.start_match(code, made["host_token"])
+            await _play([(a, owner, socks[0]), (a, owner, socks[1])], random.Random(7))
+            await _until(lambda: mirror.room.status == "finished")
+            assert await _ask(a, owner, socks[1]) is None  # Bo asks, on A
+            to_host, to_bo = await _rematch_of(host), await _rematch_of(socks[1])
+            assert to_host[0]["seat"] is None and to_host[0]["host_token"] == made["host_token"]
+            assert to_bo[0]["host_token"] is None and to_host[0]["code"] == to_bo[0]["code"]
+            new = (await a.handle(to_bo[0]["code"])).room
+            assert new.is_host_token(made["host_token"]) and not new.is_host_token(to_bo[0]["token"])
+            assert [s.host for s in new.seats] == [False] * 4
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
