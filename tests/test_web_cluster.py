@@ -336,6 +336,9 @@ def test_a_rematch_asked_on_two_processes_is_made_once_and_moves_both(cluster, r
         spy.join(5)
     for mine in got:  # no token went through Redis (only their hashes, in the joins)
         assert not any(mine["token"] in data for _, data in seen)
+    asks = [json.loads(data) for channel, data in seen if channel.startswith("getaway:proc:")]
+    forwarded = [m for m in asks if m["t"] == "ask" and m["code"] == code and m["body"]["kind"] == "rematch"]
+    assert len(forwarded) == 1 and forwarded[0]["body"]["payload"]["seat"] == ben["seat"]  # Ben's, B to A
 
 
 @pytest.mark.timeout(150)
