@@ -293,8 +293,12 @@ def test_a_rematch_asked_on_two_processes_is_made_once_and_moves_both(cluster, r
                 s.until(lambda m: m["type"] == "update" and m["view"]["outcome"] is not None)
 
         def until(i: int, kind: str) -> dict:  # keeping every message the socket gets
-            return socks[i].until(lambda m: texts[i].append(json.dumps(m)) or m["type"] == kind)
+            try:
+                return socks[i].until(lambda m: texts[i].append(json.dumps(m)) or m["type"] == kind)
+            except TimeoutError:
+                raise AssertionError((i, kind, texts[i][-5:])) from None
 
+        time.sleep(2.2)  # each socket's flood control (40 messages in 2 s) forgets the moves just made
         socks[0].ws.send(json.dumps({"type": "rematch"}))
         if at_once:
             socks[1].ws.send(json.dumps({"type": "rematch"}))
