@@ -307,6 +307,90 @@ def test_the_caps_on_rooms_of_bots_alone_are_the_cluster_s(tmp_path):
     asyncio.run(scenario())
 
 
+async def _finished(tmp_path, seed: int):
+    """Two services sharing a room: Asha (host) on A, the owner, Ben on B, a mirror; the deal
+    played to its end. Returns the services, the code and each one's (handle, socket)."""
+    hub, (a, b) = await _services(tmp_path)
+    made = await a.create({**CONFIG, "public": True}, "Asha")
+    code = made["code"]
+    joined = await b.join(code, "Ben")
+    owner, mirror = a.rooms[code], await b.handle(code)
+    asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
+    ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
+    await _until(lambda: 1 in owner.connected())
+    await a.start_match(code, made["host_token"])
+    await _play([(a, owner, asha), (b, mirror, ben)], random.Random(seed))
+    await _until(lambda: mirror.room.version == owner.room.version and mirror.room.status == "finished")
+    for conn in (asha, ben):
+        _messages(conn)
+    return hub, (a, b), code, (owner, asha), (mirror, ben)
+
+
+async def _ask(service: RoomService, handle: RoomHandle, conn) -> str | None:
+    """Ask a rematch on ``conn``: the refusal's code, or ``None``."""
+    try:
+        await service.rematch(handle, conn)
+    except RoomError as exc:
+        return exc.code
+    return None
+
+
+async def _rematch_of(conn) -> list[dict]:
+    """The ``rematch`` messages the socket gets (waiting for the first, then a moment more)."""
+    got: list[dict] = []
+
+    def heard() -> bool:
+        got.extend(m for m in _messages(conn) if m["type"] == "rematch")
+        return bool(got)
+
+    await _until(heard)
+    await asyncio.sleep(0.2)  # a second one would be a bug
+    heard()
+    return got
+
+
+@pytest.mark.parametrize("at_once", [True, False])
+def test_a_rematch_asked_on_a_mirror_is_made_once_by_the_owner_and_moves_everyone(tmp_path, at_once):
+    """The rematch is the finished room's command: a mirror's ask goes to the owner, the room is
+    made once, and each process moves its own sockets, each to its own seat with its own token."""
+
+    async def scenario() -> None:
+        hub, (a, b), code, (owner, asha), (mirror, ben) = await _finished(tmp_path, 5)
+        try:
+            asked: list[str] = []
+            on_request = a._on_request
+            a.broker.on_request = lambda c, body: (asked.append(body["kind"]), on_request(c, body))[1]
+            if at_once:
+                refusals = await asyncio.gather(_ask(b, mirror, ben), _ask(a, owner, asha))
+                assert sorted(refusals, key=str) == [None, "rematch_made"], refusals
+            else:
+                assert await _ask(b, mirror, ben) is None  # Ben, on B, asks first: made by A
+                assert await _ask(a, owner, asha) == "rematch_made"
+                assert await _ask(b, mirror, ben) == "rematch_made"
+            assert "rematch" in asked  # B's ask was forwarded to the owner
+            to_asha, to_ben = await _rematch_of(asha), await _rematch_of(ben)
+            assert len(to_asha) == len(to_ben) == 1, (to_asha, to_ben)
+            new = to_asha[0]["code"]
+            assert to_ben[0]["code"] == new != code
+            assert (to_asha[0]["seat"], to_ben[0]["seat"]) == (0, 1)
+            assert to_asha[0]["host_token"] and to_ben[0]["host_token"] is None  # the host stays host
+            log = a.store.load_room(code).log
+            assert [e.payload for e in log if e.kind == "rematch"] == [{"code": new, "host": 0}]
+            rooms = a.store.unfinished()
+            assert [r.code for r in rooms] == [new]  # one room made, no other
+            room = (await a.handle(new)).room
+            assert room.seat_of(to_asha[0]["token"]) == 0 and room.seat_of(to_ben[0]["token"]) == 1
+            assert room.is_host_token(to_asha[0]["host_token"]) and not room.is_host_token(to_ben[0]["token"])
+            assert [(s.name, s.kind, s.host) for s in room.seats] == [
+                ("Asha", "human", True), ("Ben", "human", False), ("", "empty", False), ("", "empty", False)
+            ]  # fmt: skip
+            await _until(lambda: new in hub.lobby)  # public: listed once its players are seated again
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
 class _Blocked:
     """A bot whose search never ends while the test runs (its room holds its slot, at one version)."""
 
@@ -335,6 +419,61 @@ def test_a_room_whose_humans_are_away_waits_for_a_slot_held_on_another_process(t
             assert handle.room.version == version and handle.room.status == "playing"  # paused: no bot moves
             await a.close_room(busy["code"], busy["host_token"])  # B's heartbeat asks again: it has the slot
             await _until(lambda: handle.room.status == "finished", timeout=10)
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+def test_a_rematch_made_survives_its_owner_the_next_owner_refuses_another(tmp_path):
+    """The rematch is in the finished room's log: a new owner, rebuilt from it, refuses a second."""
+
+    async def scenario() -> None:
+        hub, (a, b), code, (owner, asha), (mirror, ben) = await _finished(tmp_path, 6)
+        try:
+            assert await _ask(a, owner, asha) is None
+            await _until(lambda: mirror.room.rematch is not None)
+            await a.hand_over()  # A goes: B takes the finished room, rebuilt from the log
+            await _until(lambda: mirror.lease is not None)
+            assert mirror.room.rematch == owner.room.rematch
+            assert await _ask(b, mirror, ben) == "rematch_made"
+            assert len([e for e in b.store.load_room(code).log if e.kind == "rematch"]) == 1
+            fresh = RoomService(Store(a.store.url), bot_delay=0, broker=MemoryBroker(hub))
+            await fresh.start()
+            try:  # a third process opening the finished room from the log knows it too
+                assert (await fresh.load(code)).rematch == owner.room.rematch
+            finally:
+                await _stop([fresh])
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+def test_a_seatless_host_on_a_mirror_stays_host_of_the_rematch(tmp_path):
+    """A hosted room's host (no seat) watches from B; the owner A knows it (presence), so the
+    asker does not become host, and B gives the host's socket the host token it holds."""
+
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        try:
+            made = await a.create(CONFIG)  # no name: the host has no seat
+            code = made["code"]
+            ana, bo = await a.join(code, "Ana"), await a.join(code, "Bo")
+            owner, mirror = a.rooms[code], await b.handle(code)
+            host = await b.attach(mirror, {"token": made["host_token"], "lang": "en"})
+            socks = [await a.attach(owner, {"token": joined["token"], "lang": "en"}) for joined in (ana, bo)]
+            await _until(lambda: b.broker.process in owner.hosting)  # B told A of the host's socket
+            await a.start_match(code, made["host_token"])
+            await _play([(a, owner, socks[0]), (a, owner, socks[1])], random.Random(7))
+            await _until(lambda: mirror.room.status == "finished")
+            assert await _ask(a, owner, socks[1]) is None  # Bo asks, on A
+            to_host, to_bo = await _rematch_of(host), await _rematch_of(socks[1])
+            assert to_host[0]["seat"] is None and to_host[0]["host_token"] == made["host_token"]
+            assert to_bo[0]["host_token"] is None and to_host[0]["code"] == to_bo[0]["code"]
+            new = (await a.handle(to_bo[0]["code"])).room
+            assert new.is_host_token(made["host_token"]) and not new.is_host_token(to_bo[0]["token"])
+            assert [s.host for s in new.seats] == [False] * 4
         finally:
             await _stop([a, b])
 

@@ -274,6 +274,82 @@ def test_a_room_with_sockets_on_two_processes_plays_a_whole_deal(cluster, redis_
         assert asha["token"] not in data and ben["token"] not in data
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("at_once", [True, False])
+def test_a_rematch_asked_on_two_processes_is_made_once_and_moves_both(cluster, redis_server, at_once):
+    """Asha (the host) on A, Ben on B: a finished match's rematch, asked by both at once (or one
+    after the other), makes one room; each gets their own seat there with their own token only."""
+    a, b = cluster(2)
+    code, (asha, ben) = _room(a, "Asha", "Ben")
+    seen: list[tuple[str, str]] = []
+    stop = threading.Event()
+    spy = _spy(redis_server.url, seen, stop)
+    socks = [Sock(f"{a.ws}/ws/{code}", asha["token"]), Sock(f"{b.ws}/ws/{code}", ben["token"])]
+    texts: list[list[str]] = [[], []]  # every message each socket got from the rematch on
+    got: list[dict] = []
+    try:
+        socks[0].until(lambda m: m["type"] == "update" and m["room"]["seats"][1]["connected"])  # A hears of Ben
+        socks[0].ws.send(json.dumps({"type": "start"}))
+        for s in socks:
+            s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
+        _play(socks, random.Random(21), [])
+        for s in socks:
+            if s.last["view"]["outcome"] is None:
+                s.until(lambda m: m["type"] == "update" and m["view"]["outcome"] is not None)
+
+        def until(i: int, kind: str) -> dict:  # keeping every message the socket gets
+            try:
+                return socks[i].until(lambda m: texts[i].append(json.dumps(m)) or m["type"] == kind)
+            except TimeoutError:
+                raise AssertionError((i, kind, texts[i][-5:])) from None
+
+        time.sleep(2.2)  # each socket's flood control (40 messages in 2 s) forgets the moves just made
+        socks[0].ws.send(json.dumps({"type": "rematch"}))
+        if at_once:
+            socks[1].ws.send(json.dumps({"type": "rematch"}))
+        got = [until(0, "rematch"), until(1, "rematch")]
+        if not at_once:
+            socks[1].ws.send(json.dumps({"type": "rematch"}))  # Ben asks too, late: the same room
+            until(1, "error")
+        for i, s in enumerate(socks):  # everything else they are sent: no second rematch, one refusal
+            s.ws.send(json.dumps({"type": "ping"}))
+            until(i, "pong")
+        messages = [[json.loads(t) for t in ts] for ts in texts]
+        assert [sum(m["type"] == "rematch" for m in ms) for ms in messages] == [1, 1]
+        refusals = [m["code"] for ms in messages for m in ms if m["type"] == "error"]
+        assert refusals == ["rematch_made"], refusals
+        new = got[0]["code"]
+        assert got[1]["code"] == new != code
+        assert (got[0]["seat"], got[1]["seat"]) == (asha["seat"], ben["seat"])
+        assert got[0]["host_token"] and got[1]["host_token"] is None  # the host stays host
+        assert got[0]["token"] not in "".join(texts[1]) and got[1]["token"] not in "".join(texts[0])
+        log = _stored(code).log
+        assert [e.payload for e in log if e.kind == "rematch"] == [{"code": new, "host": asha["seat"]}]
+        store = Store(TEST_DATABASE)
+        try:
+            assert [r.code for r in store.unfinished()] == [new]  # one room made, no second
+        finally:
+            store.close()
+        for server, mine in ((b, got[0]), (a, got[1])):  # each token is its seat's there, on any process
+            there = Sock(f"{server.ws}/ws/{new}", mine["token"])
+            assert there.welcome["seat"] == mine["seat"]
+            there.close()
+        seats = httpx.get(f"{b.base}/api/rooms/{new}", timeout=10).json()["seats"]
+        assert [(s["name"], s["kind"], s["host"]) for s in seats] == [
+            ("Asha", "human", True), ("Ben", "human", False), ("", "empty", False), ("", "empty", False)
+        ]  # fmt: skip
+    finally:
+        for s in socks:
+            s.close()
+        stop.set()
+        spy.join(5)
+    for mine in got:  # no token went through Redis (only their hashes, in the joins)
+        assert not any(mine["token"] in data for _, data in seen)
+    asks = [json.loads(data) for channel, data in seen if channel.startswith("getaway:proc:")]
+    forwarded = [m for m in asks if m["t"] == "ask" and m["code"] == code and m["body"]["kind"] == "rematch"]
+    assert len(forwarded) == 1 and forwarded[0]["body"]["payload"]["seat"] == ben["seat"]  # Ben's, B to A
+
+
 @pytest.mark.timeout(150)
 def test_the_owner_drained_with_sigterm_hands_its_room_over(cluster, redis_server):
     """SIGTERM (a deploy): the owner commits what it acknowledged, gives its lease up and closes

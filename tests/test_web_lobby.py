@@ -189,3 +189,33 @@ def test_rematch_of_a_hosted_room_gives_the_new_host_token_to_the_host_alone():
         new = client.app.state.service.rooms[got["host"]["code"]].room
         assert new.is_host_token(got["host"]["host_token"]) and not new.is_host_token(got["bo"]["token"])
         assert [(s.name, s.host) for s in new.seats] == [("Ana", False), ("Bo", False), ("", False)]
+
+
+def test_a_player_back_after_the_rematch_asks_and_gets_the_same_room():
+    rng = random.Random(9)
+    with make_client() as client:
+        room, ben, code = _two_humans(client)
+        with client.websocket_connect(f"/ws/{code}") as ws_a:
+            asha = Player(ws_a, "asha")
+            asha.hello(token=room["token"])
+            with client.websocket_connect(f"/ws/{code}") as ws_b:
+                benp = Player(ws_b, "ben")
+                benp.hello(token=ben["token"])
+                asha.send(type="start")
+                drain_to(asha, 3)
+                drain_to(benp, 3)
+                play_deal([asha, benp], rng)
+            asha.send(type="rematch")  # Ben's page is away (reloading): his seat is left free
+            new = asha.until(lambda m: m["type"] == "rematch")["code"]
+            with client.websocket_connect(f"/ws/{code}") as ws_b:
+                benp = Player(ws_b, "ben")
+                benp.hello(token=ben["token"])
+                benp.send(type="rematch")  # refused, and he is seated in that room, not a second one
+                refused = benp.until(lambda m: m["type"] == "error")  # after the room is given
+                to_ben = next(m for m in benp.seen if m["type"] == "rematch")
+        assert refused["code"] == "rematch_made"
+        assert to_ben["code"] == new and to_ben["seat"] == 1 and to_ben["host_token"] is None
+        seats = client.get(f"/api/rooms/{new}").json()["seats"]
+        assert [(s["name"], s["kind"]) for s in seats] == [("Asha", "human"), ("Ben", "human"), ("", "empty")]
+        rooms = [r.code for r in client.app.state.service.store.unfinished()]
+        assert rooms == [new]

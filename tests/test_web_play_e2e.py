@@ -132,7 +132,9 @@ def test_an_armed_take_happens_at_the_next_chance(new_page, slow_server):
 @pytest.mark.timeout(120)
 def test_the_turn_timer_counts_down_then_a_bot_plays_and_you_are_away_until_back(new_page, slow_server):
     page = new_page()
-    open_api_room(page, slow_server, players=3, turn_time=3, bot_level="easy")
+    # takes off, as the other browser tests: a bot's take could end the deal (or take our hand)
+    # before our turn comes, leaving no turn to time out
+    open_api_room(page, slow_server, players=3, turn_time=3, bot_level="easy", options={"takes": "off"})
     page.wait_for_function("() => document.querySelector('.status.mine, #status.mine')")
     countdown = page.get_by_test_id("turn-countdown")
     countdown.wait_for(state="visible", timeout=5_000)  # 3 s: within the last 10 s at once

@@ -97,6 +97,9 @@ SEARCH_SHARE: Final = 0.6
 _REPLAYED_ROOMS: Final = 16
 #: Snapshots and records of rooms not in memory kept for reads (each).
 _READ_CACHE: Final = 512
+#: Seconds a rematch room stays out of the lobby at most while its returning players are seated
+#: again (each by the process their socket is on): then it is listed even if one never came.
+_REMATCH_WAIT: Final = 10.0
 #: Heartbeats (a third of a lease each: about a minute) after which a mirrored room without a
 #: socket here is forgotten (more than a socket may wait for its hello: ``serve --hello-timeout``).
 _QUIET_BEATS: Final = 90
@@ -377,7 +380,8 @@ class Room:
 
     Commands (:meth:`apply`; each raises :class:`RoomError` and changes nothing if refused):
     ``join {seat, name, token_hash, host}``, ``start {}``, ``act {seat, action, bot}``,
-    ``absent {seat}``, ``reclaim {seat}``, ``next_deal {}``, ``close {reason}``.
+    ``absent {seat}``, ``reclaim {seat}``, ``next_deal {}``, ``close {reason}``, and once the
+    match is over ``rematch {code, host}`` (the rematch room made: :meth:`RoomService.rematch`).
     """
 
     def __init__(
@@ -400,6 +404,9 @@ class Room:
         self.match: Match | None = None
         self.status = "lobby"
         self.version = 0
+        #: the rematch room made for this finished match (``rematch``): ``{"code", "host"}``
+        #: (``host``: the seat that is host there, ``None`` when it is this room's seat-less host)
+        self.rematch: dict[str, Any] | None = None
         self._standings: tuple[tuple[int, bool], list[dict[str, Any]]] | None = None
         self._history: tuple[tuple[int, bool, str], dict[str, Any]] | None = None
         self._records: dict[int, dict[str, Any]] = {}  # finished deals' records, made once
@@ -733,6 +740,31 @@ class Room:
         self.status = "playing"
         return {}
 
+    def check_rematch(self) -> None:
+        """Refuse a rematch now.
+
+        Raises:
+            RoomError: ``not_finished`` (409: the match is not over), ``rematch_made`` (409: a
+                rematch room was already made), ``room_closed`` (410).
+        """
+        if self.status == "closed":
+            raise RoomError("room_closed", N_("this room is closed"), 410)
+        if self.status != "finished":
+            raise RoomError("not_finished", N_("the match is not over"), 409)
+        if self.rematch is not None:
+            raise RoomError("rematch_made", N_("a rematch room was already made"), 409)
+
+    def _cmd_rematch(self, p: dict[str, Any]) -> dict[str, Any]:
+        self.check_rematch()
+        code, host = p.get("code"), p.get("host")
+        if not isinstance(code, str) or not code:
+            raise RoomError("bad_message", N_("no room {code}"), code=str(code)[:16])
+        seats = range(len(self.seats))
+        if host is not None and (isinstance(host, bool) or not isinstance(host, int) or host not in seats):
+            raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=host)
+        self.rematch = {"code": code, "host": host}
+        return dict(self.rematch)
+
     def _cmd_close(self, p: dict[str, Any]) -> dict[str, Any]:
         self.status = "closed"
         return {"reason": str(p.get("reason", "idle"))}
@@ -815,6 +847,9 @@ class Connection:
         self.narrator: Narrator | None = None
         self.closed = False
         self.close_code = 1000  # the WebSocket close code its writer closes with (1012: reconnect elsewhere)
+        #: a seat-less host's own host token, kept in memory only for this socket's rematch message
+        #: (the rematch room keeps that host token: :meth:`RoomService._come_along`)
+        self.host_token: str | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message for the socket's writer (a slow socket that falls far behind is closed)."""
@@ -877,8 +912,10 @@ class RoomHandle:
         self.slot = False  # holds one of the slots of rooms played by bots alone
         self.paused = False  # played by bots alone and no slot free: bots wait
         self.asking = False  # shared: the cluster is asked for a slot (:meth:`RoomService._ask_slot`)
-        self.rematch: str | None = None  # the code of this finished match's rematch room, once asked
         self.unlisted = False  # a rematch room while its players are seated: not in the public list yet
+        self.awaited: set[int] = set()  # a rematch room's returning seats (listed once all are taken)
+        self.came: set[str] = set()  # a finished room: the rematch room this process moved its sockets to
+        self.moved: set[int] = set()  # … and the seats it moved (one socket each)
         self.take_bot: Bot = self.bot if LEVELS.get(room.level, ("",))[0] == "random" else make_bot("medium")
         self.takes_key: int | None = None  # the version whose take window bots have decided on
         self.take_tasks: list[asyncio.Task[None]] = []  # the bots' takes planned for it
@@ -892,6 +929,7 @@ class RoomHandle:
         self.lease: Lease | None = None
         self.mirror = False
         self.remote: dict[str, tuple[frozenset[int], float]] = {}  # owner: seats on other processes, when told
+        self.hosting: set[str] = set()  # owner: the processes of ``remote`` with a seat-less host's socket
         self.reported: frozenset[int] = frozenset()  # mirror: the seats the owner says are connected
         self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
         self.listed: str | None = None  # owner: its entry in the cluster's lobby, as last put there
@@ -1206,10 +1244,26 @@ class RoomService:
         if name is not None:
             name = check_name(name)
         host_token = new_token()
+        handle = await self._new_room(config, hash_token(host_token))
+        code = handle.room.code
+        answer: dict[str, Any] = {"code": code, "url": f"/r/{code}", "host_token": host_token}
+        answer.update(seat=None, token=None)
+        if name is not None:
+            joined = await self.join(code, name, 0, host=True)
+            answer.update(joined)
+        self._schedule(handle)
+        return answer
+
+    async def _new_room(self, config: dict[str, Any], host_hash: str) -> RoomHandle:
+        """Store and open a new room of (checked) ``config`` whose host token hashes to
+        ``host_hash``, with a fresh code, seed and deal secret.
+
+        Raises:
+            RoomError: ``draining`` (503), ``server_error`` (no free code).
+        """
         seed = new_seed()
         secret = new_secret()
         now = self.clock()
-        host_hash = hash_token(host_token)
         for _ in range(20):
             code = new_code()
             if code not in self.rooms and await self._in_db(
@@ -1219,15 +1273,7 @@ class RoomService:
         else:  # pragma: no cover - 32**6 codes
             raise RoomError("server_error", N_("no free room code"), 503)
         self._refuse_if_draining()  # began while the room was stored: it opens on another process
-        room = Room(code, config, seed, host_hash, now, secret)
-        handle = self._open(room)
-        answer: dict[str, Any] = {"code": code, "url": f"/r/{code}", "host_token": host_token}
-        answer.update(seat=None, token=None)
-        if name is not None:
-            joined = await self.join(code, name, 0, host=True)
-            answer.update(joined)
-        self._schedule(handle)
-        return answer
+        return self._open(Room(code, config, seed, host_hash, now, secret))
 
     async def handle(self, code: str) -> RoomHandle:
         """The live room ``code``, loading it from the database if needed.
@@ -1385,64 +1431,117 @@ class RoomService:
         host): the same configuration, every connected human in the same seat (the host stays
         host, else the one who asked), bot seats left to bots (and the seats of humans gone).
         Each human's socket gets a ``rematch`` message with its own new seat token only (the
-        host's also with the new host token); nothing else is sent.
+        host's also with a host token); nothing else is sent.
+
+        The room is made by the finished room's owner (a mirror's ask is forwarded to it like
+        any command) and logged there as its ``rematch`` command, so it is made once in the
+        whole cluster; every process that applies that entry (the owner, each mirror catching
+        up, a new owner rebuilding the room) moves its own sockets (:meth:`_come_along`).
 
         Raises:
             RoomError: ``not_finished`` (409: the match is not over), ``spectator`` (neither a
-                seat nor the host), ``rematch_made`` (409: already asked; the message is sent again
-                to no one, since tokens are never kept).
+                seat nor the host), ``rematch_made`` (409: already made; the asker is moved to
+                that room if their socket was not, since tokens are never kept), ``server_error``.
         """
-        room = handle.room
-        if room.status != "finished":
+        if handle.room.status != "finished":
             raise RoomError("not_finished", N_("the match is not over"), 409)
         if conn.seat is None and not conn.host:
             raise RoomError("spectator", N_("spectators cannot play"))
-        if handle.rematch is not None:
-            raise RoomError("rematch_made", N_("a rematch room was already made"), 409)
-        handle.rematch = "?"  # before any await: a second ask is refused
-        conns = [c for c in handle.conns if not c.closed]
-        seated = {c.seat: c for c in conns if c.seat is not None and room.seats[c.seat].kind == "human"}
-        host_present = any(c.host for c in conns)
         try:
-            created = await self.create(dict(room.config))
-        except RoomError:
-            handle.rematch = None
+            await self.submit(handle, _Job("rematch", {"seat": conn.seat, "host": conn.host}))
+        except RoomError as exc:
+            if exc.code == "rematch_made" and handle.room.rematch is not None:
+                await self._come_along(handle, [conn])
             raise
-        code = created["code"]
-        handle.rematch = code
-        new = self.rooms[code]  # no await since the create: nobody has seen the room yet
-        new.unlisted = True  # a stranger's quick play must not take a returning player's seat
-        try:
-            hosts = [c for c in conns if c.seat is None and c.host]  # a hosted room's host, without a seat
-            await self._seat_again(room, created, seated, hosts, conn if not host_present else None)
-        finally:
-            new.unlisted = False
-            if new.lease is not None:
-                self._list(new)  # in the cluster's lobby now
 
-    async def _seat_again(
-        self,
-        room: Room,
-        created: dict[str, Any],
-        seated: dict[int, Connection],
-        hosts: list[Connection],
-        asked: Connection | None,
-    ) -> None:
-        """Sit the humans of ``seated`` (seat → socket) of finished ``room`` in its rematch room
-        ``created`` (:meth:`rematch`), the host as host (``asked`` instead when the host is
-        gone), and send each socket, and each seat-less host's socket of ``hosts``, its own
-        ``rematch`` message. A human who cannot be seated again (the room closed meanwhile) is
-        left out: nothing is sent to that socket."""
-        code, url, host_token = created["code"], created["url"], created["host_token"]
+    async def _make_rematch(self, handle: RoomHandle, asker: dict[str, Any]) -> dict[str, Any]:
+        """The owner makes the rematch room of finished ``handle`` asked by ``asker`` (``{"seat",
+        "host"}`` of the asking socket, on any process) and returns the ``rematch`` command's
+        payload ``{"code", "host"}`` (run by the room's worker, before the command is logged).
+
+        Who is there is the owner's: the seats connected on any process (and the asker's). The
+        host stays host: a seated host's seat is host there (its new seat token is its host
+        token); a seat-less host keeps this room's host token (its socket holds it); with the
+        host gone, the asker's seat. The new room is left out of the lobby until those seats are
+        taken again (or :data:`_REMATCH_WAIT` has passed).
+
+        Raises:
+            RoomError: ``not_finished``, ``rematch_made``, ``server_error``.
+        """
+        room = handle.room
+        room.check_rematch()
+        seat = asker.get("seat")
+        present = handle.connected() | ({seat} if isinstance(seat, int) else set())
+        back = {i for i in present if 0 <= i < len(room.seats) and room.seats[i].kind == "human"}
+        hosts = sorted(i for i in back if room.seats[i].host)
+        if hosts:
+            host: int | None = hosts[0]
+        elif (seat is None and asker.get("host")) or self._seatless_host(handle):
+            host = None
+        else:
+            host = seat if seat in back else None
+        host_hash = room.host_hash if host is None else hash_token(new_token())  # a seat's token hosts it
+        new = await self._new_room(dict(room.config), host_hash)
+        new.unlisted, new.awaited = True, back  # a stranger's quick play must not take a returning seat
+
+        listed = _Job("listed", call=lambda: self._seated_again(new, force=True))
+        asyncio.get_running_loop().call_later(_REMATCH_WAIT, new.queue.put_nowait, listed)
+        return {"code": new.room.code, "host": host}
+
+    def _seated_again(self, handle: RoomHandle, *, force: bool = False) -> None:
+        """A rematch room is listed once its returning seats are taken (or ``force``)."""
+        if not handle.unlisted:
+            return
+        if force or all(handle.room.seats[i].kind != "empty" for i in handle.awaited):
+            handle.unlisted = False
+            if handle.lease is not None:
+                self._list(handle)  # in the cluster's lobby now
+
+    def _seatless_host(self, handle: RoomHandle) -> bool:
+        """Whether the room's host has a socket without a seat here or on another process."""
+        if any(c.host and c.seat is None and not c.closed for c in handle.conns):
+            return True
+        return any(p in handle.remote for p in handle.hosting)
+
+    def _rematch_made(self, handle: RoomHandle) -> None:
+        """This process applied the finished room's ``rematch``: its sockets come along."""
+        made = handle.room.rematch
+        if made is not None and made["code"] not in handle.came:
+            handle.came.add(made["code"])
+            self._background(self._come_along(handle, list(handle.conns)))
+
+    async def _come_along(self, handle: RoomHandle, conns: list[Connection]) -> None:
+        """Sit the humans of sockets ``conns`` (this process's) of finished room ``handle`` in
+        its rematch room (:attr:`Room.rematch`), each in their seat (joined with a token made
+        here: only its hash leaves this process), and send each its own ``rematch`` message; a
+        seat-less host's socket gets the host token it said hello with (the rematch room keeps
+        it). A seat moved already from this process, or taken there (from another process), or
+        a room closed or started meanwhile: nothing is sent to that socket."""
+        room = handle.room
+        made = room.rematch
+        assert made is not None
+        code, host = made["code"], made["host"]
+        url = f"/r/{code}"
+        seated: dict[int, Connection] = {}
+        for c in conns:
+            if not c.closed and c.seat is not None and room.seats[c.seat].kind == "human":
+                seated.setdefault(c.seat, c)
         for seat, c in sorted(seated.items()):
-            host = c is asked if asked is not None else room.seats[seat].host
+            if seat in handle.moved:
+                continue
+            handle.moved.add(seat)
             try:
-                joined = await self.join(code, room.seats[seat].name, seat, host=host)
+                joined = await self.join(code, room.seats[seat].name, seat, host=seat == host)
             except RoomError:
                 continue
-            c.send({"type": "rematch", "code": code, "url": url, **joined, "host_token": host_token if host else None})
-        for c in hosts:
-            c.send({"type": "rematch", "code": code, "url": url, "seat": None, "token": None, "host_token": host_token})
+            own = joined["token"] if seat == host else None  # a host seat's token is a host token
+            c.send({"type": "rematch", "code": code, "url": url, **joined, "host_token": own})
+        if host is not None:
+            return
+        for c in conns:
+            if c.seat is None and c.host and c.host_token is not None and not c.closed:
+                token, c.host_token = c.host_token, None  # told once
+                c.send({"type": "rematch", "code": code, "url": url, "seat": None, "token": None, "host_token": token})
 
     # ------------------------------------------------------------------ reads (HTTP)
 
@@ -1583,6 +1682,8 @@ class RoomService:
         elif hello.get("spectate") is not True:
             raise RoomError("bad_message", N_("hello needs a token or spectate: true"))
         conn = Connection(seat, host, lang, address)
+        if host and seat is None:
+            conn.host_token = token
         handle.conns.add(conn)
         if handle.mirror:  # the owner hears of the seat (presence), reclaims it, and tells everyone
             conn.send(self._full(handle, conn, "welcome"))
@@ -1761,6 +1862,8 @@ class RoomService:
             return await self._forward(handle, job)  # the lease was lost: to the new owner
         if job.kind == "start" and room.status == "lobby":
             await self._start_bot_only(handle, job.address)
+        if job.kind == "rematch":
+            job.payload = await self._make_rematch(handle, job.payload)
         before = room.version
         now = self.clock()
         try:
@@ -1784,6 +1887,9 @@ class RoomService:
             log.exception("room %s: cannot write version %d", room.code, before + 1)
             stored = await self._in_db(self.store.load_room, room.code)
             handle.room = Room.restore(stored)
+            made = self.rooms.get(logged["code"]) if job.kind == "rematch" else None
+            if made is not None:  # a rematch room never announced: nobody will come
+                made.queue.put_nowait(_Job("close", {"reason": "idle"}))
             raise RoomError("server_error", N_("the server could not save this; try again"), 503) from None
         self._after_command(handle, job.kind, logged)
         return logged
@@ -1802,6 +1908,10 @@ class RoomService:
             for seat in self._humans(room):
                 if seat not in connected:
                     self._start_absence(handle, seat, announce=True)
+        elif kind == "join" and handle.unlisted:
+            self._seated_again(handle)
+        elif kind == "rematch":
+            self._rematch_made(handle)
         self._schedule(handle)  # first: the turn timer's deadline is in the broadcast
         self._broadcast(handle)
 
@@ -2506,8 +2616,9 @@ class RoomService:
             return {"retry": True}  # not the owner (any more): the asker looks again
         kind = body["kind"]
         if kind == "presence":
-            seats = frozenset(int(s) for s in body["seats"])
-            handle.queue.put_nowait(_Job("presence", call=lambda: self._presence(handle, body["process"], seats)))
+            seats, host = frozenset(int(s) for s in body["seats"]), bool(body.get("host"))
+            presence = _Job("presence", call=lambda: self._presence(handle, body["process"], seats, host))
+            handle.queue.put_nowait(presence)
             return {"ok": True}
         payload = body.get("payload") or {}
         job = _Job(kind, payload, version=body.get("version"), address=body.get("address"))
@@ -2521,15 +2632,20 @@ class RoomService:
         seat = logged.get("seat") if isinstance(logged, dict) else None
         return {"logged": {"seat": seat}, "version": handle.room.version}
 
-    def _presence(self, handle: RoomHandle, process: str, seats: frozenset[int]) -> None:
-        """Process ``process`` has sockets for ``seats`` of the owned room (run by the worker)."""
+    def _presence(self, handle: RoomHandle, process: str, seats: frozenset[int], host: bool = False) -> None:
+        """Process ``process`` has sockets for ``seats`` of the owned room, and one of the host
+        without a seat if ``host`` (run by the worker)."""
         if handle.mirror:
             return
         before = handle.connected()
-        if seats:
+        if seats or host:
             handle.remote[process] = (seats, self.timer())
         else:
             handle.remote.pop(process, None)
+        if host:
+            handle.hosting.add(process)
+        else:
+            handle.hosting.discard(process)
         self._seats_changed(handle, before)
 
     def _seats_changed(self, handle: RoomHandle, before: set[int]) -> None:
@@ -2556,7 +2672,8 @@ class RoomService:
     def _tell_presence(self, handle: RoomHandle) -> None:
         """Tell the owner of a mirrored room which seats have sockets here (in the background;
         the heartbeat tells it again, so a lost message or a new owner is mended)."""
-        body = {"kind": "presence", "process": self.broker.process, "seats": sorted(handle.local_seats())}
+        host = any(c.host and c.seat is None and not c.closed for c in handle.conns)
+        body = {"kind": "presence", "process": self.broker.process, "seats": sorted(handle.local_seats()), "host": host}
 
         async def tell() -> None:
             with contextlib.suppress(NoOwner, BrokerDown, TimeoutError):
@@ -2627,6 +2744,8 @@ class RoomService:
             room = handle.room = Room.restore(stored)
         finally:
             room.replaying = False
+        if any(entry.kind == "rematch" for entry in entries):
+            self._rematch_made(handle)
         if room.status == "closed" and handle.mirror:
             reason = next((e.payload.get("reason") for e in reversed(entries) if e.kind == "close"), "closed")
             for conn in list(handle.conns):
