@@ -441,12 +441,14 @@ class _News(_Shape):
 
 
 class _Request(_Shape):
-    """A forwarded request: a mirror's ``presence`` (its ``process`` has sockets for ``seats``),
-    or a command (``kind``, ``payload``, ``version``, ``address``; checked by the room itself)."""
+    """A forwarded request: a mirror's ``presence`` (its ``process`` has sockets for ``seats``,
+    and one of a seat-less host if ``host``), or a command (``kind``, ``payload``, ``version``,
+    ``address``; checked by the room itself)."""
 
     kind: str
     process: str | None = None
     seats: list[int] | None = None
+    host: bool | None = None
     payload: dict[str, Any] | None = None
     version: int | None = None
     address: str | None = None
