@@ -32,3 +32,9 @@ def sleepy_hint(view, seed):
     second: the first legal action, no reason."""
     time.sleep(1.0)
     return view.legal_actions[0], "", "sleepy"
+
+
+def broken_hint(view, seed):
+    """A hinter whose search fails with a message naming a card of the hand (which no log
+    line may repeat)."""
+    raise ValueError(f"cannot hint with {view.hand[0]} in hand")

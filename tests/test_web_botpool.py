@@ -20,7 +20,7 @@ from getaway.text.terminal import best_hint
 from getaway.web.botpool import BotPool, spec_of
 from getaway.web.rooms import RoomService
 from getaway.web.store import Store
-from sleepy_bot import SleepyBot, sleepy_hint
+from sleepy_bot import SleepyBot, broken_hint, sleepy_hint
 from web_helpers import create_room, make_client
 
 pytestmark = pytest.mark.timeout(90)
@@ -410,6 +410,29 @@ def test_a_hint_not_back_in_time_is_the_heuristics():
     assert (action, reason) == HeuristicBot().hint(view, legal, random.Random(17))
     assert 0.2 <= took < 0.9, took  # given up at its timeout, not when the 1 s search ended
     assert report["hints"] == 1 and report["hint_fallback_late"] == 1
+
+
+def test_a_failed_hint_is_the_heuristics_and_its_log_names_no_card(caplog):
+    view, legal = _view()
+
+    async def main() -> tuple[Any, dict[str, int]]:
+        pool = BotPool(1, warm=WARM, hinter=broken_hint)
+        await pool.start()
+        try:
+            return await pool.hint("ROOM", view, 17), pool.report()
+        finally:
+            await pool.stop()
+
+    with caplog.at_level(logging.WARNING, logger="getaway.web"):
+        (action, reason, _level), report = asyncio.run(main())
+    assert (action, reason) == HeuristicBot().hint(view, legal, random.Random(17))
+    assert report["hints"] == 1 and report["hint_fallbacks"] == report["hint_fallback_error"] == 1
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("room ROOM: hint")]
+    assert lines == [
+        f"room ROOM: hint search of seat {view.seat} failed (ValueError)",
+        f"room ROOM: hint of seat {view.seat} is the fallback's: its search failed",
+    ]
+    assert not [card for line in lines for card in _cards_of(view) if card in line]
 
 
 def test_a_slow_hint_does_not_delay_its_rooms_due_bot_move_nor_take_the_bots_last_worker():
