@@ -1,5 +1,6 @@
-"""A bot for the bot worker tests (tests/test_web_botpool.py), in a module of its own: a worker
-process imports it to build the bot (:func:`getaway.web.botpool.spec_of`), and nothing else."""
+"""A bot and a hinter for the bot worker tests (tests/test_web_botpool.py), in a module of its
+own: a worker process imports it to build the bot (:func:`getaway.web.botpool.spec_of`) or to
+run the hinter, and nothing else."""
 
 from __future__ import annotations
 
@@ -24,3 +25,16 @@ class SleepyBot:
         if self.calls <= self.slow:
             time.sleep(self.seconds)
         return legal[rng.randrange(len(legal))]
+
+
+def sleepy_hint(view, seed):
+    """A hinter for :class:`getaway.web.botpool.BotPool` (``hinter=``) whose search takes a
+    second: the first legal action, no reason."""
+    time.sleep(1.0)
+    return view.legal_actions[0], "", "sleepy"
+
+
+def broken_hint(view, seed):
+    """A hinter whose search fails with a message naming a card of the hand (which no log
+    line may repeat)."""
+    raise ValueError(f"cannot hint with {view.hand[0]} in hand")

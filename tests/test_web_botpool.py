@@ -16,10 +16,11 @@ import pytest
 
 from getaway import Deal, Rules, player_view
 from getaway.bots import ExpertBot, HeuristicBot, make_bot
+from getaway.text.terminal import best_hint
 from getaway.web.botpool import BotPool, spec_of
 from getaway.web.rooms import RoomService
 from getaway.web.store import Store
-from sleepy_bot import SleepyBot
+from sleepy_bot import SleepyBot, broken_hint, sleepy_hint
 from web_helpers import create_room, make_client
 
 pytestmark = pytest.mark.timeout(90)
@@ -300,8 +301,10 @@ def test_the_pool_reports_its_busy_workers_and_its_queue():
     assert busy["busy"] == 1 and busy["waiting"] == 2 and busy["rooms_waiting"] == 2 and busy["searches"] == 1
     assert after["busy"] == after["waiting"] == 0 and after["searches"] + after["fallbacks"] == 3
     assert set(after) == {
-        "workers", "busy", "waiting", "rooms_waiting", "searches", "fallbacks", "fallback_busy", "fallback_late",
-        "fallback_crash", "fallback_error", "fallback_stop", "rebuilds",
+        "workers", "busy", "waiting", "rooms_waiting", "hinting", "searches", "fallbacks", "fallback_busy",
+        "fallback_late", "fallback_crash", "fallback_error", "fallback_stop", "hints", "hint_fallbacks",
+        "hint_fallback_busy", "hint_fallback_late", "hint_fallback_crash", "hint_fallback_error",
+        "hint_fallback_stop", "rebuilds",
     }  # fmt: skip
 
 
@@ -324,3 +327,164 @@ def test_an_operator_reads_the_bot_workers_counts_at_stats(tmp_path):
         assert counts["rooms"]["open"] == counts["rooms"]["owned"] == 1 and counts["rooms"]["bots_alone"] == 1
         assert room["code"] not in answer.text and "hand" not in answer.text  # counts only
         assert all(isinstance(v, int) for part in ("rooms", "bots") for v in counts[part].values())
+
+
+# ---------------------------------------------------------------------------------- hints
+
+
+def _cards_of(view) -> list[str]:
+    """The cards of the view's own hand, as text (none of them may be in a log line)."""
+    return [str(card) for card in view.hand]
+
+
+def test_a_hint_is_searched_in_a_worker_and_is_the_terminals_hint_for_the_same_view_and_seed(monkeypatch):
+    views = [_view(seed)[0] for seed in (3, 5, 8)]
+    expected = [best_hint(view, random.Random(11 + i)) for i, view in enumerate(views)]
+
+    def not_here(*_args: Any) -> None:
+        raise AssertionError("the hint was searched in the server process")
+
+    # the workers are fresh interpreters (spawn): the patch reaches the server process only
+    monkeypatch.setattr("getaway.text.terminal.best_hint", not_here)
+    monkeypatch.setattr("getaway.web.botpool.best_hint", not_here)
+
+    async def main() -> tuple[list[Any], dict[str, int]]:
+        pool = BotPool(1, warm=WARM)
+        await pool.start()
+        try:
+            return [await pool.hint("ROOM", view, 11 + i) for i, view in enumerate(views)], pool.report()
+        finally:
+            await pool.stop()
+
+    hints, report = asyncio.run(main())
+    assert [(a, str(r), level) for a, r, level in hints] == [(a, str(r), level) for a, r, level in expected]
+    assert [getattr(r, "template", r) for _a, r, _l in hints] == [getattr(r, "template", r) for _a, r, _l in expected]
+    assert [getattr(r, "args", None) for _a, r, _l in hints] == [getattr(r, "args", None) for _a, r, _l in expected]
+    assert {level for _a, _r, level in hints} == {"expert"}
+    assert report["hints"] == 3 and report["hint_fallbacks"] == 0 and report["searches"] == 0
+
+
+def test_every_worker_busy_a_hint_is_the_heuristics_at_once_logged_and_counted(caplog):
+    view, legal = _view()
+
+    async def main() -> tuple[Any, float, dict[str, int]]:
+        pool = BotPool(1, warm=WARM)
+        await pool.start()
+        try:
+            hog = asyncio.create_task(pool.act("HOG", SleepyBot(1.5), view, legal, random.Random(2)))
+            while not pool.in_flight:
+                await asyncio.sleep(0.005)
+            start = time.monotonic()
+            hint = await pool.hint("ROOM", view, 17)
+            took = time.monotonic() - start
+            hog.cancel()
+            return hint, took, pool.report()
+        finally:
+            await pool.stop()
+
+    with caplog.at_level(logging.WARNING, logger="getaway.web"):
+        (action, reason, level), took, report = asyncio.run(main())
+    assert (action, reason) == HeuristicBot().hint(view, legal, random.Random(17)) and level == "heuristic"
+    assert took < 0.5, f"the hint waited for the busy worker ({took:.2f} s; the hog takes 1.5 s)"
+    assert report["hint_fallbacks"] == report["hint_fallback_busy"] == 1 and report["hints"] == 0
+    lines = [r.getMessage() for r in caplog.records if "hint of seat" in r.getMessage()]
+    assert lines == [f"room ROOM: hint of seat {view.seat} is the fallback's: every bot worker was busy"]
+    assert not [card for line in lines for card in _cards_of(view) if card in line]
+
+
+def test_a_hint_not_back_in_time_is_the_heuristics():
+    view, legal = _view()
+
+    async def main() -> tuple[Any, float, dict[str, int]]:
+        pool = BotPool(1, warm=WARM, hint_timeout=0.2, hinter=sleepy_hint)
+        await pool.start()
+        try:
+            start = time.monotonic()
+            hint = await pool.hint("ROOM", view, 17)
+            took = time.monotonic() - start
+            return hint, took, pool.report()
+        finally:
+            await pool.stop()
+
+    (action, reason, _level), took, report = asyncio.run(main())
+    assert (action, reason) == HeuristicBot().hint(view, legal, random.Random(17))
+    assert 0.2 <= took < 0.9, took  # given up at its timeout, not when the 1 s search ended
+    assert report["hints"] == 1 and report["hint_fallback_late"] == 1
+
+
+def test_a_failed_hint_is_the_heuristics_and_its_log_names_no_card(caplog):
+    view, legal = _view()
+
+    async def main() -> tuple[Any, dict[str, int]]:
+        pool = BotPool(1, warm=WARM, hinter=broken_hint)
+        await pool.start()
+        try:
+            return await pool.hint("ROOM", view, 17), pool.report()
+        finally:
+            await pool.stop()
+
+    with caplog.at_level(logging.WARNING, logger="getaway.web"):
+        (action, reason, _level), report = asyncio.run(main())
+    assert (action, reason) == HeuristicBot().hint(view, legal, random.Random(17))
+    assert report["hints"] == 1 and report["hint_fallbacks"] == report["hint_fallback_error"] == 1
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("room ROOM: hint")]
+    assert lines == [
+        f"room ROOM: hint search of seat {view.seat} failed (ValueError)",
+        f"room ROOM: hint of seat {view.seat} is the fallback's: its search failed",
+    ]
+    assert not [card for line in lines for card in _cards_of(view) if card in line]
+
+
+def test_a_slow_hint_does_not_delay_its_rooms_due_bot_move_nor_take_the_bots_last_worker():
+    """Room A's hint takes a second in one of two workers; then A's bot must move (its
+    player moved), and room B asks for a hint: A's search gets the other worker at once and is
+    back before the hint, and B's hint is the fallback's at once (the hints may hold only all
+    workers but one)."""
+    view, legal = _view()
+
+    async def main() -> tuple[float, float, Any, dict[str, int]]:
+        pool = BotPool(2, warm=WARM, hinter=sleepy_hint)
+        await pool.start()
+        try:
+            start = time.monotonic()
+            slow = asyncio.create_task(pool.hint("A", view, 1))
+            while not pool.report()["hinting"]:
+                await asyncio.sleep(0.005)
+            other = await pool.hint("B", view, 2)
+            await pool.act("A", SleepyBot(0.05, time_limit=0.3), view, legal, random.Random(3), due=start + 0.8)
+            moved = time.monotonic() - start
+            await slow
+            return moved, time.monotonic() - start, other, pool.report()
+        finally:
+            await pool.stop()
+
+    moved, hinted, (_action, _reason, level), report = asyncio.run(main())
+    assert moved < hinted, f"the bot's move ({moved:.2f} s) waited for its room's hint ({hinted:.2f} s)"
+    assert report["searches"] == 1 and report["fallbacks"] == 0  # the move was searched, on time
+    assert level == "heuristic" and report["hints"] == 1 and report["hint_fallback_busy"] == 1
+
+
+def test_a_bot_search_waiting_for_the_only_worker_goes_before_a_hint():
+    """One worker, held by a hint: a bot search waits for it, and a hint asked meanwhile does
+    not take the worker when it frees (it is the fallback's at once): the bot's search does."""
+    view, legal = _view()
+
+    async def main() -> tuple[Any, dict[str, int], dict[str, int]]:
+        pool = BotPool(1, warm=WARM, hinter=sleepy_hint)
+        await pool.start()
+        try:
+            slow = asyncio.create_task(pool.hint("A", view, 1))
+            while not pool.report()["hinting"]:
+                await asyncio.sleep(0.005)
+            move = asyncio.create_task(pool.act("B", SleepyBot(0.05), view, legal, random.Random(3)))
+            await asyncio.sleep(0.05)
+            second = await pool.hint("C", view, 2)
+            waiting = pool.report()
+            await asyncio.gather(slow, move)
+            return second, waiting, pool.report()
+        finally:
+            await pool.stop()
+
+    (_a, _r, level), waiting, after = asyncio.run(main())
+    assert waiting["waiting"] == 1 and waiting["hinting"] == 1 and level == "heuristic"
+    assert after["searches"] == 1 and after["fallbacks"] == 0 and after["hints"] == 1

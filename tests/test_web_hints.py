@@ -4,7 +4,11 @@ switch hints off for a room."""
 
 from __future__ import annotations
 
+import random
+
 from getaway.core.cards import Card
+from getaway.text.terminal import best_hint
+from getaway.web.hints import hint_text
 from getaway.web.protocol import SERVER
 from web_helpers import Player, create_room, make_client
 
@@ -71,3 +75,29 @@ def test_no_hint_when_it_is_not_your_decision():
             me.send(type="hint")  # before the start: nothing to decide
             err = me.until(lambda m: m["type"] in ("hint", "error"))
             assert err["type"] == "error" and err["code"] == "not_your_turn", err
+
+
+def test_with_bot_workers_the_hint_is_searched_in_one_and_is_the_same_hint_to_that_socket_only(tmp_path):
+    with make_client(tmp_path, bot_workers=1) as client:
+        room = create_room(client)
+        me, ws = _my_turn(client, room, lang="it")
+        try:
+            with client.websocket_connect(f"/ws/{room['code']}") as sock:
+                watcher = Player(sock, "watcher")
+                watcher.hello(spectate=True)
+                me.send(type="hint")
+                hint = me.until(lambda m: m["type"] in ("hint", "error"))
+                assert hint["type"] == "hint", hint
+                SERVER.validate_python(hint)
+                # the same move and text as the thread's search gives for this view and seed
+                handle = client.app.state.service.rooms[room["code"]]
+                view = handle.room.view(me.view["seat"])
+                action, reason, _level = best_hint(view, random.Random(len(view.history) * 7919 + view.seat))
+                assert {k: hint[k] for k in ("action", "text")} == hint_text(action, reason, "it")
+                stats = client.get("/stats").json()["bots"]
+                assert stats["hints"] == 1 and stats["hint_fallbacks"] == 0  # searched in the worker
+                watcher.send(type="ping")
+                watcher.until(lambda m: m["type"] == "pong")
+                assert not [m for m in watcher.seen if m["type"] == "hint"]  # the asking socket only
+        finally:
+            ws.__exit__(None, None, None)

@@ -21,6 +21,14 @@ In front of the pool, a queue per room and a rotation of rooms (:meth:`BotPool.a
 - **a dead worker** (killed, out of memory) breaks the executor: its searches play the
   fallback, and a new executor replaces it.
 
+The hint of a player (:meth:`BotPool.hint`, :func:`getaway.web.hints.hint_for`) searches in the
+same workers, behind the bots: it never waits for a worker (every worker busy, or the room's
+last hint still running, or the hints' own share ``hint_workers`` of the workers in use: the
+fallback's hint at once), so a worker that frees goes to the waiting bot searches first, and a
+room's hint does not hold its bots' searches back (it is not one of the room's queue). A hint
+not back within ``hint_timeout`` seconds, or whose search fails, is the fallback's too: the
+heuristic's move and reason. Each is logged (room, seat, why) and counted like the bots' fallbacks.
+
 Which bots go to the pool: :meth:`BotPool.takes` (a searching bot, one with a ``time_limit``,
 whose class can be rebuilt from its settings: :func:`spec_of`). The others keep the threads of
 :class:`~getaway.web.rooms.RoomService`.
@@ -51,8 +59,19 @@ from typing import Any, Final
 from ..bots import LEVELS, Bot, HeuristicBot, make_bot
 from ..core.events import Action
 from ..core.view import PlayerView
+from ..text.terminal import best_hint
 
-__all__ = ["BotPool", "BotSpec", "SearchError", "spec_of", "default_workers", "MIN_SHARE", "DUE_MARGIN"]
+__all__ = [
+    "BotPool",
+    "BotSpec",
+    "SearchError",
+    "spec_of",
+    "default_workers",
+    "hint_search",
+    "MIN_SHARE",
+    "DUE_MARGIN",
+    "HINT_TIMEOUT",
+]
 
 log = logging.getLogger("getaway.web")
 
@@ -61,6 +80,8 @@ log = logging.getLogger("getaway.web")
 MIN_SHARE: Final = 0.25
 #: Seconds before its move is due at which a search not back yet is given up for the fallback.
 DUE_MARGIN: Final = 0.02
+#: Seconds a hint's search may take in a worker before the player is given the fallback's hint.
+HINT_TIMEOUT: Final = 5.0
 #: Seconds before a pool that broke again without finishing a search is rebuilt (doubling up
 #: to :data:`MAX_BACKOFF`): workers that cannot start must not be restarted in a loop.
 BACKOFF: Final = 0.5
@@ -204,6 +225,26 @@ def _search(spec: BotSpec, time_limit: float | None, view: PlayerView, legal: Se
         raise SearchError("".join(traceback.format_exception(exc))) from None
 
 
+def hint_search(view: PlayerView, seed: int) -> tuple[Action, str, str]:
+    """In a worker (or any process): the hint for ``view``'s own decision, as the terminal's
+    ``hint`` gives it: :func:`getaway.text.terminal.best_hint` with ``random.Random(seed)``;
+    ``(action, reason, level)``, the reason an English :class:`~getaway.core.messages.Reason`
+    (it pickles with its template and arguments: it is translated on the event loop)."""
+    return best_hint(view, random.Random(seed))
+
+
+def _hint(hinter: Callable[[PlayerView, int], tuple[Action, str, str]], view: PlayerView, seed: int) -> Any:
+    """In a worker: ``hinter(view, seed)``.
+
+    Raises:
+        SearchError: it failed.
+    """
+    try:
+        return hinter(view, seed)
+    except Exception as exc:
+        raise SearchError("".join(traceback.format_exception(exc))) from None
+
+
 # ---------------------------------------------------------------------------------- the server side
 
 
@@ -223,6 +264,18 @@ class _Request:
     started: bool = False
 
 
+@dataclass(eq=False)
+class _HintRequest:
+    room: str
+    seat: int
+    view: PlayerView
+    seed: int
+    due: float  # when the player is given the fallback's hint if the search is not back (the pool's timer)
+    future: asyncio.Future[tuple[Action, str, str]] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
 #: The counters of :attr:`BotPool.stats` that :meth:`BotPool.report` always shows (0 when none).
 _COUNTED: Final = (
     "searches",
@@ -232,6 +285,13 @@ _COUNTED: Final = (
     "fallback:crash",
     "fallback:error",
     "fallback:stop",
+    "hints",
+    "hint_fallbacks",
+    "hint_fallback:busy",
+    "hint_fallback:late",
+    "hint_fallback:crash",
+    "hint_fallback:error",
+    "hint_fallback:stop",
     "rebuilds",
 )
 
@@ -247,11 +307,15 @@ class BotPool:
         fallback: the bot whose move is played when a search cannot be had in time
             (default: the heuristic, deterministic).
         warm: the specs every worker builds when it starts (default: the searching levels).
+        hint_workers: workers the hints may use at once (default: all but one, at least 1).
+        hint_timeout: seconds a hint's search may take (default :data:`HINT_TIMEOUT`).
+        hinter: what a worker runs for a hint, ``(view, seed) -> (action, reason, level)``,
+            a function importable by name (default :func:`hint_search`).
 
     Call :meth:`start` inside the running event loop, :meth:`stop` at shutdown.
 
     Raises:
-        ValueError: ``workers`` or ``alone_workers`` below 1.
+        ValueError: ``workers``, ``alone_workers`` or ``hint_workers`` below 1, ``hint_timeout`` not positive.
     """
 
     def __init__(
@@ -262,23 +326,36 @@ class BotPool:
         alone_workers: int = 1,
         fallback: Bot | None = None,
         warm: Sequence[BotSpec] | None = None,
+        hint_workers: int | None = None,
+        hint_timeout: float = HINT_TIMEOUT,
+        hinter: Callable[[PlayerView, int], tuple[Action, str, str]] = hint_search,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers: at least 1, not {workers}")
         if alone_workers < 1:
             raise ValueError(f"alone_workers: at least 1, not {alone_workers}")
+        hint_workers = max(1, workers - 1) if hint_workers is None else hint_workers
+        if hint_workers < 1:
+            raise ValueError(f"hint_workers: at least 1, not {hint_workers}")
+        if not hint_timeout > 0:
+            raise ValueError(f"hint_timeout: must be positive, not {hint_timeout}")
+        self.hint_workers = hint_workers
+        self.hint_timeout = hint_timeout
+        self.hinter = hinter
         self.workers = workers
         self.alone_workers = alone_workers
         self.timer = timer
         self.fallback: Bot = fallback if fallback is not None else HeuristicBot()
         self._warm = list(warm) if warm is not None else _searching_levels()
         #: counts: ``searches`` (sent to a worker), ``fallbacks``, ``fallback:busy`` / ``:late`` /
-        #: ``:crash`` / ``:error`` / ``:stop`` (why), ``rebuilds`` (executors replaced after a dead worker).
+        #: ``:crash`` / ``:error`` / ``:stop`` (why), the same of the hints (``hints``, ``hint_fallbacks``,
+        #: ``hint_fallback:busy`` …), ``rebuilds`` (executors replaced after a dead worker).
         self.stats: Counter[str] = Counter()
         self._executor: ProcessPoolExecutor | None = None
         self._queues: dict[str, deque[_Request]] = {}  # per room, the searches waiting
         self._turns: dict[bool, deque[str]] = {False: deque(), True: deque()}  # rooms waiting, by ``alone``
         self._busy: dict[str, _Request] = {}  # rooms with a search in flight → that search
+        self._hinting: dict[str, _HintRequest] = {}  # rooms with a hint in flight → that hint
         self._closed = False
         self._backoff = 0.0  # seconds before the next rebuild (0: at once)
         self._rebuilding: asyncio.TimerHandle | None = None
@@ -341,12 +418,19 @@ class BotPool:
     def report(self) -> dict[str, int]:
         """What an operator reads of the pool now (``GET /stats``): ``workers``, ``busy`` (searches
         running: one per room at most), ``waiting`` (searches queued for a worker) and
-        ``rooms_waiting`` (rooms they are of), then the counts since it started: ``searches``,
-        ``fallbacks`` and why (``fallback_busy``, ``_late``, ``_crash``, ``_error``, ``_stop``),
-        ``rebuilds``. Counts only: no room, seat or card."""
+        ``rooms_waiting`` (rooms they are of), ``hinting`` (hints running), then the counts since
+        it started: ``searches``, ``fallbacks`` and why (``fallback_busy``, ``_late``, ``_crash``,
+        ``_error``, ``_stop``), the hints' (``hints`` searched in a worker, ``hint_fallbacks`` and
+        why: ``hint_fallback_busy`` …), ``rebuilds``. Counts only: no room, seat or card."""
         counts = {key.replace(":", "_"): self.stats[key] for key in _COUNTED}
         waiting = sum(len(queue) for queue in self._queues.values())
-        now = {"workers": self.workers, "busy": len(self._busy), "waiting": waiting, "rooms_waiting": len(self._queues)}
+        now = {
+            "workers": self.workers,
+            "busy": len(self._busy),
+            "waiting": waiting,
+            "rooms_waiting": len(self._queues),
+            "hinting": len(self._hinting),
+        }
         return now | counts
 
     def pids(self) -> list[int]:
@@ -462,7 +546,7 @@ class BotPool:
 
     def _dispatch(self) -> None:
         """Start searches while a worker is free."""
-        while self._executor is not None and len(self._busy) < self.workers:
+        while self._executor is not None and len(self._busy) + len(self._hinting) < self.workers:
             request = self._next()
             if request is None:
                 return
@@ -527,6 +611,7 @@ class BotPool:
         broken.shutdown(wait=False, cancel_futures=True)
         self._executor = None
         self._busy.clear()  # the searches of the dead executor are all failing with it
+        self._hinting.clear()
         wait = self._backoff
         self._backoff = min(MAX_BACKOFF, max(BACKOFF, 2 * self._backoff))
         log.error("a bot worker process died: its searches play their fallback moves; new workers in %.1f s", wait)
@@ -549,6 +634,101 @@ class BotPool:
         self.stats[f"fallback:{key}"] += 1
         log.warning("room %s: bot of seat %d plays its fallback move: %s", request.room, request.seat, reason)
         request.future.set_result(action)
+
+    # ------------------------------------------------------------------ hints
+
+    async def hint(self, room: str, view: PlayerView, seed: int) -> tuple[Action, str, str]:
+        """The hint for ``view``'s own decision (its seat's turn in ``room``), searched by a
+        worker (:attr:`hinter`: :func:`hint_search`, the move and reason the terminal's ``hint``
+        gives for the same view and seed), or at once the fallback's (:attr:`fallback`: its
+        ``hint``, else its move with no reason) when it cannot start now (every worker busy, the
+        room's last hint still searching, or :attr:`hint_workers` hints running), is not back
+        within :attr:`hint_timeout` seconds, or fails. A hint never waits for a worker, so the
+        waiting bot searches have every worker that frees first.
+
+        Args:
+            room: the room's code (one hint per room in flight).
+            view: the seat's view, its turn, with legal actions.
+            seed: the hint's seed (:func:`getaway.web.hints.hint_for`: from the view).
+
+        Returns:
+            ``(action, reason, level)``: the reason an English
+            :class:`~getaway.core.messages.Reason` or ``""``; the level the hint is of
+            (``"expert"`` …, the fallback's ``name``).
+
+        Raises:
+            asyncio.CancelledError: cancelled (a running search ends in its worker).
+        """
+        assert view.seat is not None
+        request = _HintRequest(room, view.seat, view, seed, self.timer() + self.hint_timeout)
+        executor = self._executor
+        if self._closed or (executor is None and self._rebuilding is None):
+            self._hint_fall_back(request, "the bot pool is not running", "stop")
+        elif executor is None:
+            self._hint_fall_back(request, "a bot worker process died", "crash")
+        elif room in self._hinting:
+            self._hint_fall_back(request, "the room's last hint is still being searched", "busy")
+        elif len(self._hinting) >= self.hint_workers or len(self._busy) + len(self._hinting) >= self.workers:
+            self._hint_fall_back(request, "every bot worker was busy", "busy")
+        else:
+            self._start_hint(request, executor)
+        future = request.future
+        try:
+            while not future.done():
+                wait = request.due - self.timer()
+                if wait <= 0:
+                    self._hint_fall_back(request, "its search was not back in time", "late")
+                    break
+                await asyncio.wait({future}, timeout=wait)
+        except asyncio.CancelledError:
+            future.cancel()  # nobody waits for it any more (its worker stays busy until it ends)
+            raise
+        return future.result()
+
+    def _start_hint(self, request: _HintRequest, executor: ProcessPoolExecutor) -> None:
+        try:
+            job = executor.submit(_hint, self.hinter, request.view, request.seed)
+        except BrokenProcessPool:
+            self._rebuild(executor)
+            self._hint_fall_back(request, "a bot worker process died", "crash")
+            return
+        self._hinting[request.room] = request
+        self.stats["hints"] += 1
+        asyncio.wrap_future(job).add_done_callback(lambda done: self._hint_finished(request, executor, job))
+
+    def _hint_finished(self, request: _HintRequest, executor: ProcessPoolExecutor, job: Future[Any]) -> None:
+        """A worker's hint (on the event loop): the request's answer, or the fallback's if it
+        failed; then the waiting bot searches start on the freed worker."""
+        if self._hinting.get(request.room) is request:
+            del self._hinting[request.room]
+        if job.cancelled() or self._closed:
+            self._hint_fall_back(request, "the server is stopping", "stop")
+        elif isinstance(job.exception(), BrokenProcessPool):
+            self._rebuild(executor)
+            self._hint_fall_back(request, "a bot worker process died", "crash")
+        elif (error := job.exception()) is not None:
+            # the error's type only: its message or traceback could name a card of the hand
+            kind = str(error).strip().splitlines()[-1].partition(":")[0] if str(error).strip() else type(error).__name__
+            log.error("room %s: hint search of seat %d failed (%s)", request.room, request.seat, kind)
+            self._hint_fall_back(request, "its search failed", "error")
+        else:
+            self._backoff = 0.0
+            if not request.future.done():
+                request.future.set_result(job.result())
+        self._dispatch()
+
+    def _hint_fall_back(self, request: _HintRequest, reason: str, key: str) -> None:
+        """The fallback's hint for the request (if it has no answer yet), logged and counted."""
+        if request.future.done():
+            return
+        view, legal = request.view, list(request.view.legal_actions)
+        rng = random.Random(request.seed)
+        hint = getattr(self.fallback, "hint", None)
+        action, why = hint(view, legal, rng) if callable(hint) else (self.fallback.act(view, legal, rng), "")
+        self.stats["hint_fallbacks"] += 1
+        self.stats[f"hint_fallback:{key}"] += 1
+        log.warning("room %s: hint of seat %d is the fallback's: %s", request.room, request.seat, reason)
+        request.future.set_result((action, why or "", self.fallback.name))
 
 
 def _processes(executor: ProcessPoolExecutor | None) -> list[multiprocessing.process.BaseProcess]:

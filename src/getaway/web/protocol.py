@@ -414,13 +414,15 @@ class RoomCounts(BaseModel):
 
 class BotCounts(BaseModel):
     """The bot worker processes (:meth:`~getaway.web.botpool.BotPool.report`): now (``workers``,
-    ``busy``, ``waiting`` searches, ``rooms_waiting``) and since the start (``searches``,
-    ``fallbacks`` and why, ``rebuilds``)."""
+    ``busy``, ``waiting`` searches, ``rooms_waiting``, ``hinting``) and since the start
+    (``searches``, ``fallbacks`` and why, ``hints`` searched, ``hint_fallbacks`` and why,
+    ``rebuilds``)."""
 
     workers: int
     busy: int
     waiting: int
     rooms_waiting: int
+    hinting: int
     searches: int
     fallbacks: int
     fallback_busy: int
@@ -428,6 +430,13 @@ class BotCounts(BaseModel):
     fallback_crash: int
     fallback_error: int
     fallback_stop: int
+    hints: int
+    hint_fallbacks: int
+    hint_fallback_busy: int
+    hint_fallback_late: int
+    hint_fallback_crash: int
+    hint_fallback_error: int
+    hint_fallback_stop: int
     rebuilds: int
 
 

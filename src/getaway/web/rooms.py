@@ -1797,7 +1797,9 @@ class RoomService:
         return handle.fast is not None and handle.fast == handle.room.deal_index
 
     async def _hint(self, handle: RoomHandle, conn: Connection) -> None:
-        """Answer a ``hint`` (web/hints.py) to this socket only; nothing is logged or broadcast."""
+        """Answer a ``hint`` (web/hints.py: searched in a bot worker process when there is a
+        :attr:`botpool`, else in a thread) to this socket only; nothing is broadcast, and
+        nothing of it is logged but a fallback's room and seat."""
         from .hints import hint_for, hints_allowed
 
         room = handle.room
@@ -1810,7 +1812,8 @@ class RoomService:
         elif view is None or view.outcome is not None or view.to_act != conn.seat or not view.legal_actions:
             error = RoomError("not_your_turn", N_("a hint is for your own decision: it is not your turn"))
         else:
-            conn.send({**(await hint_for(view, conn.seat, conn.lang)), "version": version})
+            hint = await hint_for(view, conn.seat, conn.lang, self.botpool, room.code)
+            conn.send({**hint, "version": version})
             return
         conn.error(error, version)
 
