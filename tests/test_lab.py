@@ -147,9 +147,16 @@ def test_tiny_lab_writes_the_report_its_charts_and_resumes(tmp_path):
     # rerun: everything is read back from the partial results, the same report comes out
     again = CliRunner().invoke(cli, args)
     assert again.exit_code == 0 and json.loads((out / "lab.json").read_text())["effects"] == data["effects"]
-    # another size on the same folder is refused, naming the folder option
+    # more deals on the same folder extend the lab (the sets so far are read back); fewer are
+    # refused, naming the folder option
+    longer = CliRunner().invoke(cli, [*args[:-6], "--deals", "12", "--workers", "1", "--out", str(out), "--lang", "en"])
+    assert longer.exit_code == 0, longer.output
+    effects = json.loads((out / "lab.json").read_text())["effects"]
+    assert [(e["tip"], e["deals"], e["sets"]) for e in effects] == [("keep-high", 12, 3), ("late-high", 12, 3)]
+    shorter = CliRunner().invoke(cli, args)
+    assert shorter.exit_code == 2 and "--out" in shorter.output and "longer run" in shorter.output
     other = CliRunner().invoke(cli, [*args[:-6], "--deals", "12", "--workers", "1", "--out", str(out), "--lang", "en"])
-    assert other.exit_code == 2 and "--out" in other.output and "another tournament" in other.output
+    assert other.exit_code == 0  # the same longer lab again: all read back
 
 
 def test_lab_refuses_bad_arguments(tmp_path):
