@@ -235,6 +235,11 @@ class _Setup:
         size = len(self.pack)
         self.outcome = [[(c, 1.0 / (size - k)) for c in range(JOKER_INDEX + 1)] for k in range(size)]
 
+    def __deepcopy__(self, memo: dict) -> _Setup:
+        # Fixed by the game's parameters and never changed: a state clone (pyspiel deep-copies
+        # the state) shares it; copying its outcome table was most of a clone's time.
+        return self
+
 
 _SETUPS: dict[str, _Setup] = {}
 _ACTIONS = tuple(action_from_id(i) for i in range(NUM_ACTIONS))
