@@ -1,10 +1,10 @@
 """Time per decision of ``style:ismcts`` (OpenSpiel's Python ISMCTS through our adapter).
 
-The decisions are fixed: ``--deals`` deals played by the heuristic at every seat, and every
-``--every``-th decision with more than one legal action is handed to a fresh
-``ISMCTSStyle(simulations=--simulations)`` with the same seed. It prints median and p99 per
-decision and a digest of the actions chosen: two versions of the adapter that search the same
-way (same tree, same random numbers) print the same digest.
+The decisions are fixed: ``--deals`` deals (the profile's rules; ``-o name=value`` changes one)
+played by the heuristic at every seat, and every ``--every``-th decision with more than one
+legal action is handed to a fresh ``ISMCTSStyle(simulations=--simulations)`` with the same seed.
+It prints median and p99 per decision and a digest of the actions chosen: two versions of the
+adapter that search the same way (same tree, same random numbers) print the same digest.
 
     nice -n 5 .venv/bin/python bench/ismcts_times.py --profile punjab -n 4 --deals 2 --every 4
 
@@ -57,8 +57,10 @@ def main() -> None:
     parser.add_argument("--simulations", type=int, default=200)
     parser.add_argument("--limit", type=int, default=0, help="at most this many decisions (0: all)")
     parser.add_argument("--profile-out", default="", help="cProfile the run, print the top functions")
+    parser.add_argument("-o", "--option", action="append", default=[], help="a rules option, e.g. takes=off")
     args = parser.parse_args()
-    rules = Rules.profile(args.profile, players=args.players, takes="off")
+    options = dict(o.split("=", 1) for o in args.option)
+    rules = Rules.profile(args.profile, players=args.players, **options)
     views = decisions(rules, args.deals, args.every)
     if args.limit:
         views = views[: args.limit]

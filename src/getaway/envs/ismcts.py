@@ -7,6 +7,13 @@ evaluation and our resampler (:func:`~getaway.envs.openspiel.resample`) for
 ``simulations`` simulations. Everything random comes from one seed drawn from the harness's
 ``rng``: the bot is deterministic given a seed. It needs OpenSpiel (``open_spiel``).
 
+Two faster equivalents keep the search OpenSpiel's, move for move: the rollouts are
+:class:`~getaway.envs.openspiel.RandomRollouts` (``mcts.RandomRolloutEvaluator``'s, played
+on the engine's deal), and the root is resampled with one
+:class:`~getaway.envs.openspiel.Worlds` (its view worked out once), which draws what
+``resample(root, …)`` draws (tests/test_styles.py compares the actions; bench/ismcts_times.py
+times them).
+
 >>> import random
 >>> from getaway import Deal, Rules, player_view
 >>> deal = Deal(Rules.profile("punjab", takes="off"), seed=3)

@@ -40,7 +40,10 @@ perfect-recall record of the history.
 player knows (hand sizes, known cards, proven voids, a blind draw someone else holds) and
 returns a state with the same information state: use it as the resampler of
 ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` (OpenSpiel's C++ MCTS/ISMCTS bots must
-not be given Python games).
+not be given Python games), with :class:`RandomRollouts` as its evaluator (OpenSpiel's random
+rollouts, on the engine's deal) and :class:`Worlds` to resample one view many times.
+Information-state strings are kept in the state until its next action (ISMCTS asks for a
+node's key several times).
 """
 
 from __future__ import annotations
