@@ -6,11 +6,13 @@ Run::
     .venv/bin/python examples/ismcts_vs_expert.py --deals 40 --simulations 100 --profile classic
 
 One seat (rotating over the deals) is played by ``open_spiel.python.algorithms.ismcts``
-with random-rollout evaluation and our resampler (:func:`getaway.envs.openspiel.resample`,
-which deals the hidden cards again consistently with what the searcher knows); every
-other seat by the ``expert`` level of :func:`getaway.bots.make_bot` (whatever bot that level
-names in this version; ``random`` if none). The chance nodes (the deal, blind draws) are
-sampled. Prints each side's loss rate: with n players an even game loses 1/n of the deals.
+with random-rollout evaluation (:class:`getaway.envs.openspiel.RandomRollouts`, OpenSpiel's
+``mcts.RandomRolloutEvaluator`` played on the engine's deal) and our resampler
+(:func:`getaway.envs.openspiel.resample`, which deals the hidden cards again consistently with
+what the searcher knows); every other seat by the ``expert`` level of
+:func:`getaway.bots.make_bot` (whatever bot that level names in this version; ``random`` if
+none). The chance nodes (the deal, blind draws) are sampled. Prints each side's loss rate:
+with n players an even game loses 1/n of the deals.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ import time
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.algorithms import ismcts
 
 from getaway import player_view
 from getaway.bots import make_bot
-from getaway.envs.openspiel import resample  # importing registers python_getaway
+from getaway.envs.openspiel import RandomRollouts, resample  # importing registers python_getaway
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     rs = np.random.RandomState(args.seed)
     searcher = ismcts.ISMCTSBot(
-        game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=args.simulations, random_state=rs
+        game, RandomRollouts(1, rs), uct_c=2.0, max_simulations=args.simulations, random_state=rs
     )
     searcher.set_resampler(lambda state, player: resample(state, player, rng))
     n = args.players

@@ -355,3 +355,96 @@ def test_the_parameters_are_the_core_option_schema() -> None:
     assert (rules.loaded_seat, rules.trump) == (2, "spades")
     with pytest.raises(ValueError, match="ante"):
         openspiel.rules_of_params({"ante": schema["options"]["ante"]["max"] + 1})
+
+
+def _rollout_draws(state, seed: int) -> int:  # noqa: ANN001
+    """How many blind draws (chance nodes) the parent evaluator's rollout from ``state`` meets with ``seed``."""
+    rs = np.random.RandomState(seed)
+    working, draws = state.clone(), 0
+    while not working.is_terminal():
+        if working.is_chance_node():
+            actions, probs = zip(*working.chance_outcomes(), strict=True)
+            working.apply_action(rs.choice(actions, p=probs))
+            draws += 1
+        else:
+            working.apply_action(rs.choice(working.legal_actions()))
+    return draws
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_random_rollouts_are_openspiels_random_rollouts(params: dict) -> None:
+    # RandomRollouts plays on a copy of the engine's deal: it must still be OpenSpiel's
+    # RandomRolloutEvaluator, the same returns from the same random numbers, leaving the
+    # generator where the parent leaves it (so ISMCTS searches the same tree).
+    game = pyspiel.load_game("python_getaway", params)
+    rng = random.Random(3)
+    checked = draws = 0
+    for _ in range(2):
+        state = game.new_initial_state()
+        for _player in _decisions(state, rng):
+            if rng.random() < 0.25:
+                for seed in range(3):
+                    ours, theirs = np.random.RandomState(seed), np.random.RandomState(seed)
+                    got = openspiel.RandomRollouts(2, ours).evaluate(state)
+                    assert got.tolist() == mcts.RandomRolloutEvaluator(2, theirs).evaluate(state).tolist()
+                    assert ours.randint(2**31) == theirs.randint(2**31)
+                    draws += _rollout_draws(state, seed) if params.get("takes") == "off" else 0
+                checked += 1
+            legal = state.legal_actions()
+            choice = [a for a in legal if a != 53 or rng.random() < 0.05] or legal
+            state.apply_action(choice[rng.randrange(len(choice))])
+    assert checked > 5
+    assert draws > 0 or params.get("takes") != "off"  # punjab without takes: rollouts through blind draws
+
+
+def test_information_state_strings_are_kept_until_the_next_action_only() -> None:
+    game = pyspiel.load_game("python_getaway", {"players": 4})
+    rng = random.Random(5)
+    state = game.new_initial_state()
+    steps = 0
+    while not state.is_terminal():
+        asked = [state.information_state_string(p) for p in range(4)]  # kept in the state from here
+        clone = state.clone()
+        assert clone._game_ref is state._game_ref  # the game's fixed setup is shared, not copied
+        assert [clone.information_state_string(p) for p in range(4)] == asked
+        state.core.strings.clear()
+        assert [state.information_state_string(p) for p in range(4)] == asked  # made again: the same
+        assert [pyspiel.State.information_state_string(state, p) for p in range(4)] == asked  # the observer's
+        assert [state.observation_string(p) for p in range(4)] == asked
+        if not state.is_chance_node():
+            assert state.information_state_string() == asked[state.current_player()]
+        legal = state.legal_actions()
+        clone.apply_action(legal[0])  # a clone's action leaves the original's strings alone
+        assert [state.information_state_string(p) for p in range(4)] == asked
+        state.apply_action(legal[rng.randrange(len(legal))])
+        steps += 1
+    assert steps > 53
+    with pytest.raises(pyspiel.SpielError):
+        state.information_state_string()  # over: no player to act
+
+
+def test_worlds_draw_as_resample_does() -> None:
+    # ISMCTSStyle draws the root's worlds with Worlds (its view worked out once) instead of
+    # resample(root, ...): the same worlds from the same random numbers.
+    game = pyspiel.load_game("python_getaway", {"players": 4})
+    rng = random.Random(9)
+    checked = 0
+    for _ in range(3):
+        state = game.new_initial_state()
+        for player in _decisions(state, rng):
+            if rng.random() < 0.2:
+                worlds = openspiel.Worlds(game, player_view(state.deal, player))
+                root = worlds.draw(random.Random(0))
+                assert root.information_state_string(player) == state.information_state_string(player)
+                for seed in range(3):
+                    drawn = worlds.draw(random.Random(seed))
+                    hands = [drawn.deal.hand(s) for s in range(4)]
+                    for start in (root, state):
+                        other = resample(start, player, random.Random(seed))
+                        assert [other.deal.hand(s) for s in range(4)] == hands
+                        assert other.information_state_string(player) == drawn.information_state_string(player)
+                checked += 1
+            legal = state.legal_actions()
+            choice = [a for a in legal if a != 53] or legal  # no takes: longer deals
+            state.apply_action(choice[rng.randrange(len(choice))])
+    assert checked > 5

@@ -169,6 +169,47 @@ def test_ismcts_style_legal_and_deterministic():
         make_bot("style:ismcts:simulations=0")
 
 
+def test_ismcts_style_chooses_what_openspiels_ismcts_over_the_adapter_chooses():
+    # The style's fast paths (rollouts on the engine's deal, the root's worlds drawn from its
+    # view worked out once, information-state strings kept per state) must leave the search
+    # OpenSpiel's: the same action as ISMCTSBot with mcts.RandomRolloutEvaluator and resample.
+    pyspiel = pytest.importorskip("pyspiel")
+    import numpy as np
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from getaway.core.events import action_from_id
+    from getaway.envs.openspiel import SHORT_NAME, params_of_rules, resample, state_of_view
+
+    rules = Rules.profile("punjab", players=4, takes="off")
+    game = pyspiel.load_game(SHORT_NAME, params_of_rules(rules))
+    deal = Deal(rules, 0, 11)
+    heuristic = make_bot("heuristic")
+    rng = random.Random(0)
+    checked = 0
+    while not deal.is_over:
+        seat = deal.to_act
+        view = player_view(deal, seat)
+        if len(view.legal_actions) > 1 and checked < 4 and rng.random() < 0.2:
+            seed = random.Random(checked).randrange(2**31)  # the seed the style draws from its rng
+            search_rng, rs = random.Random(seed), np.random.RandomState(seed)
+            state = state_of_view(game, view, search_rng)
+            bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, max_simulations=40, random_state=rs)
+            bot.set_resampler(lambda s, p, r=search_rng: resample(s, p, r))
+            expected = action_from_id(int(bot.step(state)))
+            style = make_bot("style:ismcts:simulations=40")
+            assert style.act(view, view.legal_actions, random.Random(checked)) == expected
+            checked += 1
+        deal.apply(heuristic.act(view, view.legal_actions, rng), seat)
+    assert checked == 4
+    # deterministic given a seed at the panel's 200 simulations
+    deal = Deal(rules, 1, 12)
+    deal.apply(deal.legal_actions()[0])  # the first lead (R-P-FIRST): the next seat follows
+    view = player_view(deal, deal.to_act)
+    assert len(view.legal_actions) > 1
+    first = [make_bot("style:ismcts").act(view, view.legal_actions, random.Random(s)) for s in range(3)]
+    assert first == [make_bot("style:ismcts").act(view, view.legal_actions, random.Random(s)) for s in range(3)]
+
+
 def test_styles_and_own_bots_are_named_on_the_command_line():
     from click.testing import CliRunner
 

@@ -276,3 +276,34 @@ def test_worlds_wound_back_through_finished_tricks():
                     rejected += 1
             deal.apply(bot.act(view, view.legal_actions, random.Random(0)))
     assert checked > 50 and rejected > 10
+
+
+def _hall(counts: list[int], caps: list[int], allowed: list[int], seats: list[int]) -> bool:
+    """Hall's condition spelled out: for every set of the groups present, the seats accepting
+    one of them have room for all their cards."""
+    present = [g for g in range(5) if counts[g]]
+    for subset in range(1, 1 << len(present)):
+        groups = [g for i, g in enumerate(present) if subset >> i & 1]
+        mask = sum(1 << g for g in groups)
+        if sum(counts[g] for g in groups) > sum(caps[s] for s in seats if allowed[s] & mask):
+            return False
+    return True
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=5, max_size=5),
+    st.lists(st.integers(0, 31), min_size=1, max_size=8),
+    st.data(),
+)
+def test_the_feasibility_check_is_halls_condition(counts: list[int], allowed: list[int], data: st.DataObject) -> None:
+    # as the sampler asks it: as many places as cards in all, split among the seats at random
+    from getaway.core.worlds import _feasible
+
+    caps, left = [], sum(counts)
+    for _ in allowed[:-1]:
+        caps.append(data.draw(st.integers(0, left)))
+        left -= caps[-1]
+    caps.append(left)
+    seats = list(range(len(allowed)))
+    assert _feasible(counts, caps, allowed, seats) == _hall(counts, caps, allowed, seats)

@@ -123,7 +123,8 @@ def sample(knowledge: Knowledge, rng: random.Random) -> World:
     if not _feasible(counts, caps, allowed, seats):
         raise SamplingError("the voids leave no room for the unknown cards")
     # Most constrained groups first, so that the weighted choice rarely needs a retry.
-    pool.sort(key=lambda c: sum(1 for s in seats if allowed[s] >> _group(c) & 1))
+    takers = [sum(1 for s in seats if allowed[s] >> g & 1) for g in range(5)]  # seats that may hold group g
+    pool.sort(key=lambda c: takers[_group(c)])
     for c in pool:
         g = _group(c)
         counts[g] -= 1
@@ -143,16 +144,29 @@ def sample(knowledge: Knowledge, rng: random.Random) -> World:
 
 def _feasible(counts: list[int], caps: list[int], allowed: list[int], seats: list[int]) -> bool:
     """Hall's condition for dealing ``counts[g]`` cards of each group into seats of capacity
-    ``caps`` accepting the groups in ``allowed``: every set of groups needs as many places as cards."""
+    ``caps`` accepting the groups in ``allowed``: every set of groups needs as many places as cards.
+
+    The sets of groups are visited in counting order, each one's cards found from the set
+    without its lowest group (sampling calls this once per card placed)."""
     present = [g for g in range(5) if counts[g]]
-    for subset in range(1, 1 << len(present)):
-        need = 0
-        groups = 0
-        for i, g in enumerate(present):
-            if subset >> i & 1:
-                need += counts[g]
-                groups |= 1 << g
-        if need > sum(caps[s] for s in seats if allowed[s] & groups):
+    # each seat with room: the present groups it accepts (bit i for present[i]), its room
+    rooms = []
+    for s in seats:
+        if caps[s]:
+            accepts = 0
+            for i, g in enumerate(present):
+                if allowed[s] >> g & 1:
+                    accepts |= 1 << i
+            rooms.append((accepts, caps[s]))
+    need = [0] * (1 << len(present))
+    for subset in range(1, len(need)):
+        low = subset & -subset
+        cards = need[subset] = need[subset ^ low] + counts[present[low.bit_length() - 1]]
+        room = 0
+        for accepts, cap in rooms:
+            if accepts & subset:
+                room += cap
+        if cards > room:
             return False
     return True
 

@@ -7,6 +7,13 @@ evaluation and our resampler (:func:`~getaway.envs.openspiel.resample`) for
 ``simulations`` simulations. Everything random comes from one seed drawn from the harness's
 ``rng``: the bot is deterministic given a seed. It needs OpenSpiel (``open_spiel``).
 
+Two faster equivalents keep the search OpenSpiel's, move for move: the rollouts are
+:class:`~getaway.envs.openspiel.RandomRollouts` (``mcts.RandomRolloutEvaluator``'s, played
+on the engine's deal), and the root is resampled with one
+:class:`~getaway.envs.openspiel.Worlds` (its view worked out once), which draws what
+``resample(root, …)`` draws (tests/test_styles.py compares the actions; bench/ismcts_times.py
+times them).
+
 >>> import random
 >>> from getaway import Deal, Rules, player_view
 >>> deal = Deal(Rules.profile("punjab", takes="off"), seed=3)
@@ -23,12 +30,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.algorithms import ismcts
 
 from ..core.events import Action, action_from_id
 from ..core.rules import Rules
 from ..core.view import PlayerView
-from .openspiel import SHORT_NAME, params_of_rules, resample, state_of_view
+from .openspiel import SHORT_NAME, RandomRollouts, Worlds, params_of_rules, resample
 
 __all__ = ["ISMCTSStyle"]
 
@@ -74,15 +81,18 @@ class ISMCTSStyle:
         seed = rng.randrange(2**31)
         search_rng = random.Random(seed)
         rs = np.random.RandomState(seed)
-        state = state_of_view(game, view, search_rng)
+        worlds = Worlds(game, view)
+        state = worlds.draw(search_rng)  # state_of_view(game, view, search_rng)
         bot = ismcts.ISMCTSBot(
             game,
-            mcts.RandomRolloutEvaluator(self.rollouts, rs),
+            RandomRollouts(self.rollouts, rs),
             uct_c=self.uct_c,
             max_simulations=self.simulations,
             random_state=rs,
         )
-        bot.set_resampler(lambda s, player: resample(s, player, search_rng))
+        # resample(state, player, search_rng), with the root's view worked out once: ISMCTS
+        # resamples the root (the same information state) at every simulation
+        bot.set_resampler(lambda s, p: worlds.draw(search_rng) if s is state else resample(s, p, search_rng))
         action = action_from_id(int(bot.step(state)))
         assert action in legal, f"ISMCTS chose {action}, not legal here"
         return action

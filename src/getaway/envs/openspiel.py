@@ -40,7 +40,10 @@ perfect-recall record of the history.
 player knows (hand sizes, known cards, proven voids, a blind draw someone else holds) and
 returns a state with the same information state: use it as the resampler of
 ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` (OpenSpiel's C++ MCTS/ISMCTS bots must
-not be given Python games).
+not be given Python games), with :class:`RandomRollouts` as its evaluator (OpenSpiel's random
+rollouts, on the engine's deal) and :class:`Worlds` to resample one view many times.
+Information-state strings are kept in the state until its next action (ISMCTS asks for a
+node's key several times).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from typing import Any, Final
 
 import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import mcts
 
 from ..core.cards import JOKER_INDEX, Card, cards_of
 from ..core.deal import Deal, deal_hands
@@ -58,14 +62,16 @@ from ..core.knowledge import Knowledge
 from ..core.rules import Rules
 from ..core.view import PlayerView, player_view
 from ..core.worlds import SamplingError, deal_of, sample
-from .encoding import encode, layout, observation_size
+from .encoding import encode, encode_seat, layout, observation_size
 from .pettingzoo import deal_rewards, rules_from_options
 
 __all__ = [
     "GetawayGame",
     "GetawayState",
+    "RandomRollouts",
     "resample",
     "state_of_view",
+    "Worlds",
     "rules_of_params",
     "params_of_rules",
     "SHORT_NAME",
@@ -235,6 +241,11 @@ class _Setup:
         size = len(self.pack)
         self.outcome = [[(c, 1.0 / (size - k)) for c in range(JOKER_INDEX + 1)] for k in range(size)]
 
+    def __deepcopy__(self, memo: dict) -> _Setup:
+        # Fixed by the game's parameters and never changed: a state clone (pyspiel deep-copies
+        # the state) shares it; copying its outcome table was most of a clone's time.
+        return self
+
 
 _SETUPS: dict[str, _Setup] = {}
 _ACTIONS = tuple(action_from_id(i) for i in range(NUM_ACTIONS))
@@ -304,13 +315,14 @@ class GetawayGame(pyspiel.Game):
 class _Core:
     """The mutable part of a state, copied quickly by :func:`copy.deepcopy` (state clones)."""
 
-    __slots__ = ("order", "left", "deal", "knowledge")
+    __slots__ = ("order", "left", "deal", "knowledge", "strings")
 
     def __init__(self, players: int, pack: list[int]) -> None:
         self.order: list[int] = []  # the pack as chosen so far (dealing chance nodes)
         self.left = pack  # the cards not chosen yet, in card order
         self.deal: Deal | None = None  # made with explicit chance: it stops at a blind draw
         self.knowledge: list[Knowledge | None] = [None] * players  # each seat's, made at its first observation
+        self.strings: dict[int, str] = {}  # each seat's information-state string here, made when asked
 
     def __deepcopy__(self, memo: dict) -> _Core:
         other = _Core.__new__(_Core)
@@ -318,6 +330,7 @@ class _Core:
         other.left = list(self.left)
         other.deal = None if self.deal is None else self.deal.clone()
         other.knowledge = [None if k is None else k.copy() for k in self.knowledge]
+        other.strings = dict(self.strings)
         return other
 
 
@@ -372,6 +385,26 @@ class GetawayState(pyspiel.State):
             return sorted(legal)  # type: ignore[type-var]
         return legal  # type: ignore[return-value]  # Card and Call are ints: their action ids
 
+    def information_state_string(self, *player: int) -> str:  # type: ignore[override]
+        """``player``'s information-state string (default: the player to act), as pyspiel's
+        (through :meth:`GetawayGame.make_py_observer`), answered from Python and kept until
+        the next action: ISMCTS asks for it several times a node.
+
+        Raises:
+            pyspiel.SpielError: not a player's seat (pyspiel's own error, at a chance node or over).
+        """
+        p = player[0] if player else self.current_player()
+        if not 0 <= p < self._game_ref.rules.players:
+            return pyspiel.State.information_state_string(self, *player)
+        return _string_of(self, p)
+
+    def observation_string(self, *player: int) -> str:  # type: ignore[override]
+        """``player``'s observation string: the same as :meth:`information_state_string` (one summary)."""
+        p = player[0] if player else self.current_player()
+        if not 0 <= p < self._game_ref.rules.players:
+            return pyspiel.State.observation_string(self, *player)
+        return _string_of(self, p)
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes of a chance node with their probabilities; ``[]`` at any other node."""
         core = self.core
@@ -385,6 +418,7 @@ class GetawayState(pyspiel.State):
         core = self.core
         game = self._game_ref
         deal = core.deal
+        core.strings.clear()
         if deal is None:
             try:
                 core.left.remove(action)
@@ -431,7 +465,7 @@ class GetawayState(pyspiel.State):
                 if slot_seat[i] == player:
                     out[c] = 1.0
             return out
-        return encode(player_view(core.deal, player, _knowledge_of(core, core.deal, player)))
+        return encode_seat(core.deal, player, _knowledge_of(core, core.deal, player))
 
     def __str__(self) -> str:
         deal = self.core.deal
@@ -452,6 +486,51 @@ def _knowledge_of(core: _Core, deal: Deal, player: int) -> Knowledge:
     return k
 
 
+_SPANS: dict[int, tuple[list[str], list[int], np.ndarray]] = {}
+
+
+def _spans(players: int) -> tuple[list[str], list[int], np.ndarray]:
+    """The encoding's slices for ``players``: names, starts, and the starts with the end after them."""
+    spans = _SPANS.get(players)
+    if spans is None:
+        names = list(layout(players))
+        starts = [start for start, _ in layout(players).values()]
+        spans = _SPANS[players] = (names, starts, np.array([*starts, observation_size(players)]))
+    return spans
+
+
+def _string_of(state: GetawayState, player: int) -> str:
+    """``player``'s information-state string: the non-zero entries of the encoding by slice,
+    ``name:i,j`` (``name:i=v`` where a value is not 1), after ``p<player>`` (and ``dealing<k>``
+    while dealing); kept in the state until its next action."""
+    core = state.core
+    strings = core.strings
+    string = strings.get(player)
+    if string is not None:
+        return string
+    vec = state.observation_vector(player)
+    parts = [f"p{player}"]
+    if core.deal is None:
+        parts.append(f"dealing{len(core.order)}")
+    names, starts, bounds = _spans(len(core.knowledge))
+    nz = np.flatnonzero(vec)
+    cut = np.searchsorted(nz, bounds).tolist()
+    index = nz.tolist()
+    values = vec[nz].tolist()
+    for k, name in enumerate(names):
+        lo, hi = cut[k], cut[k + 1]
+        if lo == hi:
+            continue
+        start = starts[k]
+        if all(v == 1.0 for v in values[lo:hi]):
+            parts.append(f"{name}:{','.join([str(i - start) for i in index[lo:hi]])}")
+        else:
+            entries = [f"{i - start}={v:.4g}" for i, v in zip(index[lo:hi], values[lo:hi], strict=True)]
+            parts.append(f"{name}:{','.join(entries)}")
+    string = strings[player] = " ".join(parts)
+    return string
+
+
 class _Observer:
     """The PyObserver of ``python_getaway``: the shared encoding, for info states and observations alike."""
 
@@ -461,26 +540,12 @@ class _Observer:
         for name, (start, shape) in layout(players).items():
             size = int(np.prod(shape))
             self.dict[name] = self.tensor[start : start + size].reshape(shape)
-        self._layout = layout(players)
 
     def set_from(self, state: GetawayState, player: int) -> None:
         self.tensor[:] = state.observation_vector(player)
 
     def string_from(self, state: GetawayState, player: int) -> str:
-        vec = state.observation_vector(player)
-        parts = [f"p{player}"]
-        if state.core.deal is None:
-            parts.append(f"dealing{len(state.core.order)}")
-        for name, (start, shape) in self._layout.items():
-            size = int(np.prod(shape))
-            nz = np.flatnonzero(vec[start : start + size])
-            if len(nz):
-                values = vec[start : start + size][nz]
-                if np.all(values == 1.0):
-                    parts.append(f"{name}:{','.join(map(str, nz))}")
-                else:
-                    parts.append(f"{name}:{','.join(f'{i}={v:.4g}' for i, v in zip(nz, values, strict=True))}")
-        return " ".join(parts)
+        return _string_of(state, player)
 
 
 pyspiel.register_game(_GAME_TYPE, GetawayGame)
@@ -535,26 +600,89 @@ def state_of_view(
     Raises:
         RuntimeError: no consistent world in 50 tries (a knowledge bug).
     """
-    player = view.seat
-    n = view.players
-    knowledge = view.knowledge
-    target_key = encode(view)
-    public = knowledge.public()
-    for _attempt in range(50):
-        try:
-            new_deal = deal_of(view, sample(knowledge, rng), rng=_CHANCE, explicit_chance=True)
-        except (SamplingError, RuntimeError, ValueError):
-            continue
-        new_state = GetawayState(game)
-        new_core = new_state.core
-        new_core.order = list(order) if order is not None else list(new_state._game_ref.pack)
-        new_core.left = []
-        new_core.deal = new_deal
-        # the others keep what anyone knows, plus their hand in this world
-        others: list[Knowledge | None] = [public.seen_by(s, new_deal.hand_mask(s)).rebase(new_deal) for s in range(n)]
-        mine = knowledge.copy().rebase(new_deal)
-        others[player] = mine
-        new_core.knowledge = others
-        if new_deal.to_act == player and np.array_equal(encode(player_view(new_deal, player, mine)), target_key):
-            return new_state
-    raise RuntimeError("resample: no consistent world found (a knowledge bug)")
+    return Worlds(game, view, order).draw(rng)
+
+
+class Worlds:
+    """The states of ``game`` at ``view``'s decision, drawn one at a time: :func:`state_of_view`
+    with what does not change between draws (the view's encoding, the public knowledge) worked
+    out once. ISMCTS draws a world per simulation from the same information state
+    (:class:`getaway.envs.ismcts.ISMCTSStyle`).
+
+    Args:
+        game, view, order: as :func:`state_of_view`.
+    """
+
+    def __init__(self, game: pyspiel.Game, view: PlayerView, order: list[int] | None = None) -> None:
+        self.game = game
+        self.view = view
+        self.order = None if order is None else list(order)
+        self._target = encode(view).tobytes()
+        self._public = view.knowledge.public()
+
+    def draw(self, rng: random.Random) -> GetawayState:
+        """A new state, its hidden cards drawn with ``rng`` (the same draws as :func:`state_of_view`).
+
+        Raises:
+            RuntimeError: no consistent world in 50 tries (a knowledge bug).
+        """
+        view = self.view
+        player = view.seat
+        knowledge = view.knowledge
+        public = self._public
+        for _attempt in range(50):
+            try:
+                new_deal = deal_of(view, sample(knowledge, rng), rng=_CHANCE, explicit_chance=True)
+            except (SamplingError, RuntimeError, ValueError):
+                continue
+            new_state = GetawayState(self.game)
+            new_core = new_state.core
+            new_core.order = list(self.order) if self.order is not None else list(new_state._game_ref.pack)
+            new_core.left = []
+            new_core.deal = new_deal
+            # the others keep what anyone knows, plus their hand in this world
+            others: list[Knowledge | None] = [
+                public.seen_by(s, new_deal.hand_mask(s)).rebase(new_deal) for s in range(view.players)
+            ]
+            mine = knowledge.copy().rebase(new_deal)
+            others[player] = mine
+            new_core.knowledge = others
+            if new_deal.to_act == player and encode_seat(new_deal, player, mine).tobytes() == self._target:
+                return new_state
+        raise RuntimeError("resample: no consistent world found (a knowledge bug)")
+
+
+class RandomRollouts(mcts.RandomRolloutEvaluator):
+    """OpenSpiel's ``mcts.RandomRolloutEvaluator`` for ``python_getaway`` states, played on a
+    copy of the engine's deal instead of a copy of the OpenSpiel state: the same rollouts
+    (each action uniform among the legal ones in :meth:`GetawayState.legal_actions` order,
+    each blind draw by its chance outcomes, drawn from ``random_state`` exactly as the parent
+    draws them), the same returns, without a pyspiel call per action. Other states, and
+    rollouts cut at ``max_length``, go to the parent.
+
+    Args:
+        n_rollouts, random_state, max_length: as ``mcts.RandomRolloutEvaluator``.
+    """
+
+    def evaluate(self, state: pyspiel.State) -> np.ndarray:
+        """The mean returns (one per player) of ``n_rollouts`` random playouts from ``state``."""
+        if not isinstance(state, GetawayState) or self.max_length is not None or state.core.deal is None:
+            return super().evaluate(state)
+        rs = self._random_state
+        result = None
+        for _ in range(self.n_rollouts):
+            deal = state.core.deal.clone()
+            while not deal.is_over:
+                seat = deal.to_act
+                if seat is None:  # a blind draw (R-P-DRAW): chance, as the parent draws it
+                    action_list, prob_list = zip(*deal.chance_outcomes(), strict=True)
+                    deal.apply(_ACTIONS[int(rs.choice(action_list, p=prob_list))])
+                    continue
+                legal = deal.legal_actions(seat)
+                if legal[-1] is _TAKE:
+                    legal.sort()  # the state's order (action ids)
+                # rs.choice(legal) draws rs.randint(0, len(legal)): the same number, without an array
+                deal.apply(legal[rs.randint(0, len(legal))], seat)
+            returns = np.array(deal_rewards(deal))
+            result = returns if result is None else result + returns
+        return result / self.n_rollouts
