@@ -254,12 +254,17 @@ def _check(players: list[HumanRoom], database: str, base: str, deals: int) -> di
             if mine and entry.payload["action"] == action:
                 continue
             found = None if entry is None else (entry.kind, entry.payload)
-            if entry is not None and entry.kind in ("act", "absent") and (
-                entry.payload.get("bot") or entry.payload.get("seat") != 0  # the human made the room: seat 0
+            if entry is not None and (
+                entry.kind in ("act", "absent")
+                and (entry.payload.get("bot") or entry.payload.get("seat") != 0)  # the human made the room: seat 0
+                or entry.kind == "reclaim"
+                and entry.payload.get("seat") == 0
             ):
                 # The version was taken first (the turn timer's move for this seat, or another
-                # seat's take): the client's act came stale and was refused; the client counted
-                # that newer version as its echo (web_rooms.HumanRoom cannot tell them apart).
+                # seat's take): the client's act came stale and was refused; or the turn timer had
+                # marked the seat away and the act brought it back instead of being played (the
+                # server's rule: an away player's first act is a "back"). The client counted that
+                # newer version as its echo (web_rooms.HumanRoom cannot tell them apart).
                 superseded += 1
                 continue
             lost += 1
