@@ -582,18 +582,11 @@ class BotPool:
         search failed, a new executor if the worker died; then the next searches start."""
         if self._busy.get(request.room) is request:  # (not a search of an executor already replaced)
             del self._busy[request.room]
-        if job.cancelled() or self._closed:
-            self._fall_back(request, "the server is stopping", "stop")
-        elif isinstance(job.exception(), BrokenProcessPool):
-            self._rebuild(executor)
-            self._fall_back(request, "a bot worker process died", "crash")
-        elif job.exception() is not None:
-            log.error("room %s: search of seat %d failed: %s", request.room, request.seat, job.exception())
-            self._fall_back(request, "its search failed", "error")
-        else:
-            self._backoff = 0.0  # the pool works
-            if not request.future.done():
-                request.future.set_result(job.result())
+        failed = self._failure(executor, job, request.room, f"search of seat {request.seat}")
+        if failed is not None:
+            self._fall_back(request, *failed)
+        elif not request.future.done():
+            request.future.set_result(job.result())
         self._requeue(request.room, request.alone)
         self._dispatch()
 
@@ -701,21 +694,31 @@ class BotPool:
         failed; then the waiting bot searches start on the freed worker."""
         if self._hinting.get(request.room) is request:
             del self._hinting[request.room]
-        if job.cancelled() or self._closed:
-            self._hint_fall_back(request, "the server is stopping", "stop")
-        elif isinstance(job.exception(), BrokenProcessPool):
-            self._rebuild(executor)
-            self._hint_fall_back(request, "a bot worker process died", "crash")
-        elif (error := job.exception()) is not None:
-            # the error's type only: its message or traceback could name a card of the hand
-            kind = str(error).strip().splitlines()[-1].partition(":")[0] if str(error).strip() else type(error).__name__
-            log.error("room %s: hint search of seat %d failed (%s)", request.room, request.seat, kind)
-            self._hint_fall_back(request, "its search failed", "error")
-        else:
-            self._backoff = 0.0
-            if not request.future.done():
-                request.future.set_result(job.result())
+        failed = self._failure(executor, job, request.room, f"hint search of seat {request.seat}")
+        if failed is not None:
+            self._hint_fall_back(request, *failed)
+        elif not request.future.done():
+            request.future.set_result(job.result())
         self._dispatch()
+
+    def _failure(self, executor: ProcessPoolExecutor, job: Future[Any], room: str, what: str) -> tuple[str, str] | None:
+        """Why a worker's ``job`` has no answer, as ``(reason, counter key)`` for the fallback,
+        or ``None`` (it has one: the pool works). A dead worker's executor is rebuilt; a failed
+        search is logged with its error's type only (its message or traceback could name a card
+        of the hand)."""
+        if job.cancelled() or self._closed:
+            return "the server is stopping", "stop"
+        error = job.exception()
+        if isinstance(error, BrokenProcessPool):
+            self._rebuild(executor)
+            return "a bot worker process died", "crash"
+        if error is not None:
+            text = str(error).strip()
+            kind = text.splitlines()[-1].partition(":")[0] if text else type(error).__name__
+            log.error("room %s: %s failed (%s)", room, what, kind)
+            return "its search failed", "error"
+        self._backoff = 0.0
+        return None
 
     def _hint_fall_back(self, request: _HintRequest, reason: str, key: str) -> None:
         """The fallback's hint for the request (if it has no answer yet), logged and counted."""
