@@ -674,6 +674,10 @@ GARBAGE = [
     '{"t": "news", "code": "R2", "news": {"v": 1, "connected": []}}',  # on R1's channel
     '{"t": "ask", "id": "x", "from": "p", "code": "R1", "body": {"kind": "presence"}}',
     '{"t": "answer", "id": 5, "body": {}}',
+    b"\xff\xfe",  # not UTF-8 text (once stopped a process's listener for good)
+    '{"t": "ask", "id": "y", "from": "p", "code": "R1",'
+    ' "body": {"kind": "presence", "process": "p", "seats": [99, -3]}}',
+    '{"t": "news", "code": "R1", "news": {"v": 3, "absent": [1, 1e999]}}',  # an infinite deadline
 ]
 
 
@@ -739,6 +743,14 @@ def test_garbage_published_on_the_cluster_s_channels_does_not_stop_play(cluster,
         for channel in channels:
             for text in GARBAGE:
                 client.publish(channel, text)
+        # well-formed, but naming a seat the 4-seat room does not have: dropped by the room
+        forged = {"t": "ask", "id": "z", "from": "nobody", "code": code}
+        forged["body"] = {"kind": "presence", "process": "nobody", "seats": [7]}
+        for channel in channels:
+            if channel.startswith("getaway:proc:"):
+                client.publish(channel, json.dumps(forged))
+        news = {"t": "news", "code": code, "news": {"v": 0, "absent": [9, 5.0]}}
+        client.publish(f"getaway:room:{code}", json.dumps(news))
         socks[0].ws.send(json.dumps({"type": "start"}))
         for s in socks:
             s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
@@ -753,3 +765,6 @@ def test_garbage_published_on_the_cluster_s_channels_does_not_stop_play(cluster,
     for server in (a, b):
         assert server.log().count("dropped a malformed message") >= len(GARBAGE)
         assert "Traceback" not in server.log()
+    logs = a.log() + b.log()
+    assert "dropped a presence naming seats it does not have: [7]" in logs
+    assert "dropped news of an absence of seat 9" in logs

@@ -431,13 +431,17 @@ class _Shape(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+#: A seat number as it may cross Redis (a room has at most 8 seats; the room checks its own count).
+_Seat = Annotated[int, Field(ge=0, lt=16)]
+
+
 class _News(_Shape):
     """News of a room (``RoomService._publish``): public facts only."""
 
-    v: int
-    connected: list[int] = []
-    turn_ends_in: float | None = None
-    absent: tuple[int, float] | None = None
+    v: Annotated[int, Field(ge=0)]
+    connected: list[_Seat] = []
+    turn_ends_in: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    absent: tuple[_Seat, Annotated[float, Field(allow_inf_nan=False)]] | None = None
 
 
 class _Request(_Shape):
@@ -447,7 +451,7 @@ class _Request(_Shape):
 
     kind: str
     process: str | None = None
-    seats: list[int] | None = None
+    seats: list[_Seat] | None = None
     host: bool | None = None
     payload: dict[str, Any] | None = None
     version: int | None = None
@@ -546,6 +550,9 @@ class RedisBroker(Broker):
         self.redis = aioredis.from_url(
             url, socket_timeout=2.0, socket_connect_timeout=2.0, decode_responses=True, retry=Retry(NoBackoff(), 1)
         )
+        # The listener reads bytes: a message that is not UTF-8 text is dropped like any other
+        # malformed one (a decoding client would raise inside get_message and stop the listener).
+        self._raw = aioredis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0, retry=Retry(NoBackoff(), 1))
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew_all = self.redis.register_script(_RENEW_ALL)
         self._release = self.redis.register_script(_RELEASE)
@@ -594,7 +601,7 @@ class RedisBroker(Broker):
 
     async def start(self, on_request: OnRequest, on_news: OnNews) -> None:
         self.on_request, self.on_news = on_request, on_news
-        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        self._pubsub = self._raw.pubsub(ignore_subscribe_messages=True)
         await self._call(self._pubsub.subscribe(self._inbox(self.process)))
         self._listener = asyncio.create_task(self._listen(), name="broker-listen")
         self._sender = asyncio.create_task(self._send(), name="broker-send")
@@ -610,8 +617,9 @@ class RedisBroker(Broker):
         with contextlib.suppress(Exception):
             if self._pubsub is not None:
                 await self._pubsub.aclose()
-        with contextlib.suppress(Exception):
-            await self.redis.aclose()
+        for client in (self._raw, self.redis):
+            with contextlib.suppress(Exception):
+                await client.aclose()
 
     @staticmethod
     def _inbox(process: str) -> str:
@@ -731,9 +739,15 @@ class RedisBroker(Broker):
             except BrokerDown:
                 await asyncio.sleep(0.5)
                 continue
+            except Exception as exc:  # never let one bad read end the listening: one line, go on
+                log.error("broker: cannot read a message (%s: %s); listening goes on", type(exc).__name__, exc)
+                await asyncio.sleep(0.1)
+                continue
             if message is None or message.get("type") != "message":
                 continue
             channel = message.get("channel")
+            if isinstance(channel, bytes):
+                channel = channel.decode("utf-8", "replace")
             try:
                 parsed = _MESSAGE.validate_json(message["data"])
                 if isinstance(parsed, _NewsMessage) and channel != self._room(parsed.code):

@@ -2620,6 +2620,9 @@ class RoomService:
         kind = body["kind"]
         if kind == "presence":
             seats, host = frozenset(int(s) for s in body["seats"]), bool(body.get("host"))
+            if any(s >= len(handle.room.seats) for s in seats):
+                log.warning("room %s: dropped a presence naming seats it does not have: %s", code, sorted(seats))
+                return {"ok": True}
             presence = _Job("presence", call=lambda: self._presence(handle, body["process"], seats, host))
             handle.queue.put_nowait(presence)
             return {"ok": True}
@@ -2725,7 +2728,9 @@ class RoomService:
         if changed and room.status != "closed":
             self._broadcast(handle)
         absent = news.get("absent")
-        if absent is not None:
+        if absent is not None and not 0 <= int(absent[0]) < len(room.seats):
+            log.warning("room %s: dropped news of an absence of seat %s it does not have", room.code, absent[0])
+        elif absent is not None:
             for conn in list(handle.conns):
                 conn.send({"type": "absent", "seat": int(absent[0]), "deadline": float(absent[1])})
 
