@@ -363,6 +363,8 @@ def test_http_refusals_keep_the_error_shape_and_room_creation_is_limited():
         for method, path, status, code in [
             ("GET", "/api/nothing", 404, "not_found"),
             ("GET", "/api/rooms/ABCDEF/deals/abc/record", 400, "bad_message"),  # not a number
+            ("GET", "/api/rooms/ABCDEF/deals/2147483648/record", 400, "bad_message"),  # was a 500 on PostgreSQL
+            ("GET", "/api/rooms/ABCDEF/deals/-1/record", 400, "bad_message"),
             ("DELETE", "/api/rooms", 405, "bad_message"),
         ]:
             r = client.request(method, path)

@@ -19,9 +19,10 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 from fastapi import FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import TypeAdapter, ValidationError
@@ -35,7 +36,16 @@ from ..text.i18n import N_
 from . import learn, protocol
 from .edge import MAX_BODY, BodyTooLarge, EdgeMiddleware, Limits, client_lang, error_json
 from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, parse_client, refusal
-from .rooms import RESTART_CLOSE, Connection, RoomError, RoomHandle, RoomService, check_config, draining_error
+from .rooms import (
+    MAX_DEALS,
+    RESTART_CLOSE,
+    Connection,
+    RoomError,
+    RoomHandle,
+    RoomService,
+    check_config,
+    draining_error,
+)
 from .store import Store
 
 __all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE", "client_lang"]
@@ -350,8 +360,9 @@ def create_app(
         return await service_of(request).close_room(code, _bearer(authorization))
 
     @app.get("/api/rooms/{code}/deals/{index}/record", response_model=dict[str, Any], responses=_REFUSALS)
-    async def deal_record(request: Request, code: str, index: int) -> Any:
-        """The engine's record (``getaway/1``, docs/records.md) of finished deal ``index`` (0-based)."""
+    async def deal_record(request: Request, code: str, index: Annotated[int, PathParam(ge=0, lt=MAX_DEALS)]) -> Any:
+        """The engine's record (``getaway/1``, docs/records.md) of finished deal ``index`` (0-based,
+        below the most deals a match has: 400 naming ``index`` otherwise)."""
         check_reads(request)
         record = await service_of(request).read_record(code, index)
         name = f"getaway-{code.upper()}-deal{index + 1}.json"  # a real room's code: the read found it
