@@ -134,10 +134,15 @@ def test_rematch_moves_both_players_to_a_new_room(new_page, server):
         assert time.time() < deadline, (state(asha), state(ben))
         if not any([act(p, rng) for p in pages]):
             asha.wait_for_timeout(50)
-    ben.get_by_test_id("rematch").click()  # anyone seated may ask; the host stays host
+    # Both ask at once (anyone seated may ask; the host stays host): one room, no error shown.
+    for page in (ben, asha):
+        page.evaluate("document.querySelector('[data-testid=\"rematch\"]')?.click()")
     for page in pages:
         page.wait_for_url(lambda url: f"/r/{code}" not in url)
         wait_status(page, "lobby")
+    asha.wait_for_timeout(300)  # the second ask's answer has come by now
+    for page in pages:
+        assert page.get_by_test_id("error").is_hidden(), page.get_by_test_id("error").inner_text()
     new = _code(asha)
     assert _code(ben) == new != code
     old = httpx.get(f"{server}/api/rooms/{code}", timeout=10).json()

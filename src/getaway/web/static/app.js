@@ -325,6 +325,9 @@ function onMessage(msg) {
       break;
     case "error":
       S.pending = false;
+      // Both players asked at once: the other ask made the room, and the server moves this
+      // socket there too (its own "rematch" message): nothing went wrong for this person.
+      if (msg.code === "rematch_made") { render(); break; }
       showError(msg.message || msg.code);
       if (msg.code === "bad_token") {
         localStorage.removeItem(tokenKey(S.code));
@@ -341,6 +344,7 @@ function onMessage(msg) {
       if (msg.token) localStorage.setItem(tokenKey(msg.code), msg.token);
       if (msg.host_token) localStorage.setItem(hostKey(msg.code), msg.host_token);
       S.rematchAsked = false;
+      showError("");
       go(msg.url || `/r/${msg.code}`);
       break;
     case "closed":
