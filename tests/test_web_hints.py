@@ -96,6 +96,11 @@ def test_with_bot_workers_the_hint_is_searched_in_one_and_is_the_same_hint_to_th
                 assert {k: hint[k] for k in ("action", "text")} == hint_text(action, reason, "it")
                 stats = client.get("/stats").json()["bots"]
                 assert stats["hints"] == 1 and stats["hint_fallbacks"] == 0  # searched in the worker
+                for _ in range(12):  # a flood of asks for the same decision: one search, the same answer
+                    me.send(type="hint")
+                again = [me.until(lambda m: m["type"] in ("hint", "error")) for _ in range(12)]
+                assert all(m == hint for m in again), again
+                assert client.get("/stats").json()["bots"]["hints"] == 1
                 watcher.send(type="ping")
                 watcher.until(lambda m: m["type"] == "pong")
                 assert not [m for m in watcher.seen if m["type"] == "hint"]  # the asking socket only

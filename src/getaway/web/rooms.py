@@ -908,6 +908,8 @@ class RoomHandle:
         self.bot_rng = random.Random(room.seed ^ 0x5EED_B075)
         self.bot: Bot = bot if bot is not None else make_bot(room.level)
         self.search: asyncio.Future[Any] | None = None  # the bot search running in a thread
+        # the last hint asked ((version, seat, language), its answer or the search for it)
+        self.hint: tuple[tuple[int, int, str], asyncio.Future[dict[str, Any]]] | None = None
         self.address = f"restored:{room.code}"  # who started the room (set by the start)
         self.slot = False  # holds one of the slots of rooms played by bots alone
         self.paused = False  # played by bots alone and no slot free: bots wait
@@ -1812,7 +1814,15 @@ class RoomService:
         elif view is None or view.outcome is not None or view.to_act != conn.seat or not view.legal_actions:
             error = RoomError("not_your_turn", N_("a hint is for your own decision: it is not your turn"))
         else:
-            hint = await hint_for(view, conn.seat, conn.lang, self.botpool, room.code)
+            # One search per decision: asked again (or by a flood of asks), the same answer comes
+            # from the room's last hint, or from the search still running for it.
+            key = (version, conn.seat, conn.lang)
+            if handle.hint is None or handle.hint[0] != key:
+                handle.hint = (
+                    key,
+                    asyncio.ensure_future(hint_for(view, conn.seat, conn.lang, self.botpool, room.code)),
+                )
+            hint = await asyncio.shield(handle.hint[1])
             conn.send({**hint, "version": version})
             return
         conn.error(error, version)
