@@ -57,7 +57,7 @@ from .model import heuristic_action
 __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
 #: Default rollouts per decision (bench/bot_times.py and docs/bots.md give the time per decision;
-#: three times as many did not play measurably better: docs/bots.md "Against the panel").
+#: three times as many did not play measurably better: docs/bots.md "Against the panel of styles").
 DEFAULT_ITERATIONS = 160
 
 
