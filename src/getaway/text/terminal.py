@@ -32,7 +32,7 @@ from ..core.view import PlayerView, player_view
 from .i18n import _, card_name, localize, ngettext, pgettext
 from .narrate import Narrator
 
-__all__ = ["TerminalGame", "HINT_LEVELS", "best_hint", "explain", "standings_table", "seat_names"]
+__all__ = ["TerminalGame", "HINT_LEVELS", "best_hint", "bot_hint", "explain", "standings_table", "seat_names"]
 
 #: Levels tried for ``hint``, best first: the best one that exists gives the hint.
 HINT_LEVELS = ("expert", "hard", "medium", "easy")
@@ -49,6 +49,19 @@ def seat_names(n: int) -> list[str]:
     return [chr(ord("A") + i) for i in range(n)]
 
 
+def bot_hint(bot: Any, view: PlayerView, legal: list[Action], rng: random.Random) -> tuple[Action, Any]:
+    """One bot's hint for ``view``: ``(action, reason)`` from its ``hint(view, legal, rng)`` when
+    it has one, else its ``act`` and ``""``.
+
+    Raises:
+        Exception: whatever the bot raises.
+    """
+    hint = getattr(bot, "hint", None)
+    if callable(hint):
+        return hint(view, legal, rng)
+    return bot.act(view, legal, rng), ""
+
+
 def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
     """What the best available bot would do for ``view`` and why: ``(action, reason, level)``;
     ``reason`` is the bot's own (an :class:`~getaway.text.i18n.Reason`, translated by
@@ -61,12 +74,7 @@ def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
     legal = list(view.legal_actions)
     for level in [name for name in HINT_LEVELS if name in LEVELS]:
         try:
-            bot = make_bot(level)
-            hint = getattr(bot, "hint", None)
-            if callable(hint):
-                action, reason = hint(view, legal, rng)
-            else:
-                action, reason = bot.act(view, legal, rng), ""
+            action, reason = bot_hint(make_bot(level), view, legal, rng)
         except Exception:  # noqa: BLE001  (any bot failure: try the next level)
             continue
         if action in legal:  # the reason as the bot gave it (an i18n.Reason): translated when shown

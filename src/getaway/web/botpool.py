@@ -59,7 +59,7 @@ from typing import Any, Final
 from ..bots import LEVELS, Bot, HeuristicBot, make_bot
 from ..core.events import Action
 from ..core.view import PlayerView
-from ..text.terminal import best_hint
+from ..text.terminal import best_hint, bot_hint
 
 __all__ = [
     "BotPool",
@@ -277,21 +277,14 @@ class _HintRequest:
 
 
 #: The counters of :attr:`BotPool.stats` that :meth:`BotPool.report` always shows (0 when none).
+_WHY: Final = ("busy", "late", "crash", "error", "stop")  # why a fallback was played (or hinted)
 _COUNTED: Final = (
     "searches",
     "fallbacks",
-    "fallback:busy",
-    "fallback:late",
-    "fallback:crash",
-    "fallback:error",
-    "fallback:stop",
+    *(f"fallback:{why}" for why in _WHY),
     "hints",
     "hint_fallbacks",
-    "hint_fallback:busy",
-    "hint_fallback:late",
-    "hint_fallback:crash",
-    "hint_fallback:error",
-    "hint_fallback:stop",
+    *(f"hint_fallback:{why}" for why in _WHY),
     "rebuilds",
 )
 
@@ -724,10 +717,8 @@ class BotPool:
         """The fallback's hint for the request (if it has no answer yet), logged and counted."""
         if request.future.done():
             return
-        view, legal = request.view, list(request.view.legal_actions)
-        rng = random.Random(request.seed)
-        hint = getattr(self.fallback, "hint", None)
-        action, why = hint(view, legal, rng) if callable(hint) else (self.fallback.act(view, legal, rng), "")
+        legal = list(request.view.legal_actions)
+        action, why = bot_hint(self.fallback, request.view, legal, random.Random(request.seed))
         self.stats["hint_fallbacks"] += 1
         self.stats[f"hint_fallback:{key}"] += 1
         log.warning("room %s: hint of seat %d is the fallback's: %s", request.room, request.seat, reason)
