@@ -2448,8 +2448,7 @@ class RoomService:
         if ("sockets", address, socket) not in self._slots:
             return
         self._slots.discard(("sockets", address, socket))
-        with contextlib.suppress(BrokerDown):
-            await self.broker.free_slot("sockets", address, socket)
+        await self._free_shared_slot("sockets", address, socket)
 
     async def _start_shared(self) -> None:
         await self.broker.start(self._on_request, self._on_news)
