@@ -1,0 +1,89 @@
+"""What the expert's search would lose if it saw every hand: a bound, not a bot.
+
+The expert (bots/expert.py) scores each legal action on worlds sampled from what its seat
+knows. This diagnostic gives the same search the *true* world instead (the deal itself,
+cloned at each decision), so its loss rate against three heuristics shows how much of the
+expert's remaining loss comes from the hidden hands rather than from the search. It cheats by
+construction: never a player, only a measurement (docs/bots.md "Against the panel of styles").
+The same duplicate deals as ``getaway tournament --seed S`` (each seed played with the
+measured seat in every position).
+
+    python bench/expert_bounds.py --deals 300 --seed 1 -w 2
+    python bench/expert_bounds.py --deals 300 --seed 1 -w 2 --bot expert   # the real expert, same harness
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from multiprocessing import Pool
+
+from getaway import Deal, Knowledge, Rules, player_view
+from getaway.bots import make_bot
+from getaway.bots.expert import ExpertBot
+from getaway.sim.stats import wilson
+from getaway.sim.tournament import make_jobs
+
+
+class SeeingExpert(ExpertBot):
+    """The expert's search on the true deal instead of sampled worlds (set :attr:`truth`
+    before each decision). Cheats: a bound for measurements only."""
+
+    truth: Deal | None = None
+
+    def _world(self, view: object, rng: random.Random) -> Deal:  # type: ignore[override]
+        assert self.truth is not None
+        return self.truth.clone()
+
+
+def play(job_and_bot: tuple[object, str, int]) -> tuple[int, bool]:
+    """Play one duplicate job; returns ``(seat of the measured bot, whether it lost)``."""
+    job, bot, iterations = job_and_bot
+    rules, bots, seed, dealer = job.rules, list(job.bots), job.seed, job.dealer  # type: ignore[attr-defined]
+    seat = bots.index("measured")
+    players = [make_bot("heuristic") for _ in bots]
+    players[seat] = SeeingExpert(iterations=iterations) if bot == "seeing" else make_bot(bot)
+    deal = Deal(rules, dealer, seed)
+    rng = random.Random(seed * 7919 + 17)  # the tournament's (sim/jobs.py play_job)
+    knowledge = [Knowledge.of(deal, s) for s in range(rules.players)]
+    while not deal.is_over:
+        s = deal.to_act
+        legal = deal.legal_actions(s)
+        if len(legal) == 1:
+            action = legal[0]
+        else:
+            view = player_view(deal, s, knowledge[s])
+            if isinstance(players[s], SeeingExpert):
+                players[s].truth = deal
+            action = players[s].act(view, view.legal_actions, rng)
+        deal.apply(action, s)
+    outcome = deal.outcome
+    assert outcome is not None
+    return seat, outcome.loser == seat
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="punjab", choices=["punjab", "classic"])
+    parser.add_argument("-n", "--players", type=int, default=4)
+    parser.add_argument("--deals", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("-w", "--workers", type=int, default=2)
+    parser.add_argument("--bot", default="seeing", help="'seeing' (the true world), or any bot name")
+    parser.add_argument("--iterations", type=int, default=16, help="rollouts per decision of the seeing search")
+    args = parser.parse_args()
+    rules = Rules.profile(args.profile, players=args.players)
+    lineup = ["measured"] + ["heuristic"] * (args.players - 1)
+    jobs = [(job, args.bot, args.iterations) for job in make_jobs(rules, lineup, args.deals, args.seed)]
+    with Pool(args.workers) as pool:
+        results = pool.map(play, jobs, chunksize=1)
+    losses = sum(lost for _, lost in results)
+    low, high = wilson(losses, len(results))
+    print(
+        f"{args.profile} {args.players}p, {args.bot} against {args.players - 1} heuristic, seed {args.seed}: "
+        f"{losses} losses in {len(results)} deals = {losses / len(results):.1%} (95 % CI {low:.1%}–{high:.1%})"
+    )
+
+
+if __name__ == "__main__":
+    main()
