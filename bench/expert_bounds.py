@@ -62,7 +62,8 @@ def play(job_and_bot: tuple[object, str, int]) -> tuple[int, bool]:
     return seat, outcome.loser == seat
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    """Run the measurement and print it; 0 on success (a usage error exits with 2)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="punjab", choices=["punjab", "classic"])
     parser.add_argument("-n", "--players", type=int, default=4)
@@ -71,19 +72,31 @@ def main() -> None:
     parser.add_argument("-w", "--workers", type=int, default=2)
     parser.add_argument("--bot", default="seeing", help="'seeing' (the true world), or any bot name")
     parser.add_argument("--iterations", type=int, default=16, help="rollouts per decision of the seeing search")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.deals < 1 or args.workers < 1 or args.iterations < 1:
+        parser.error("--deals, --workers and --iterations: at least 1")
+    if not 3 <= args.players <= 8:
+        parser.error("-n/--players: 3 to 8")
+    try:
+        make_bot("heuristic" if args.bot == "seeing" else args.bot)
+    except ValueError as error:
+        parser.error(f"--bot: {error}")
     rules = Rules.profile(args.profile, players=args.players)
     lineup = ["measured"] + ["heuristic"] * (args.players - 1)
     jobs = [(job, args.bot, args.iterations) for job in make_jobs(rules, lineup, args.deals, args.seed)]
-    with Pool(args.workers) as pool:
-        results = pool.map(play, jobs, chunksize=1)
+    if args.workers == 1:
+        results = [play(job) for job in jobs]
+    else:
+        with Pool(args.workers) as pool:
+            results = pool.map(play, jobs, chunksize=1)
     losses = sum(lost for _, lost in results)
     low, high = wilson(losses, len(results))
     print(
         f"{args.profile} {args.players}p, {args.bot} against {args.players - 1} heuristic, seed {args.seed}: "
         f"{losses} losses in {len(results)} deals = {losses / len(results):.1%} (95 % CI {low:.1%}–{high:.1%})"
     )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

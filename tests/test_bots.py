@@ -152,18 +152,6 @@ def test_levels_map_to_kinds():
     assert isinstance(make_bot("random"), RandomBot)
 
 
-def test_expert_searches_the_take_of_a_whole_hand_and_hard_does_not():
-    # The default expert searches takes of a neighbour's hand of up to 13 cards
-    # (DEFAULT_TAKE_SEARCH_CARDS, measured in docs/bots.md); `hard` keeps the 3 it was calibrated with.
-    deal = Deal(Rules.profile("punjab", players=4), 0, 3)
-    view = player_view(deal, deal.to_act)
-    assert view.decision == "take" and set(view.hand_sizes) == {13}
-    losses, worlds = make_bot("expert", iterations=20).estimate(view, view.legal_actions, random.Random(0))
-    assert worlds == 10 and set(losses) == {TAKE, PASS}
-    assert losses[TAKE] > losses[PASS]  # 26 cards against 13: taking a whole hand loses more often
-    assert make_bot("hard").estimate(view, view.legal_actions, random.Random(0)) == ({}, 0)
-
-
 def test_every_level_has_one_line_starting_with_its_name():
     assert list(LEVEL_HELP) == list(LEVELS)
     for level, line in LEVEL_HELP.items():

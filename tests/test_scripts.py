@@ -86,3 +86,39 @@ def test_the_review_benchmark_resumes_a_stopped_run(tmp_path: Path, capsys: pyte
             bench.main(bad)
         assert stop.value.code not in (0, None), bad
         capsys.readouterr()
+
+
+def test_the_expert_bounds_see_the_true_deal_and_refuse_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/expert_bounds.py: the seeing search is handed the true deal itself, and runs."""
+    from getaway import Deal, Rules, player_view
+
+    bench = _load("bench/expert_bounds.py")
+    deal = Deal(Rules.profile("punjab", players=4), 0, 7)
+    seeing = bench.SeeingExpert(iterations=4)
+    seeing.truth = deal
+    world = seeing._world(player_view(deal, 0), None)
+    assert world is not deal and all(world.hand_mask(s) == deal.hand_mask(s) for s in range(4))
+    assert bench.main(["--deals", "2", "-w", "1", "--iterations", "2"]) == 0
+    assert "seeing against 3 heuristic, seed 1: " in capsys.readouterr().out
+    for bad in (["--deals", "0"], ["-n", "2"], ["--bot", "nobody"]):
+        with pytest.raises(SystemExit) as stop:
+            bench.main(bad)
+        assert stop.value.code == 2, bad
+        assert "error:" in capsys.readouterr().err
+
+
+def test_the_decision_rules_of_the_expert_decisions_bench() -> None:
+    """bench/expert_decisions.py's rules: the mean keeps the heuristic's choice within the margin;
+    the sign test leaves it only when the best action wins in t more worlds than it loses."""
+    bench = _load("bench/expert_decisions.py")
+    rows = [[1.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]  # action 1 wins one world more (net)
+    assert bench.mean_rule(rows, h=0) == 1 and bench.mean_rule(rows, h=0, margin=0.3) == 0
+    assert bench.sign_rule(rows, h=0, t=1) == 1 and bench.sign_rule(rows, h=0, t=2) == 0
+    log = [{"heuristic": 0, "played": 1, "true": [True, False]}, {"heuristic": 0, "played": 0, "true": [False, True]}]
+    assert bench.best_true(log[0]) == 1 and bench.best_true(log[1]) == 0
+    line = bench.score(log, lambda d: d["played"])
+    assert "true losses     0" in line and "good    1, bad    0, net   +1" in line
+    assert bench.main(["--deals", "1", "--worlds", "2", "-w", "1"]) == 0
+    with pytest.raises(SystemExit) as stop:
+        bench.main(["--worlds", "0"])
+    assert stop.value.code == 2

@@ -98,7 +98,7 @@ LEVELS: dict[str, tuple[str, dict[str, object]]] = {
     "random": ("random", {}),
     "easy": ("heuristic", {"noise": 0.55}),
     "medium": ("heuristic", {"noise": 0.25}),
-    "hard": ("expert", {"iterations": 1, "rollout": "light", "take_search_cards": 3}),  # as calibrated
+    "hard": ("expert", {"iterations": 1, "rollout": "light"}),
     "expert": ("expert", {}),
 }
 

@@ -60,12 +60,6 @@ __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 #: three times as many did not play measurably better: docs/bots.md "Against the panel of styles").
 DEFAULT_ITERATIONS = 160
 
-#: Default for ``take_search_cards``: takes of a neighbour's hand of up to 13 cards are searched
-#: (R-P-TAKE). Against three heuristics at punjab 4p (the same 300 duplicate deals) the expert
-#: lost 25 with no take searched, 21 with up to 3 cards, 18 with up to 6 and 15 with up to 13
-#: (docs/bots.md "Against the panel of styles").
-DEFAULT_TAKE_SEARCH_CARDS = 13
-
 
 def rebuild(
     view: PlayerView, world: World, seed: int, model: HeuristicBot | None = None, public: Knowledge | None = None
@@ -348,9 +342,7 @@ class ExpertBot:
         margin: how much better (in average result) an action must be to overrule the
             heuristic's choice; sampling noise should not.
         take_search_cards: search a take decision only when the neighbour holds at most this
-            many cards (or you hold at most 3); otherwise follow the heuristic (pass). The
-            default, :data:`DEFAULT_TAKE_SEARCH_CARDS`, searches every take but a hand bigger
-            than a deal's (docs/bots.md "Against the panel of styles": 3 lost more).
+            many cards (or you hold at most 3); otherwise follow the heuristic (pass).
         rollout: ``"heuristic"`` (the heuristic in every seat, and a search over the bot's
             own plays in the endgame) or ``"light"`` (the light policy with ``epsilon``
             noise, and a max-n endgame search).
@@ -373,7 +365,7 @@ class ExpertBot:
         exact_nodes_per_iteration: int = 20,
         epsilon: float = 0.1,
         margin: float = 0.02,
-        take_search_cards: int = DEFAULT_TAKE_SEARCH_CARDS,
+        take_search_cards: int = 3,
         rollout: str = "heuristic",
         resample: int = 0,
         check_tricks: int = 0,
@@ -565,9 +557,8 @@ class ExpertBot:
         return rebuild(view, world, rng.getrandbits(32))
 
     def _take_worth_searching(self, view: PlayerView) -> bool:
-        """Whether to search a take (R-P-TAKE) rather than follow the heuristic: only with
-        more than two players active and the neighbour's hand at most ``take_search_cards``
-        (or yours at most 3), since the poll comes before every trick."""
+        """Searching a take (R-P-TAKE) is worth it only when hands are small: taking a big hand
+        never pays, and the poll comes before every trick."""
         n = view.players
         me = view.seat
         assert me is not None
