@@ -221,6 +221,27 @@ def test_each_unplayable_card_comes_with_the_engines_reason_for_that_seat_only()
     assert all(m.get("illegal", []) == [] for m in spec.seen)
 
 
+def test_a_refused_card_reads_as_the_pages_reason_for_it():
+    """Playing a card the page marks unplayable is refused with the very text the page shows
+    for it, seats counted from 1 (the refusal used to say "seat 0" for the page's seat 1)."""
+    with make_client() as client:
+        room = create_room(client)
+        with client.websocket_connect(f"/ws/{room['code']}") as ws:
+            asha = Player(ws, "asha")
+            asha.hello(token=room["token"])
+            asha.send(type="start")
+            msg = asha.until(lambda m: m["type"] == "update" and m["room"]["status"] != "lobby")
+            rng = random.Random(1)
+            while not (asha.my_turn() and msg.get("illegal")):
+                msg = asha.play_one(rng) if asha.my_turn() else asha.until(lambda m: m["type"] == "update")
+                assert asha.view["outcome"] is None, "the deal ended before a card was unplayable"
+            why = msg["illegal"][0]
+            asha.send(type="act", action=why["card"], version=asha.version)
+            error = asha.until(lambda m: m["type"] == "error")
+    assert error["code"] == why["reason"] and error["message"] == why["text"], (error, why)
+    assert "seat 0" not in error["message"]
+
+
 def test_the_lobby_reads_the_cores_option_schema():
     """GET /api/rules/schema is Rules.schema() (the lobby builds its controls from it), and the
     page's texts include each of its labels, so that they are translated."""

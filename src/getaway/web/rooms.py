@@ -151,7 +151,8 @@ class RoomError(ValueError):
                 # An engine refusal reads "reason: message"; the reason is already in ``code``.
                 text = error_text(self.cause)
                 inner = text.args.get("message", text) if isinstance(self.cause, IllegalActionError) else text
-                return i18n.localize(inner)
+                players = self.args_.get("players")  # a move's refusal names seats as the page does
+                return i18n.localize(inner, page_seats(players) if isinstance(players, int) else None)
             message = i18n._(self.template)
             return message.format(**self.args_) if self.args_ else message
 
@@ -159,6 +160,12 @@ class RoomError(ValueError):
         """The socket's ``error`` message (docs/web.md): code, translated text, the room's version."""
         text = self.text(lang)[:400].encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate quoted
         return {"type": "error", "code": self.code, "message": text, "version": version}
+
+
+def page_seats(players: int) -> list[str]:
+    """How the page names seats in the engine's texts (:func:`getaway.text.i18n.localize`'s
+    ``seats``): counted from 1, seat 0 being "seat 1", for a room of ``players`` seats."""
+    return [str(n + 1) for n in range(players)]
 
 
 class RelayedError(RoomError):
@@ -694,7 +701,7 @@ class Room:
         try:
             self.match.deal.apply(action, seat)
         except IllegalActionError as exc:
-            error = RoomError(exc.reason, N_("{problem}"), problem=str(exc))
+            error = RoomError(exc.reason, N_("{problem}"), problem=str(exc), players=self.rules.players)
             error.cause = exc
             raise error from None
         self._after_move()
@@ -1982,7 +1989,7 @@ class RoomService:
         language}``, seats counted from 1 as the page shows them."""
         if not reasons:
             return []
-        labels = [str(n + 1) for n in range(room.rules.players)]
+        labels = page_seats(room.rules.players)
         with i18n.language(conn.lang):
             return [
                 {"card": card, "reason": why.reason, "text": i18n.localize(why.params["message"], labels)}
