@@ -92,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     losses = sum(lost for _, lost in results)
     low, high = wilson(losses, len(results))
     print(
-        f"{args.profile} {args.players}p, {args.bot} against {args.players - 1} heuristic, seed {args.seed}: "
-        f"{losses} losses in {len(results)} deals = {losses / len(results):.1%} (95 % CI {low:.1%}–{high:.1%})"
+        f"{args.profile} {args.players}p, {args.bot} against {args.players - 1} heuristics, seed {args.seed}: "
+        f"lost {losses} of {len(results)} deals = {losses / len(results):.1%} (95 % CI {low:.1%}–{high:.1%})"
     )
     return 0
 

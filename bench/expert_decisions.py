@@ -8,7 +8,8 @@ the others chose so far (the heuristic's choice in that world: ``expert.rebuild_
 over every finished trick). Each action is also played out once in the *true* deal (its
 "true loss", 0 or 1). Decision rules are then scored by the sum of the true losses of the
 actions they choose (lower is better) and by how often they leave the heuristic's choice for
-a better ("good") or worse ("bad") action in the true deal:
+a better ("good") or worse ("bad") action in the true deal ("true losses" counts decisions, not
+deals: one deal has many decisions):
 
 - the heuristic's choice; the expert as it played; the best action of the true deal;
 - the mean over the first *w* worlds with the expert's ``margin`` (0.02);
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         ("the expert as it played", lambda d: d["played"]),
         ("the best action of the true deal", best_true),
     ]
-    for w in (8, 16, args.worlds):
+    for w in sorted({w for w in (8, 16) if w < args.worlds} | {args.worlds}):
         rules_.append((f"mean of {w} worlds, margin 0.02", lambda d, w=w: mean_rule(every[id(d)][:w], d["heuristic"])))
     for t in (2, 3, 4):
         name = f"sign test t={t}, {args.worlds} worlds"

@@ -184,6 +184,13 @@ def test_bot_settings_in_the_name():
         make_bot("expert:colour=blue")
     with pytest.raises(ValueError, match="bad setting value"):
         make_bot("expert:iterations=abc")
+    for read_only_in_play in ("expert:margin=x", "expert:epsilon=x", "heuristic:noise=x"):
+        with pytest.raises(ValueError, match=r"bad setting value .*expected a number"):
+            make_bot(read_only_in_play)  # refused when made, not with a TypeError mid-deal
+    with pytest.raises(ValueError, match=r"cannot make 'os:system' \(TypeError"):
+        make_bot("os:system")  # a callable that is no bot's factory
+    with pytest.raises(ValueError, match=r"'math:pi' is not a bot"):
+        make_bot("math:pi")
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("grandmaster")
 

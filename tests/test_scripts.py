@@ -99,7 +99,7 @@ def test_the_expert_bounds_see_the_true_deal_and_refuse_bad_arguments(capsys: py
     world = seeing._world(player_view(deal, 0), None)
     assert world is not deal and all(world.hand_mask(s) == deal.hand_mask(s) for s in range(4))
     assert bench.main(["--deals", "2", "-w", "1", "--iterations", "2"]) == 0
-    assert "seeing against 3 heuristic, seed 1: " in capsys.readouterr().out
+    assert "seeing against 3 heuristics, seed 1: lost " in capsys.readouterr().out
     for bad in (["--deals", "0"], ["-n", "2"], ["--bot", "nobody"]):
         with pytest.raises(SystemExit) as stop:
             bench.main(bad)

@@ -28,6 +28,9 @@ def test_create_and_join_over_http():
             ("", "empty", False),
         ]
         assert client.get("/api/rooms/NOSUCH").json()["error"]["code"] == "room_not_found"
+        taken = client.post(f"/api/rooms/{room['code']}/join", json={"name": "Cy", "seat": 1})
+        assert taken.status_code == 409 and taken.json()["error"]["code"] == "seat_taken"
+        assert taken.json()["error"]["message"] == "seat 2 is taken"  # Ben's: the page's "seat 2"
 
 
 def test_start_needs_the_host():

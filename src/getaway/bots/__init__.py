@@ -63,7 +63,11 @@ def load_bot(path: str, **settings: object) -> Bot:
     except (ImportError, AttributeError, ValueError) as exc:
         message = N_("bot: cannot load {path!r} ({error})")
         raise ValueError(Text(message, path=path, error=f"{type(exc).__name__}: {exc}")) from None
-    bot = factory(**settings)
+    try:
+        bot = factory(**settings) if callable(factory) else None
+    except TypeError as exc:  # not a bot's factory, or settings it does not take
+        message = N_("bot: cannot make {path!r} ({error})")
+        raise ValueError(Text(message, path=path, error=f"{type(exc).__name__}: {exc}")) from None
     if not callable(getattr(bot, "act", None)):
         raise ValueError(Text(N_("bot: {path!r} is not a bot (it has no act method)"), path=path))
     if not isinstance(getattr(bot, "name", None), str):
@@ -168,6 +172,7 @@ def make_bot(name: str, **settings: object) -> Bot:
                 except ValueError:
                     continue
             settings.setdefault(key, value)
+        _check_numbers(name, settings)
         try:
             return make_bot(name, **settings)
         except TypeError:
@@ -188,6 +193,25 @@ def make_bot(name: str, **settings: object) -> Bot:
         return BOTS[name](**settings)
     known = ", ".join(dict.fromkeys([*LEVELS, *BOTS]))
     raise ValueError(Text(N_("bot: unknown bot or level {name!r} (known: {known})"), name=name, known=known))
+
+
+def _check_numbers(name: str, settings: dict[str, object]) -> None:
+    """Refuse a text given on a bot's name for a setting whose default is a number
+    (``expert:margin=x``), before the bot is made: some settings are read only in play.
+
+    Raises:
+        ValueError: the bad setting value, named.
+    """
+    kind = LEVELS[name][0] if name in LEVELS else name
+    factory = BOTS.get(kind)
+    if factory is None:
+        return
+    parameters = inspect.signature(factory).parameters
+    for key, value in settings.items():
+        default = parameters[key].default if key in parameters else None
+        if isinstance(value, str) and isinstance(default, (int, float)) and not isinstance(default, bool):
+            message = N_("bot: bad setting value for {name!r} ({shown}): expected a number")
+            raise ValueError(Text(message, name=name, shown=f"{key}={value!r}"))
 
 
 def play_deal(

@@ -162,10 +162,16 @@ class RoomError(ValueError):
         return {"type": "error", "code": self.code, "message": text, "version": version}
 
 
+def page_seat(seat: int) -> str:
+    """How the page names seat ``seat`` (0-based, as in every JSON field) in a text: counted
+    from 1, seat 0 being "seat 1". A value that is no seat of the room is echoed as sent."""
+    return str(seat + 1)
+
+
 def page_seats(players: int) -> list[str]:
-    """How the page names seats in the engine's texts (:func:`getaway.text.i18n.localize`'s
-    ``seats``): counted from 1, seat 0 being "seat 1", for a room of ``players`` seats."""
-    return [str(n + 1) for n in range(players)]
+    """:func:`page_seat` of each seat of a room of ``players``, for the engine's texts
+    (:func:`getaway.text.i18n.localize`'s ``seats``)."""
+    return [page_seat(n) for n in range(players)]
 
 
 class RelayedError(RoomError):
@@ -664,7 +670,7 @@ class Room:
         elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=seat)
         elif self.seats[seat].kind != "empty":
-            raise RoomError("seat_taken", N_("seat {seat} is taken"), 409, seat=seat)
+            raise RoomError("seat_taken", N_("seat {seat} is taken"), 409, seat=page_seat(seat))
         token_hash = p.get("token_hash")
         if not isinstance(token_hash, str):
             raise RoomError("bad_message", N_("no token"))
@@ -717,14 +723,14 @@ class Room:
         if self.status not in ("playing", "between_deals"):
             raise RoomError("not_started", N_("the match has not started"), 409)
         if self.seats[seat].bot_playing:
-            raise RoomError("bad_message", N_("a bot already plays seat {seat}"), seat=seat)
+            raise RoomError("bad_message", N_("a bot already plays seat {seat}"), seat=page_seat(seat))
         self.seats[seat].bot_playing = True
         return {"seat": seat}
 
     def _cmd_reclaim(self, p: dict[str, Any]) -> dict[str, Any]:
         seat = self._human_seat(p)
         if not self.seats[seat].bot_playing:
-            raise RoomError("bad_message", N_("seat {seat} is not played by a bot"), seat=seat)
+            raise RoomError("bad_message", N_("seat {seat} is not played by a bot"), seat=page_seat(seat))
         self.seats[seat].bot_playing = False
         return {"seat": seat}
 
@@ -733,7 +739,7 @@ class Room:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=seat)
         if self.seats[seat].kind != "human":
-            raise RoomError("bad_message", N_("seat {seat} is not a player's"), seat=seat)
+            raise RoomError("bad_message", N_("seat {seat} is not a player's"), seat=page_seat(seat))
         return seat
 
     def _cmd_next_deal(self, p: dict[str, Any]) -> dict[str, Any]:
