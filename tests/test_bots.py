@@ -289,3 +289,26 @@ def test_heuristic_noise_plays_as_random_that_often():
         assert HeuristicBot(noise=1.0).act(view, legal, random.Random(k)) == Random().act(view, legal, ahead)
     with pytest.raises(ValueError, match="noise"):
         HeuristicBot(noise=1.5)
+
+
+def test_the_endgame_search_gives_up_a_line_deeper_than_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A max-n search (``rollout=light``) from a whole classic deal goes down lines longer than
+    MAX_SEARCH_DEPTH (pickups put cards back): it gives the world to a rollout rather than
+    recursing until Python's limit (a RecursionError in a classic tournament)."""
+    import sys
+
+    from getaway.bots import expert as expert_module
+
+    monkeypatch.setattr(expert_module, "MAX_SEARCH_DEPTH", 20)
+    deal = Deal(Rules.profile("classic", players=4), 0, 11)
+    while len(deal.legal_actions()) == 1:
+        deal.apply(deal.legal_actions()[0])
+    view = player_view(deal, deal.to_act)
+    bot = ExpertBot(rollout="light", iterations=2, exact_cards=60, exact_nodes_per_iteration=10**5)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 45)  # room for 20 levels, not for a whole deal's line
+    try:
+        action = bot.act(view, view.legal_actions, random.Random(0))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert action in view.legal_actions

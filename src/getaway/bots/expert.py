@@ -56,6 +56,10 @@ from .model import heuristic_action
 
 __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
+#: Deepest line (moves) an endgame search follows before giving the world to a rollout: pickups
+#: put cards back in the hands (classic), so a line can outlast Python's recursion limit.
+MAX_SEARCH_DEPTH = 400
+
 #: Default rollouts per decision (bench/bot_times.py and docs/bots.md give the time per decision;
 #: three times as many did not play measurably better: docs/bots.md "Against the panel of styles").
 DEFAULT_ITERATIONS = 160
@@ -594,7 +598,7 @@ class ExpertBot:
                 legal = d.legal_actions()
                 if d.to_act != me or len(legal) == 1:
                     self._nodes_left -= 1
-                    if self._nodes_left < 0 or depth > 400:
+                    if self._nodes_left < 0 or depth > MAX_SEARCH_DEPTH:
                         raise _Budget
                     depth += 1
                     d.apply(heuristic_action(bot, d, f))
@@ -649,7 +653,7 @@ class ExpertBot:
                 d.active,
             )
 
-        def values(d: Deal) -> tuple[float, ...]:
+        def values(d: Deal, depth: int) -> tuple[float, ...]:
             if d.is_over:
                 return tuple(_utility(d, s) for s in range(n))
             k = key(d)
@@ -657,7 +661,7 @@ class ExpertBot:
             if hit is not None:
                 return hit
             self._nodes_left -= 1
-            if self._nodes_left < 0:
+            if self._nodes_left < 0 or depth > MAX_SEARCH_DEPTH:
                 raise _Budget
             seat = d.to_act
             legal = d.legal_actions()
@@ -668,7 +672,7 @@ class ExpertBot:
             best: tuple[float, ...] | None = None
             for a in legal:
                 d.push(a, seat)
-                v = values(d)
+                v = values(d, depth + 1)
                 d.pop()
                 if best is None or v[seat] > best[seat] + 1e-12:
                     best = v
@@ -676,7 +680,7 @@ class ExpertBot:
             memo[k] = best
             return best
 
-        return values(deal)[me]
+        return values(deal, 0)[me]
 
 
 def _pop_to(deal: Deal, depth: int) -> None:
