@@ -183,9 +183,7 @@ def make_bot(name: str, **settings: object) -> Bot:
             if unknown:
                 message = N_("bot: {name!r} has no setting {setting!r} (settings: {known})")
                 raise ValueError(Text(message, name=name, setting=unknown[0], known=", ".join(known) or "-")) from None
-            shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
-            message = N_("bot: bad setting value for {name!r} ({shown}): expected a number")
-            raise ValueError(Text(message, name=name, shown=shown)) from None
+            raise _bad_number(name, ", ".join(f"{k}={v!r}" for k, v in settings.items())) from None
     if name in LEVELS:
         kind, defaults = LEVELS[name]
         return BOTS[kind](**{**defaults, **settings})
@@ -210,8 +208,13 @@ def _check_numbers(name: str, settings: dict[str, object]) -> None:
     for key, value in settings.items():
         default = parameters[key].default if key in parameters else None
         if isinstance(value, str) and isinstance(default, (int, float)) and not isinstance(default, bool):
-            message = N_("bot: bad setting value for {name!r} ({shown}): expected a number")
-            raise ValueError(Text(message, name=name, shown=f"{key}={value!r}"))
+            raise _bad_number(name, f"{key}={value!r}")
+
+
+def _bad_number(name: str, shown: str) -> ValueError:
+    """The refusal of a bot setting that should be a number (``shown``: ``"margin='x'"``)."""
+    message = N_("bot: bad setting value for {name!r} ({shown}): expected a number")
+    return ValueError(Text(message, name=name, shown=shown))
 
 
 def play_deal(
