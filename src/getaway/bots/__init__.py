@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from ..core.deal import Deal
@@ -176,9 +176,7 @@ def make_bot(name: str, **settings: object) -> Bot:
         try:
             return make_bot(name, **settings)
         except TypeError:
-            kind = LEVELS[name][0] if name in LEVELS else name
-            factory = BOTS.get(kind)
-            known = [p for p in inspect.signature(factory).parameters] if factory is not None else []
+            known = list(_settings_of(name))
             unknown = [key for key in settings if key not in known]
             if unknown:
                 message = N_("bot: {name!r} has no setting {setting!r} (settings: {known})")
@@ -200,15 +198,18 @@ def _check_numbers(name: str, settings: dict[str, object]) -> None:
     Raises:
         ValueError: the bad setting value, named.
     """
-    kind = LEVELS[name][0] if name in LEVELS else name
-    factory = BOTS.get(kind)
-    if factory is None:
-        return
-    parameters = inspect.signature(factory).parameters
+    parameters = _settings_of(name)
     for key, value in settings.items():
         default = parameters[key].default if key in parameters else None
         if isinstance(value, str) and isinstance(default, (int, float)) and not isinstance(default, bool):
             raise _bad_number(name, f"{key}={value!r}")
+
+
+def _settings_of(name: str) -> Mapping[str, inspect.Parameter]:
+    """The settings (keyword parameters) of the factory behind a kind or level ``name``; empty
+    for a name that is neither."""
+    factory = BOTS.get(LEVELS[name][0] if name in LEVELS else name)
+    return inspect.signature(factory).parameters if factory is not None else {}
 
 
 def _bad_number(name: str, shown: str) -> ValueError:
