@@ -18,16 +18,17 @@ import argparse
 import random
 from multiprocessing import Pool
 
-from getaway import Deal, Knowledge, Rules, player_view
+from getaway import Deal, Rules
 from getaway.bots import make_bot
 from getaway.bots.expert import ExpertBot
+from getaway.sim.jobs import Job, job_rng, play_decisions
 from getaway.sim.stats import wilson
 from getaway.sim.tournament import make_jobs
 
 
 class SeeingExpert(ExpertBot):
-    """The expert's search on the true deal instead of sampled worlds (set :attr:`truth`
-    before each decision). Cheats: a bound for measurements only."""
+    """The expert's search on the true deal instead of sampled worlds (:attr:`truth`: the deal
+    being played). Cheats: a bound for measurements only."""
 
     truth: Deal | None = None
 
@@ -36,27 +37,18 @@ class SeeingExpert(ExpertBot):
         return self.truth.clone()
 
 
-def play(job_and_bot: tuple[object, str, int]) -> tuple[int, bool]:
-    """Play one duplicate job; returns ``(seat of the measured bot, whether it lost)``."""
+def play(job_and_bot: tuple[Job, str, int]) -> tuple[int, bool]:
+    """Play one duplicate job as the tournament does; returns ``(seat of the measured bot, whether it lost)``."""
     job, bot, iterations = job_and_bot
-    rules, bots, seed, dealer = job.rules, list(job.bots), job.seed, job.dealer  # type: ignore[attr-defined]
-    seat = bots.index("measured")
-    players = [make_bot("heuristic") for _ in bots]
-    players[seat] = SeeingExpert(iterations=iterations) if bot == "seeing" else make_bot(bot)
-    deal = Deal(rules, dealer, seed)
-    rng = random.Random(seed * 7919 + 17)  # the tournament's (sim/jobs.py play_job)
-    knowledge = [Knowledge.of(deal, s) for s in range(rules.players)]
-    while not deal.is_over:
-        s = deal.to_act
-        legal = deal.legal_actions(s)
-        if len(legal) == 1:
-            action = legal[0]
-        else:
-            view = player_view(deal, s, knowledge[s])
-            if isinstance(players[s], SeeingExpert):
-                players[s].truth = deal
-            action = players[s].act(view, view.legal_actions, rng)
-        deal.apply(action, s)
+    seat = job.bots.index("measured")
+    players = [make_bot("heuristic") for _ in job.bots]
+    deal = Deal(job.rules, job.dealer, job.seed)
+    if bot == "seeing":
+        seeing = players[seat] = SeeingExpert(iterations=iterations)
+        seeing.truth = deal  # played in place: the search always sees the deal as it stands
+    else:
+        players[seat] = make_bot(bot)
+    play_decisions(deal, players, job_rng(job))
     outcome = deal.outcome
     assert outcome is not None
     return seat, outcome.loser == seat

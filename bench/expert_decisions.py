@@ -28,15 +28,17 @@ from __future__ import annotations
 
 import argparse
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from multiprocessing import Pool
 from typing import Any
 
-from getaway import Deal, Knowledge, Rules, player_view
+from getaway import Deal, Knowledge, Rules
 from getaway.bots import make_bot
 from getaway.bots.expert import ExpertBot, _distinct, _pop_to, _same, plan_checks, rebuild, rebuild_checked
 from getaway.bots.heuristic import HeuristicBot
+from getaway.core.events import Action
 from getaway.core.worlds import Inconsistent, sample
+from getaway.sim.jobs import Job, job_rng, play_decisions
 from getaway.sim.tournament import make_jobs
 
 Decision = dict[str, Any]
@@ -52,56 +54,59 @@ def _values(bot: ExpertBot, deal: Deal, me: int, actions: list, facts: Knowledge
     return row
 
 
-def decisions(args: tuple[Any, int]) -> list[Decision]:
-    """Play one duplicate job with the default expert in the measured seat; log its card decisions."""
+class _Logged:
+    """The measured expert, logging each of its card decisions judged in the true deal."""
+
+    def __init__(self, deal: Deal, worlds: int, seed: int) -> None:
+        self.deal, self.worlds = deal, worlds
+        self.expert, self.probe, self.model = make_bot("expert"), ExpertBot(), HeuristicBot()
+        self.rng = random.Random(seed)  # the logged worlds' (apart from the play's generator)
+        self.log: list[Decision] = []
+
+    def act(self, view: Any, legal: Sequence[Action], rng: random.Random) -> Action:
+        """The expert's action; a card decision is logged first (:func:`decisions`)."""
+        action = self.expert.act(view, legal, rng)
+        if view.decision != "take":
+            self.log.append(self._judged(view, action))
+        return action
+
+    def _judged(self, view: Any, action: Action) -> Decision:
+        me, probe, wrng = view.seat, self.probe, self.rng
+        actions = _distinct(list(view.legal_actions), view.knowledge)
+        public = view.knowledge.public()
+        plan = plan_checks(view, 60)
+        rows = []
+        for _ in range(self.worlds):
+            world, seed = sample(view.knowledge, wrng), wrng.getrandbits(32)
+            consistent = None
+            if plan is not None:
+                try:
+                    rebuild_checked(view, world, seed, self.model, plan)
+                    consistent = True
+                except Inconsistent:
+                    consistent = False
+            base = rebuild(view, world, seed)
+            rows.append((_values(probe, base, me, actions, public.copy().rebase(base)), consistent))
+        truth = self.deal.clone()
+        true_values = _values(probe, truth, me, actions, public.copy().rebase(truth))
+        heuristic = self.model.choose(view, view.legal_actions)[0]
+        return {
+            "rows": rows,
+            "true": [v < 0.5 for v in true_values],
+            "played": _index(actions, action, view.knowledge),
+            "heuristic": _index(actions, heuristic, view.knowledge),
+        }
+
+
+def decisions(args: tuple[Job, int]) -> list[Decision]:
+    """Play one duplicate job as the tournament does, the default expert in the measured seat;
+    its card decisions, judged (:class:`_Logged`)."""
     job, worlds = args
-    rules, bots = job.rules, list(job.bots)
-    me = bots.index("measured")
-    players = [make_bot("heuristic") for _ in bots]
-    expert = make_bot("expert")
-    players[me] = expert
-    probe, model = ExpertBot(), HeuristicBot()
-    deal = Deal(rules, job.dealer, job.seed)
-    rng, wrng = random.Random(job.seed * 7919 + 17), random.Random(job.seed)
-    knowledge = [Knowledge.of(deal, s) for s in range(rules.players)]
-    log: list[Decision] = []
-    while not deal.is_over:
-        s = deal.to_act
-        legal = deal.legal_actions(s)
-        if len(legal) == 1:
-            deal.apply(legal[0], s)
-            continue
-        view = player_view(deal, s, knowledge[s])
-        action = players[s].act(view, view.legal_actions, rng)
-        if s == me and view.decision != "take":
-            actions = _distinct(list(view.legal_actions), view.knowledge)
-            public = view.knowledge.public()
-            plan = plan_checks(view, 60)
-            rows = []
-            for _ in range(worlds):
-                world, seed = sample(view.knowledge, wrng), wrng.getrandbits(32)
-                consistent = None
-                if plan is not None:
-                    try:
-                        rebuild_checked(view, world, seed, model, plan)
-                        consistent = True
-                    except Inconsistent:
-                        consistent = False
-                base = rebuild(view, world, seed)
-                rows.append((_values(probe, base, me, actions, public.copy().rebase(base)), consistent))
-            truth = deal.clone()
-            true_values = _values(probe, truth, me, actions, public.copy().rebase(truth))
-            heuristic = model.choose(view, view.legal_actions)[0]
-            log.append(
-                {
-                    "rows": rows,
-                    "true": [v < 0.5 for v in true_values],
-                    "played": _index(actions, action, view.knowledge),
-                    "heuristic": _index(actions, heuristic, view.knowledge),
-                }
-            )
-        deal.apply(action, s)
-    return log
+    deal = Deal(job.rules, job.dealer, job.seed)
+    players: list[Any] = [make_bot("heuristic") for _ in job.bots]
+    measured = players[job.bots.index("measured")] = _Logged(deal, worlds, job.seed)
+    play_decisions(deal, players, job_rng(job))
+    return measured.log
 
 
 def _index(actions: list, action: Any, knowledge: Knowledge) -> int:

@@ -17,7 +17,7 @@ from ..core.record import record_of
 from ..core.rules import Rules
 from ..core.view import player_view
 
-__all__ = ["Job", "DealResult", "play_job", "play_chunk", "check_counts"]
+__all__ = ["Job", "DealResult", "play_job", "play_decisions", "job_rng", "play_chunk", "check_counts"]
 
 
 @dataclass(frozen=True)
@@ -83,23 +83,7 @@ def play_job(job: Job) -> DealResult:
         raise ValueError(f"bots: {len(job.bots)} bots for {n} seats")
     bots = [make_bot(name) for name in job.bots]
     deal = Deal(job.rules, job.dealer, job.seed)
-    rng = random.Random(job.seed * 7919 + 17)
-    times: list[list[float]] = [[] for _ in range(n)]
-    clock = time.perf_counter
-    knowledge = [Knowledge.of(deal, s) for s in range(n)]  # each seat's, followed incrementally
-    while not deal.is_over:
-        seat = deal.to_act
-        assert seat is not None
-        legal = deal.legal_actions(seat)
-        if len(legal) == 1:
-            action = legal[0]  # no choice: not a decision, not timed
-        else:
-            view = player_view(deal, seat, knowledge[seat])
-            legal = view.legal_actions
-            start = clock()
-            action = bots[seat].act(view, legal, rng)
-            times[seat].append(clock() - start)
-        deal.apply(action, seat)
+    times = play_decisions(deal, bots, job_rng(job))
     outcome = deal.outcome
     assert outcome is not None
     return DealResult(
@@ -116,6 +100,39 @@ def play_job(job: Job) -> DealResult:
         think_times=tuple(tuple(t) for t in times),
         record=record_of(deal) if job.keep_record else None,
     )
+
+
+def job_rng(job: Job) -> random.Random:
+    """The generator the bots of ``job`` draw from: derived from its seed alone."""
+    return random.Random(job.seed * 7919 + 17)
+
+
+def play_decisions(deal: Deal, bots: Sequence[Any], rng: random.Random) -> list[list[float]]:
+    """Play ``deal`` to the end in place as a job does: ``bots[seat].act(view, legal, rng)`` for
+    every decision with more than one legal action (a single one is played without asking),
+    each seat's :class:`~getaway.core.knowledge.Knowledge` followed incrementally.
+
+    Returns:
+        each seat's think times in seconds, one per decision, in order.
+    """
+    n = deal.players
+    times: list[list[float]] = [[] for _ in range(n)]
+    clock = time.perf_counter
+    knowledge = [Knowledge.of(deal, s) for s in range(n)]  # each seat's, followed incrementally
+    while not deal.is_over:
+        seat = deal.to_act
+        assert seat is not None
+        legal = deal.legal_actions(seat)
+        if len(legal) == 1:
+            action = legal[0]  # no choice: not a decision, not timed
+        else:
+            view = player_view(deal, seat, knowledge[seat])
+            legal = view.legal_actions
+            start = clock()
+            action = bots[seat].act(view, legal, rng)
+            times[seat].append(clock() - start)
+        deal.apply(action, seat)
+    return times
 
 
 def play_chunk(jobs: Sequence[Job]) -> list[DealResult]:
