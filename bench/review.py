@@ -236,7 +236,7 @@ def report(rows: list[dict[str, Any]], iterations: int, also: str | None = None)
         f"difference (played - recommended): {100 * mean:+.1f} points, 95% CI "
         f"[{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}] ({verdict})"
     )
-    if rows[0]["replays"] > 1:  # the protocol: one replay of each move
+    if rows[0]["replays"] > 1 and len(flags) > 1:  # the protocol: one replay of each move
         once = [f["lost_played"][0] - f["lost_best"][0] for f in flags]
         m1, h1 = statistics.fmean(once), 1.96 * statistics.stdev(once) / math.sqrt(len(once))
         print(

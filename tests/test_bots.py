@@ -10,6 +10,7 @@ import pytest
 from conftest import SOAK, make_deal
 from getaway import Deal, Rules, player_view
 from getaway.bots import BOTS, LEVEL_HELP, LEVELS, ExpertBot, HeuristicBot, RandomBot, make_bot
+from getaway.bots.expert import OPPONENT_NOISE
 from getaway.core.events import PASS, TAKE
 
 VARIANTS = [
@@ -243,6 +244,31 @@ def test_expert_budget_caps_the_moves_simulated_and_stays_deterministic():
     assert capped.estimate(view, view.legal_actions, random.Random(0)) == (losses, worlds)
     with pytest.raises(ValueError, match="budget"):
         ExpertBot(budget=0)
+
+
+def test_expert_opponent_noise_is_the_profiles_default_and_only_in_the_rollouts():
+    # R-P / R-C profiles: the exact heuristic model at punjab, a noisy one at classic (docs/bots.md).
+    assert ExpertBot().noise_for(Rules.profile("punjab")) == 0.0
+    assert ExpertBot().noise_for(Rules.profile("classic")) == OPPONENT_NOISE["classic"] > 0
+    assert ExpertBot(opponent_noise=0.4).noise_for(Rules.profile("punjab")) == 0.4
+    view = _first_choice(21, "classic", 4)
+    legal = view.legal_actions
+
+    def estimate(**settings):
+        return ExpertBot(iterations=60, **settings).estimate(view, legal, random.Random(3))
+
+    exact, noisy = estimate(opponent_noise=0), estimate()
+    assert exact[1] == noisy[1] > 0  # the same worlds ...
+    assert exact[0] != noisy[0]  # ... played out differently
+    assert estimate() == noisy  # and still deterministic given the generator
+    punjab = _first_choice(21)
+    assert ExpertBot(iterations=60).estimate(punjab, punjab.legal_actions, random.Random(3)) == ExpertBot(
+        iterations=60, opponent_noise=0
+    ).estimate(punjab, punjab.legal_actions, random.Random(3))
+    with pytest.raises(ValueError, match="opponent_noise: a chance from 0 to 1, not 1.5"):
+        ExpertBot(opponent_noise=1.5)
+    with pytest.raises(ValueError, match="expected a number"):
+        make_bot("expert:opponent_noise=x")
 
 
 @pytest.mark.parametrize(
