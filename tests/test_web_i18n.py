@@ -196,3 +196,13 @@ def test_rules_panel_has_the_variants_in_force():
         assert client.get("/api/rules/en", params={"options": "{bad"}).json()["error"]["code"] == "bad_json"
         bad = client.get("/api/rules/en", params={"options": json.dumps({"trump": "hearts"})})
         assert bad.status_code == 400 and "trump" in bad.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_a_bad_choice_lists_the_choices_in_the_readers_language(lang: str) -> None:
+    """pydantic names a literal's choices in English ("'pt' or 'es'"): the refusal lists them with
+    commas only, so no English word is left in a translated message."""
+    from getaway.web.protocol import client_error, refusal
+
+    text = refusal(client_error(json.dumps({"type": "hello", "token": "a", "lang": "xx"}))).text(lang)
+    assert "'en', 'fr', 'it', 'pt', 'es'" in text and " or " not in text

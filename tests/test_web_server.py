@@ -108,6 +108,20 @@ def test_spectator_sees_the_public_view_only():
             assert spec.until(lambda m: m["type"] == "error")["code"] == "not_host"
 
 
+def test_an_action_that_is_no_card_is_refused_and_quoted_with_its_newline_escaped():
+    with make_client() as client:
+        room = create_room(client)
+        with client.websocket_connect(f"/ws/{room['code']}") as ws_a:
+            asha = Player(ws_a)
+            asha.hello(token=room["token"])
+            asha.send(type="start")
+            update = asha.until(lambda m: m["type"] == "update" and m["view"] is not None)
+            asha.send(type="act", action="A\u2660\nQ\u2665", version=update["version"])
+            error = asha.until(lambda m: m["type"] == "error")
+            assert error["code"] == "bad_message", error
+            assert error["message"] == "not an action: 'A\u2660\\nQ\u2665'" and "\n" not in error["message"]
+
+
 def test_reconnect_with_the_token_in_the_middle_of_a_trick():
     with make_client() as client:
         room = create_room(client)

@@ -733,7 +733,7 @@ def refusal(error: ValidationError | list[Any], *, body: bool = False, field: st
             return RoomError("bad_message", N_("{fields}: at least {limit}"), fields=fields, limit=limit)
         return RoomError("bad_message", N_("{fields}: at most {limit}"), fields=fields, limit=limit)
     if kind == "literal_error" and "expected" in ctx:
-        return RoomError(
-            "bad_message", N_("{fields}: expected {known}"), fields=fields, known=printable(ctx["expected"])
-        )
+        # pydantic writes the choices in English ("'en', 'fr' or 'es'"): list them with commas only
+        known = ", ".join(str(ctx["expected"]).rsplit(" or ", 1))
+        return RoomError("bad_message", N_("{fields}: expected {known}"), fields=fields, known=printable(known))
     return RoomError("bad_message", N_("bad value for: {fields}"), fields=fields)

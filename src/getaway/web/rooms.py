@@ -701,7 +701,8 @@ class Room:
         try:
             action = parse_action(p.get("action"))
         except (InvalidActionError, TypeError):
-            raise RoomError("bad_message", N_("not an action: {action}"), action=str(p.get("action"))[:40]) from None
+            shown = repr(str(p.get("action"))[:40])  # quoted, a newline or a control character escaped
+            raise RoomError("bad_message", N_("not an action: {action}"), action=shown) from None
         if self.status != "playing":
             raise RoomError("deal_over", N_("the deal is over"), 409)
         try:
