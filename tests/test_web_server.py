@@ -115,8 +115,10 @@ def test_an_action_that_is_no_card_is_refused_and_quoted_with_its_newline_escape
             asha = Player(ws_a)
             asha.hello(token=room["token"])
             asha.send(type="start")
-            update = asha.until(lambda m: m["type"] == "update" and m["view"] is not None)
-            asha.send(type="act", action="A\u2660\nQ\u2665", version=update["version"])
+            asha.until(lambda m: m["type"] == "update" and m["room"]["status"] != "lobby")
+            while not asha.my_turn():  # on her turn nobody else moves: the version stays hers
+                asha.until(lambda m: m["type"] == "update")
+            asha.send(type="act", action="A\u2660\nQ\u2665", version=asha.version)
             error = asha.until(lambda m: m["type"] == "error")
             assert error["code"] == "bad_message", error
             assert error["message"] == "not an action: 'A\u2660\\nQ\u2665'" and "\n" not in error["message"]
