@@ -405,7 +405,6 @@ class ExpertBot:
         if opponent_noise is not None and not 0 <= opponent_noise <= 1:
             raise ValueError(f"opponent_noise: a chance from 0 to 1, not {opponent_noise}")
         self.opponent_noise = opponent_noise
-        self._noise = 0.0
         self._moves = 0
         self.iterations = iterations
         self.time_limit = time_limit
@@ -493,7 +492,7 @@ class ExpertBot:
             return self._fallback.choose(view, legal)[0], {}, 0
         start = time.perf_counter()
         self._plan = plan_checks(view, self.check_tricks) if self.resample and self.check_tricks else None
-        self._noise = self.noise_for(view.rules)
+        noise = self.noise_for(view.rules)
         full = legal
         legal = _distinct(legal, knowledge)
         public = knowledge.public() if self.rollout == "heuristic" or self.resample else None
@@ -545,8 +544,7 @@ class ExpertBot:
                 if value is None:
                     base.push(action, me)
                     if facts is not None:
-                        noise = random.Random(rollout_seed) if self._noise else None
-                        value = self._model_rollout(base, me, facts.copy(), noise)
+                        value = self._model_rollout(base, me, facts.copy(), noise, rollout_seed)
                     else:
                         value = self._rollout(base, me, random.Random(rollout_seed))
                     _pop_to(base, 0)
@@ -605,14 +603,15 @@ class ExpertBot:
         active = n - sum(view.got_away)
         return active > 2 and (view.hand_sizes[target] <= self.take_search_cards or view.hand_sizes[me] <= 3)
 
-    def _model_rollout(self, deal: Deal, me: int, facts: Knowledge, rng: random.Random | None = None) -> float:
+    def _model_rollout(self, deal: Deal, me: int, facts: Knowledge, noise: float = 0.0, seed: int = 0) -> float:
         """Play ``deal`` out with the heuristic in every seat (``facts``: the public knowledge
-        it follows); with ``rng``, another seat plays a random legal card drawn with it instead,
-        with the chance ``self._noise`` at each card decision (:meth:`noise_for`). Returns
-        ``me``'s result (:func:`_settled`; 0.5 if the deal does not end within 2,000 moves)."""
+        it follows); with ``noise`` (:meth:`noise_for`), at each card decision another seat
+        plays a random legal card instead with that chance, drawn from a generator seeded with
+        ``seed``. Returns ``me``'s result (:func:`_settled`; 0.5 if the deal does not end
+        within 2,000 moves)."""
         bot = self._fallback
         limit = 2000
-        noise = self._noise
+        rng = random.Random(seed) if noise else None
         while True:
             value = _settled(deal, me)
             if value is not None:

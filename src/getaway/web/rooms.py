@@ -163,8 +163,9 @@ class RoomError(ValueError):
 
 
 def page_seat(seat: int) -> str:
-    """How the page names seat ``seat`` (0-based, as in every JSON field) in a text: counted
-    from 1, seat 0 being "seat 1". A value that is no seat of the room is echoed as sent."""
+    """How the page names seat ``seat`` (0-based, as in every JSON field; a seat of the room)
+    in a text: counted from 1, seat 0 being "seat 1". A value that is no seat of the room is
+    refused with the value as sent ("no seat 7 in this room"), not through this."""
     return str(seat + 1)
 
 
