@@ -753,10 +753,6 @@ class Knowledge:
             p_none *= max(0.0, (total - in_suit - i) / (total - i))
         return 1.0 - p_none
 
-    def hand_known(self, seat: int) -> bool:
-        """Whether every card of ``seat``'s hand is known here."""
-        return self.known[seat].bit_count() == self.sizes[seat]
-
     def __repr__(self) -> str:
         return f"Knowledge(seat={self.seat}, sizes={self.sizes}, read={self.read})"
 

@@ -396,14 +396,6 @@ class Store:
             rows = conn.execute(live).mappings().all()
             return [self._load(conn, row) for row in rows]
 
-    def unfinished_codes(self, *, with_humans: bool) -> list[str]:
-        """The codes of the rooms not ``finished`` nor ``closed`` with (or without) a person seated."""
-        with self.engine.connect() as conn:
-            query = select(rooms.c.code).where(rooms.c.status.not_in(["finished", "closed"]))
-            has = select(seats.c.seat).where(seats.c.room == rooms.c.code).exists()
-            query = query.where(has if with_humans else ~has).order_by(rooms.c.created)
-            return [r.code for r in conn.execute(query)]
-
     def read_room(self, code: str) -> RoomSummary | None:
         """Room ``code``'s status, version, config and snapshot (one row, no log), or ``None``."""
         query = select(rooms.c.code, rooms.c.status, rooms.c.version, rooms.c.config, rooms.c.snapshot)
