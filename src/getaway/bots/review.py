@@ -43,6 +43,7 @@ from ..core.deal import Deal, replay
 from ..core.events import PASS, TAKE, Action, IllegalActionError
 from ..core.messages import N_, Reason, Text
 from ..core.record import RecordError, parse_record
+from ..core.stats import half_width  # the one Wilson interval (re-exported: getaway.bots.review.half_width)
 from ..core.view import PlayerView, player_view
 from .expert import DEFAULT_ITERATIONS, ExpertBot
 from .heuristic import HeuristicBot
@@ -68,19 +69,6 @@ MISTAKE: Final = 5.0
 BLUNDER: Final = 15.0
 #: The poll answers the engine asks of everyone (R-P-TAKE); a record does not keep its passes.
 _POLL_WAIT: Final = frozenset({"not_your_turn", "no_take_now"})
-
-
-def half_width(p: float, n: int, z: float = 1.96) -> float:
-    """The half-width of the Wilson score interval (95 % for ``z=1.96``) of a proportion ``p``
-    estimated from ``n`` samples, as a fraction in [0, 1] (``1.0`` for ``n=0``).
-
-    >>> round(half_width(0.5, 100), 3), round(half_width(0.0, 40), 3)
-    (0.096, 0.044)
-    """
-    if n <= 0:
-        return 1.0
-    z2 = z * z
-    return z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
 
 
 @dataclass(frozen=True, slots=True)

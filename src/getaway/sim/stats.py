@@ -1,5 +1,6 @@
-"""Statistics of many bot deals (``getaway simulate``): loss rates with Wilson intervals,
-deal lengths, pick-ups, takes; files (.jsonl, .csv) and plots.
+"""Statistics of many bot deals (``getaway simulate``): loss rates with Wilson intervals
+(:func:`getaway.core.stats.wilson`, re-exported here), deal lengths, pick-ups, takes; files
+(.jsonl, .csv) and plots.
 
 Satellite of the core; reads :class:`~getaway.sim.simulation.DealResult` s only.
 
@@ -12,34 +13,14 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.stats import wilson  # the one Wilson interval (re-exported: getaway.sim.stats.wilson)
 from .simulation import DealResult
 
 __all__ = ["wilson", "bootstrap_mean", "Rate", "Summary", "summarize", "write_results", "plot"]
-
-
-def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval (95 % by default) of a proportion ``successes / n``: ``(low,
-    high)``, both in [0, 1]; ``(0, 1)`` when there is no trial. The one definition (the
-    simulation summary and the tournaments use it).
-
-    >>> [round(x, 3) for x in wilson(10, 100)]
-    [0.055, 0.174]
-    """
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    # No success (or no failure) puts that bound at 0 (or 1) exactly, not a rounding error away.
-    low = 0.0 if successes <= 0 else max(0.0, centre - half)
-    high = 1.0 if successes >= n else min(1.0, centre + half)
-    return low, high
 
 
 def bootstrap_mean(
