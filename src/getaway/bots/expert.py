@@ -599,7 +599,9 @@ class ExpertBot:
         n = view.players
         me = view.seat
         assert me is not None
-        target = next((s for s in ((me + i) % n for i in range(1, n)) if not view.got_away[s]), me)
+        target = view.left_active()
+        if target is None:
+            target = me
         active = n - sum(view.got_away)
         return active > 2 and (view.hand_sizes[target] <= self.take_search_cards or view.hand_sizes[me] <= 3)
 

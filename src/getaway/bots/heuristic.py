@@ -148,11 +148,6 @@ class HeuristicBot:
 
     # ------------------------------------------------------------------ helpers
 
-    def _active_after(self, view: PlayerView, seat: int) -> list[int]:
-        """Active seats after ``seat`` in clockwise order (excluding ``seat``)."""
-        n = view.players
-        return [s for s in ((seat + i) % n for i in range(1, n)) if not view.got_away[s]]
-
     def _still_to_play(self, view: PlayerView) -> list[int]:
         """Active seats that have not acted in the current trick, after the viewer."""
         acted = {s for s, _ in view.trick}
@@ -163,7 +158,7 @@ class HeuristicBot:
                     break
                 start = i
             acted |= {e.seat for e in view.history[start:] if e.kind == "void"}
-        return [s for s in self._active_after(view, view.seat) if s not in acted]
+        return [s for s in view.active_after() if s not in acted]
 
     def _danger(self, t: Knowledge, hand: int, card: int) -> float:
         """How much a card hurts to keep: high, above most outstanding cards of its suit,
@@ -221,7 +216,7 @@ class HeuristicBot:
 
     def _lead_punjab(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         hand = view.hand_mask
-        later = self._active_after(view, view.seat)
+        later = view.active_after()
         last = len(view.hand or ()) == 1
         best: tuple[float, int] | None = None
         best_why = ""
@@ -261,7 +256,7 @@ class HeuristicBot:
 
     def _lead_classic(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         hand = view.hand_mask
-        later = self._active_after(view, view.seat)
+        later = view.active_after()
         if len(cards) == 1 or len(view.hand or ()) == 1:
             return cards[0], Reason(N_("Lead your last card to get away."))
         nopickup = view.rules.nopickup
@@ -414,7 +409,7 @@ class HeuristicBot:
         is void in your suits (a tochoo right after your lead makes you pick up). Never
         with two players left (the taker would lose at once)."""
         me = view.seat
-        later = self._active_after(view, me)
+        later = view.active_after(me)
         if len(later) < 2:
             return None
         target = later[0]

@@ -15,12 +15,11 @@ card a player drew blind (R-P-DRAW) in what that player itself knows of the othe
 
 from __future__ import annotations
 
-import functools
-
 from ..core.cards import cards_of
 from ..core.deal import Deal
 from ..core.events import Action
 from ..core.knowledge import Knowledge
+from ..core.view import PlayerView, got_away_of
 from .heuristic import HeuristicBot
 
 __all__ = ["rollout_view", "heuristic_action", "heuristic_rollout"]
@@ -44,15 +43,13 @@ class _View:
         "_public",
     )
 
+    #: the view's own reading of the seats to the viewer's left (one definition: the core's)
+    active_after = PlayerView.active_after
+
     @property
     def history(self) -> object:
         """The public history (the heuristic reads it only under V-NOPICKUP)."""
         return self._public.history
-
-
-@functools.cache
-def _got_away(players: int, out: int) -> tuple[bool, ...]:
-    return tuple(bool(out >> s & 1) for s in range(players))
 
 
 def rollout_view(deal: Deal, seat: int, legal: list[Action], public: Knowledge) -> tuple[_View, Knowledge]:
@@ -64,7 +61,7 @@ def rollout_view(deal: Deal, seat: int, legal: list[Action], public: Knowledge) 
     view.seat = seat
     view.players = n
     view.rules = deal.rules
-    view.got_away = _got_away(n, deal.out_mask)
+    view.got_away = got_away_of(n, deal.out_mask)
     trick = deal.trick
     view.trick = trick
     view.hand_mask = hand

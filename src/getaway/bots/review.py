@@ -327,18 +327,8 @@ LIKELY: Final = 0.9
 
 def _later(view: PlayerView) -> list[int]:
     """The active seats after the viewer that have not played to the open trick (clockwise)."""
-    me = view.seat
-    assert me is not None
     acted = {s for s, _ in view.trick}
-    seats = ((me + i) % view.players for i in range(1, view.players))
-    return [s for s in seats if not view.got_away[s] and s not in acted]
-
-
-def _left(view: PlayerView) -> int | None:
-    """The next active seat to the viewer's left (whose hand a take takes, R-P-TAKE)."""
-    me = view.seat
-    assert me is not None
-    return next((s for s in ((me + i) % view.players for i in range(1, view.players)) if view.hand_sizes[s]), None)
+    return [s for s in view.active_after() if s not in acted]
 
 
 def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
@@ -355,7 +345,7 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
         return ""
     t = view.knowledge
     if {played, best} == {TAKE, PASS}:
-        target = _left(view)
+        target = view.left_active()
         if target is None:
             return ""
         return Reason(TAKE_ADDS, n=view.hand_sizes[target]) if played == TAKE else ""

@@ -54,7 +54,18 @@ from .messages import N_, Text, at
 from .position import Position
 from .rules import _PLAYER_RANGE, Rules
 
-__all__ = ["Deal", "DRAW", "PLAY", "TAKE_OR_PASS", "STRIP_ORDER", "deal_hands", "replay", "trick_winner"]
+__all__ = [
+    "Deal",
+    "DRAW",
+    "PLAY",
+    "TAKE_OR_PASS",
+    "STRIP_ORDER",
+    "active_after",
+    "deal_hands",
+    "next_active",
+    "replay",
+    "trick_winner",
+]
 
 #: :attr:`Deal.decision` values.
 PLAY: Final = "play"
@@ -157,6 +168,31 @@ def trick_winner(trick: Sequence[tuple[int, Card]], rules: Rules, first_trick_do
         raise ValueError(at("trick", Text(N_("empty: nobody is winning it yet"))))
     trumps = rules.trump is not None and not (rules.special_first_trick and not first_trick_done)
     return _winning_play(list(trick), trumps)
+
+
+def active_after(players: int, out: int, seat: int) -> list[int]:
+    """The seats still in the deal (R-ACTIVE: bit ``s`` of ``out`` clear, ``out`` a bit set of the
+    seats that got away) after ``seat`` clockwise, that is to its left, ``seat`` excluded: the one
+    definition of the seats' order around the table (the deal, the view, the bots, the terminal).
+
+    >>> active_after(4, 0b0100, 1), active_after(4, 0b0100, 3)
+    ([3, 0], [0, 1])
+    """
+    return [s for s in ((seat + i) % players for i in range(1, players)) if not out >> s & 1]
+
+
+def next_active(players: int, out: int, seat: int) -> int:
+    """The next seat to the left of ``seat`` still in the deal (:func:`active_after`'s first):
+    whose hand ``seat`` takes (R-P-TAKE), who leads after a winner who got away (R-C-OUT);
+    ``seat`` itself when it alone is still in, -1 when no seat is.
+
+    >>> next_active(4, 0b0100, 1), next_active(4, 0b1110, 0), next_active(3, 0b111, 0)
+    (3, 0, -1)
+    """
+    after = active_after(players, out, seat)
+    if after:
+        return after[0]
+    return -1 if out >> seat & 1 else seat
 
 
 def _winning_play(trick: list[tuple[int, Card]], trumps: bool) -> tuple[int, Card]:
@@ -1331,13 +1367,9 @@ class Deal:
             self._events.append(_new_event(_EVENT, (EventKind.OUT, s, (), place, None, 0)))
 
     def _next_active(self, seat: int) -> int:
-        """The next seat clockwise after ``seat`` that has not got away (R-ACTIVE); -1 if none."""
-        n = self.players
-        for i in range(1, n + 1):
-            s = (seat + i) % n
-            if not self._out >> s & 1:
-                return s
-        return -1
+        """The next seat clockwise after ``seat`` that has not got away (R-ACTIVE); -1 if none
+        (:func:`next_active`)."""
+        return next_active(self.players, self._out, seat)
 
     def _check_over(self, termination: str) -> bool:
         """R-END: the deal is over when at most one player is still in it."""

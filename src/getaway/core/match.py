@@ -33,7 +33,7 @@ from typing import Any, Final
 from .cards import Card
 from .deal import Deal, replay
 from .events import Action, IllegalActionError, Outcome
-from .messages import N_, Text, TextError, at, error_text
+from .messages import N_, Text, TextError, at, default_names, error_text
 from .record import RecordError, parse_record, record_of
 from .rules import Rules
 
@@ -165,7 +165,7 @@ class Match:
         pot: int = 0,
         secret: bytes | None = None,
     ) -> None:
-        names = [f"Seat {i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
+        names = default_names(players) if isinstance(players, int) else list(players)
         if len(names) != rules.players:
             message = N_("{k} names for rules.players={n}")
             raise MatchError(at("players", Text(message, k=len(names), n=rules.players)))

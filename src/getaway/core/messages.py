@@ -23,7 +23,20 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["N_", "Reason", "Text", "TextError", "at", "error_text"]
+__all__ = [
+    "N_",
+    "Reason",
+    "Text",
+    "TextError",
+    "at",
+    "error_text",
+    "seat_letter",
+    "seat_letters",
+    "seat_number",
+    "seat_numbers",
+    "default_names",
+    "parse_seat",
+]
 
 
 def N_(message: str) -> str:
@@ -115,3 +128,68 @@ class Reason(str):
 
 
 _SUITS = ("spades", "hearts", "diamonds", "clubs")
+
+
+# ---------------------------------------------------------------------- how texts name seats
+#
+# Seats are 0-based in every value of the engine (events, views, records, JSON). Texts name
+# them in one of two ways, both defined here once: the terminal and the command line by letter
+# (``A`` for seat 0, ``B`` …, clockwise), the web page by number counted from 1 (``1`` for seat
+# 0); a record or a match given no player names calls them ``Seat 1`` … (:func:`default_names`).
+# ``getaway.text.i18n.localize(text, seats)`` puts one of these lists into the engine's texts.
+
+
+def seat_letter(seat: int) -> str:
+    """Seat ``seat`` (0-based) by letter, as the terminal and the command line name it.
+
+    >>> seat_letter(0), seat_letter(3)
+    ('A', 'D')
+    """
+    return chr(ord("A") + seat)
+
+
+def seat_letters(players: int) -> list[str]:
+    """:func:`seat_letter` of each seat of a table of ``players``: ``["A", "B", …]``."""
+    return [seat_letter(s) for s in range(players)]
+
+
+def seat_number(seat: int) -> str:
+    """Seat ``seat`` (0-based) as the web page names it in a text: counted from 1.
+
+    >>> seat_number(0)
+    '1'
+    """
+    return str(seat + 1)
+
+
+def seat_numbers(players: int) -> list[str]:
+    """:func:`seat_number` of each seat of a table of ``players``: ``["1", "2", …]``."""
+    return [seat_number(s) for s in range(players)]
+
+
+def default_names(players: int) -> list[str]:
+    """The player names of a record or a match given none: ``Seat 1`` … ``Seat n`` (English,
+    stored as they are: a name is not translated).
+
+    >>> default_names(3)
+    ['Seat 1', 'Seat 2', 'Seat 3']
+    """
+    return [f"Seat {seat_number(s)}" for s in range(players)]
+
+
+def parse_seat(text: str, players: int) -> int | None:
+    """The seat (0-based) that ``text`` names at a table of ``players``: a letter (``B``, any
+    case: :func:`seat_letter`) or a number counted from 1 (``2``: :func:`seat_number`); ``None``
+    when it names no seat of the table (the caller says so in its own words).
+
+    >>> parse_seat("b", 4), parse_seat("2", 4), parse_seat("E", 4), parse_seat("0", 4)
+    (1, 1, None, None)
+    """
+    t = text.strip().upper()
+    if len(t) == 1 and "A" <= t <= "Z":
+        seat = ord(t) - ord("A")
+    elif t.isdigit():
+        seat = int(t) - 1
+    else:
+        return None
+    return seat if 0 <= seat < players else None

@@ -24,7 +24,7 @@ from typing import Any, Final
 from .cards import Card, InvalidCardError
 from .deal import Deal, replay
 from .events import PASS, PICKUP, TAKE, Action, Call, IllegalActionError
-from .messages import N_, Text, TextError, at, error_text
+from .messages import N_, Text, TextError, at, default_names, error_text
 from .position import Position, PositionError
 from .rules import Rules, RulesError
 
@@ -56,11 +56,6 @@ class RecordError(TextError):
         super().__init__(message)
         self.index = index
         self.reason = reason
-
-
-def default_names(n: int) -> list[str]:
-    """Seat names used when none are given: ``Seat 1`` … ``Seat n``."""
-    return [f"Seat {i + 1}" for i in range(n)]
 
 
 def _action_to_json(seat: int, action: Action) -> dict[str, Any]:

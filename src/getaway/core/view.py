@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import Card, cards_of
-from .deal import Deal
+from .deal import Deal, active_after
 from .events import Action, Outcome
 from .knowledge import EventLog, Knowledge, followed_knowledge
 from .rules import Rules
 
-__all__ = ["PlayerView", "player_view", "must_lead_card", "EventLog"]
+__all__ = ["PlayerView", "player_view", "must_lead_card", "got_away_of", "EventLog"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +116,28 @@ class PlayerView:
         """Suit of the current trick's lead (0–3), or ``None`` before the lead."""
         return self.trick[0][1] // 13 if self.trick else None
 
+    def active_after(self, seat: int | None = None) -> list[int]:
+        """The seats still in the deal after ``seat`` (the viewer's by default) clockwise, that is
+        to its left, ``seat`` excluded (:func:`getaway.core.deal.active_after`); ``[]`` for a
+        spectator's own.
+
+        Raises:
+            IndexError: ``seat`` is no seat of the deal.
+        """
+        if seat is None:
+            seat = self.seat
+            if seat is None:
+                return []
+        if not 0 <= seat < self.players:
+            raise IndexError(f"seat {seat} of {self.players}")
+        return active_after(self.players, _out_mask(self.got_away), seat)
+
+    def left_active(self) -> int | None:
+        """The viewer's left neighbour still in the deal, whose hand a take takes (R-P-TAKE);
+        ``None`` for a spectator or when no other seat is still in."""
+        after = self.active_after()
+        return after[0] if after else None
+
     def to_dict(self, history: bool = True) -> dict[str, Any]:
         """JSON-ready dict (cards by name); what servers send to this seat.
 
@@ -152,9 +174,21 @@ class PlayerView:
 
 
 @functools.cache
-def _got_away(players: int, out: int) -> tuple[bool, ...]:
-    """Per seat, whether bit ``seat`` of ``out`` is set (at most 2⁸ patterns per table size)."""
+def got_away_of(players: int, out: int) -> tuple[bool, ...]:
+    """:attr:`PlayerView.got_away` of a deal whose seats that got away are the bit set ``out``
+    (``Deal.out_mask``): per seat, whether its bit is set. Cached (at most 2⁸ patterns per table
+    size): the same tuple each time.
+
+    >>> got_away_of(3, 0b010)
+    (False, True, False)
+    """
     return tuple(bool(out >> s & 1) for s in range(players))
+
+
+@functools.cache
+def _out_mask(got_away: tuple[bool, ...]) -> int:
+    """The bit set of the seats in ``got_away`` (the inverse of :func:`got_away_of`)."""
+    return sum(1 << s for s, gone in enumerate(got_away) if gone)
 
 
 def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None) -> PlayerView:
@@ -181,7 +215,7 @@ def player_view(deal: Deal, seat: int | None, knowledge: Knowledge | None = None
         dealer=deal.dealer,
         hand_mask=hand_mask,
         hand_sizes=deal.hand_sizes,
-        got_away=_got_away(n, deal.out_mask),
+        got_away=got_away_of(n, deal.out_mask),
         out_order=deal.out_order,
         leader=leader,
         to_act=deal.to_act,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.messages import seat_letter
 from ..core.stats import wilson  # the one Wilson interval (re-exported: getaway.sim.stats.wilson)
 from .simulation import DealResult
 
@@ -188,7 +189,7 @@ def plot(summary: Summary, path: str | Path, title: str, labels: dict[str, str])
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    xs = [f"{chr(ord('A') + int(r.label))}\n{r.bot}" for r in summary.seats]
+    xs = [f"{seat_letter(int(r.label))}\n{r.bot}" for r in summary.seats]
     ys = [r.rate for r in summary.seats]
     err_lo = [r.rate - r.interval[0] for r in summary.seats]
     err_hi = [r.interval[1] - r.rate for r in summary.seats]

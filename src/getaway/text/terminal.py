@@ -27,6 +27,7 @@ from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
 from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
 from ..core.match import Match
+from ..core.messages import seat_letters as seat_names  # the terminal's names (A, B …): re-exported for the cli
 from ..core.record import dumps, record_of
 from ..core.view import PlayerView, player_view
 from .i18n import _, card_name, localize, ngettext, pgettext
@@ -42,11 +43,6 @@ def bot_label(name: str) -> str:
     """A bot's name as shown: a level in the current language (``medium`` → ``moyen``), any
     other bot (``expert:iterations=60``, ``random``) as written."""
     return _(name) if name in LEVELS else name
-
-
-def seat_names(n: int) -> list[str]:
-    """Seat names A, B, C … clockwise."""
-    return [chr(ord("A") + i) for i in range(n)]
 
 
 def bot_hint(bot: Any, view: PlayerView, legal: list[Action], rng: random.Random) -> tuple[Action, Any]:
@@ -422,7 +418,7 @@ class TerminalGame:
 
     def _poll(self, view: PlayerView) -> None:
         deal = self.match.deal
-        target = self._left_active(view)
+        target = view.left_active()
         size = view.hand_sizes[target] if target is not None else 0
         name = self.names[target] if target is not None else "?"
         self._screen(view, marks=False)
@@ -454,13 +450,6 @@ class TerminalGame:
                 continue
             deal.apply(action, self.human)
             return
-
-    def _left_active(self, view: PlayerView) -> int | None:
-        for step in range(1, view.players):
-            seat = (self.human + step) % view.players
-            if not view.got_away[seat]:
-                return seat
-        return None
 
     def _read(self, line: str, view: PlayerView) -> Action | None:
         """The action typed on ``line``, or ``None`` after handling a command or an error."""

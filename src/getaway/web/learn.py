@@ -20,7 +20,7 @@ from typing import Any, Final
 from ..bots.review import REVIEW_ITERATIONS, review_deal
 from ..core.deal import replay
 from ..core.events import IllegalActionError
-from ..core.messages import at
+from ..core.messages import at, seat_number
 from ..core.record import RecordError, parse_record
 from ..core.view import player_view
 from ..text import i18n
@@ -147,7 +147,7 @@ def lesson_state(key: str, moves: list[str], lang: str) -> dict[str, Any]:
     start = lesson.start()
     view = player_view(result.deal, lesson.seat)
     with i18n.language(lang):
-        names = [i18n._("Seat {n}").format(n=s + 1) for s in range(len(lesson.hands))]
+        names = [i18n._("Seat {n}").format(n=seat_number(s)) for s in range(len(lesson.hands))]
         narrator = Narrator(names, result.deal.rules.special_first_trick)
         narrator.feed(view.history[: start.event_count])
         log = narrator.feed(view.history[start.event_count :])
