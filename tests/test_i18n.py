@@ -531,7 +531,7 @@ def test_metavars_stay_english_in_english():
 def test_the_terminal_hint_gives_its_reason_in_the_language(lang):
     """``hint`` in the terminal: the bot's reason reaches the screen translated (best_hint
     keeps it a Reason), in the language's own hint line."""
-    from getaway.text.terminal import best_hint
+    from getaway.bots.hints import best_hint
 
     match = Match(Rules.profile("punjab", players=4), ["A", "B", "C", "D"], 5)
     view = player_view(match.deal, match.deal.to_act)

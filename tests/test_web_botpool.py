@@ -16,7 +16,7 @@ import pytest
 
 from getaway import Deal, Rules, player_view
 from getaway.bots import ExpertBot, HeuristicBot, make_bot
-from getaway.text.terminal import best_hint
+from getaway.bots.hints import best_hint
 from getaway.web.botpool import BotPool, spec_of
 from getaway.web.rooms import RoomService
 from getaway.web.store import Store
@@ -345,7 +345,7 @@ def test_a_hint_is_searched_in_a_worker_and_is_the_terminals_hint_for_the_same_v
         raise AssertionError("the hint was searched in the server process")
 
     # the workers are fresh interpreters (spawn): the patch reaches the server process only
-    monkeypatch.setattr("getaway.text.terminal.best_hint", not_here)
+    monkeypatch.setattr("getaway.bots.hints.best_hint", not_here)
     monkeypatch.setattr("getaway.web.botpool.best_hint", not_here)
 
     async def main() -> tuple[list[Any], dict[str, int]]:

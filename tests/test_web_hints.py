@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
+from getaway.bots.hints import best_hint
 from getaway.core.cards import Card
-from getaway.text.terminal import best_hint
 from getaway.web.hints import hint_text
 from getaway.web.protocol import SERVER
 from web_helpers import Player, create_room, make_client

@@ -38,6 +38,7 @@ __all__ = [
     "language",
     "detect",
     "card_name",
+    "command_word",
     "suit_name",
     "suit_plural",
 ]
@@ -248,6 +249,27 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def pgettext(context: str, message: str) -> str:
     """``message`` in the current language, disambiguated by ``context``."""
     return _translations.pgettext(context, message)
+
+
+def command_word(word: str) -> str:
+    """The translated name of a command word (``hint``, ``take`` …); the English one works too.
+
+    Raises:
+        KeyError: ``word`` is not one of the command words.
+    """
+    return {
+        "hint": pgettext("command", "hint"),
+        "rules": pgettext("command", "rules"),
+        "history": pgettext("command", "history"),
+        "save": pgettext("command", "save"),
+        "quit": pgettext("command", "quit"),
+        "help": pgettext("command", "help"),
+        "take": pgettext("command", "take"),
+        "pass": pgettext("command", "pass"),
+        "pickup": pgettext("command", "pickup"),
+        "yes": pgettext("command", "yes"),
+        "no": pgettext("command", "no"),
+    }[word]
 
 
 def _rank_names() -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..bots import LEVEL_HELP, LEVELS, Bot, make_bot
+from ..bots.hints import best_hint
 from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
 from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
@@ -30,52 +31,15 @@ from ..core.match import Match
 from ..core.messages import seat_letters as seat_names  # the terminal's names (A, B …): re-exported for the cli
 from ..core.record import dumps, record_of
 from ..core.view import PlayerView, player_view
-from .i18n import _, card_name, localize, ngettext, pgettext
+from .i18n import _, card_name, command_word, localize, ngettext
 from .narrate import Narrator
 
-__all__ = ["TerminalGame", "HINT_LEVELS", "best_hint", "bot_hint", "explain", "standings_table", "seat_names"]
-
-#: Levels tried for ``hint``, best first: the best one that exists gives the hint.
-HINT_LEVELS = ("expert", "hard", "medium", "easy")
-
+__all__ = ["TerminalGame", "explain", "standings_table", "seat_names"]
 
 def bot_label(name: str) -> str:
     """A bot's name as shown: a level in the current language (``medium`` → ``moyen``), any
     other bot (``expert:iterations=60``, ``random``) as written."""
     return _(name) if name in LEVELS else name
-
-
-def bot_hint(bot: Any, view: PlayerView, legal: list[Action], rng: random.Random) -> tuple[Action, Any]:
-    """One bot's hint for ``view``: ``(action, reason)`` from its ``hint(view, legal, rng)`` when
-    it has one, else its ``act`` and ``""``.
-
-    Raises:
-        Exception: whatever the bot raises.
-    """
-    hint = getattr(bot, "hint", None)
-    if callable(hint):
-        return hint(view, legal, rng)
-    return bot.act(view, legal, rng), ""
-
-
-def best_hint(view: PlayerView, rng: random.Random) -> tuple[Action, str, str]:
-    """What the best available bot would do for ``view`` and why: ``(action, reason, level)``;
-    ``reason`` is the bot's own (an :class:`~getaway.text.i18n.Reason`, translated by
-    :func:`~getaway.text.i18n.localize` when shown) or ``""``.
-
-    Uses the bot's ``hint(view, legal, rng) -> (action, reason)`` when it has one, else its
-    ``act`` with no reason; a bot that fails hands over to the next level (a hint must never
-    end the game).
-    """
-    legal = list(view.legal_actions)
-    for level in [name for name in HINT_LEVELS if name in LEVELS]:
-        try:
-            action, reason = bot_hint(make_bot(level), view, legal, rng)
-        except Exception:  # noqa: BLE001  (any bot failure: try the next level)
-            continue
-        if action in legal:  # the reason as the bot gave it (an i18n.Reason): translated when shown
-            return legal[legal.index(action)], reason or "", level
-    return legal[0], "", "random"
 
 
 def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None = None) -> str:
@@ -86,23 +50,6 @@ def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None =
     if why is None:
         return ""
     return localize(why.params["message"], names)
-
-
-def command_word(word: str) -> str:
-    """The translated name of a command word (``hint``, ``take`` …); the English one works too."""
-    return {
-        "hint": pgettext("command", "hint"),
-        "rules": pgettext("command", "rules"),
-        "history": pgettext("command", "history"),
-        "save": pgettext("command", "save"),
-        "quit": pgettext("command", "quit"),
-        "help": pgettext("command", "help"),
-        "take": pgettext("command", "take"),
-        "pass": pgettext("command", "pass"),
-        "pickup": pgettext("command", "pickup"),
-        "yes": pgettext("command", "yes"),
-        "no": pgettext("command", "no"),
-    }[word]
 
 
 def _command_of(text: str) -> str | None:

@@ -57,9 +57,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..bots import LEVELS, Bot, HeuristicBot, make_bot
+from ..bots.hints import best_hint, bot_hint
 from ..core.events import Action
 from ..core.view import PlayerView
-from ..text.terminal import best_hint, bot_hint
 
 __all__ = [
     "BotPool",
@@ -227,7 +227,7 @@ def _search(spec: BotSpec, time_limit: float | None, view: PlayerView, legal: Se
 
 def hint_search(view: PlayerView, seed: int) -> tuple[Action, str, str]:
     """In a worker (or any process): the hint for ``view``'s own decision, as the terminal's
-    ``hint`` gives it: :func:`getaway.text.terminal.best_hint` with ``random.Random(seed)``;
+    ``hint`` gives it: :func:`getaway.bots.hints.best_hint` with ``random.Random(seed)``;
     ``(action, reason, level)``, the reason an English :class:`~getaway.core.messages.Reason`
     (it pickles with its template and arguments: it is translated on the event loop)."""
     return best_hint(view, random.Random(seed))

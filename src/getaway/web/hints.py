@@ -1,6 +1,6 @@
 """The hint in the browser (issue 15, item 6): the expert's move for a player's own decision,
 with its reason in the player's language, as the terminal's ``hint`` gives it
-(:func:`getaway.text.terminal.best_hint`: the expert bot within its own search budget, falling
+(:func:`getaway.bots.hints.best_hint`: the expert bot within its own search budget, falling
 back to the next level if it fails). With bot worker processes (``serve --bot-workers``, the
 default) the search runs in one of them (:meth:`getaway.web.botpool.BotPool.hint`: behind the
 bots' searches, the heuristic's hint at once when no worker is free); without, in a thread.
@@ -16,11 +16,11 @@ import asyncio
 import random
 from typing import TYPE_CHECKING, Any
 
+from ..bots.hints import best_hint
 from ..core.cards import Card
 from ..core.events import Action
 from ..core.view import PlayerView
 from ..text import i18n
-from ..text.terminal import best_hint, command_word
 
 if TYPE_CHECKING:
     from .botpool import BotPool
@@ -42,7 +42,7 @@ def hint_text(action: Action, reason: str, lang: str) -> dict[str, str]:
         if isinstance(action, Card):
             what = i18n._("play {card} ({name})").format(card=str(action), name=i18n.card_name(action))
         else:
-            what = command_word(str(action))
+            what = i18n.command_word(str(action))
         said = i18n.localize(reason) if reason else ""
         # most reasons name the move themselves ("Lead Q♥: …", "Take: …"): then it is said once
         names_it = str(action) in said if isinstance(action, Card) else said.casefold().startswith(what.casefold())
