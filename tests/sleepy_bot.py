@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+from getaway.bots.settings import Setting
+
 
 class SleepyBot:
     """A searching bot (it has a ``time_limit``) whose first ``slow`` searches in each process
@@ -13,6 +15,11 @@ class SleepyBot:
     process builds it from its settings (:func:`getaway.web.botpool.spec_of`)."""
 
     name = "sleepy"
+    SETTINGS = (
+        Setting("seconds", float, 1.0),
+        Setting("slow", int, 1_000_000),
+        Setting("time_limit", float, None, optional=True, per_search=True),
+    )
 
     def __init__(self, seconds: float = 1.0, slow: int = 1_000_000, time_limit: float | None = None) -> None:
         self.seconds = seconds

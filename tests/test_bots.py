@@ -338,3 +338,71 @@ def test_the_endgame_search_gives_up_a_line_deeper_than_its_limit(monkeypatch: p
     finally:
         sys.setrecursionlimit(limit)
     assert action in view.legal_actions
+
+
+# ---------------------------------------------------------------- each bot declares its settings
+
+
+def _every_bot_name() -> list[str]:
+    """Every registered kind and level (``style:ismcts`` only with OpenSpiel installed)."""
+    names = [*BOTS, *LEVELS]
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        names.remove("style:ismcts")
+    return names
+
+
+@pytest.mark.parametrize("name", _every_bot_name())
+def test_every_bot_declares_its_settings_as_its_constructor_takes_them(name):
+    from getaway.bots.settings import settings_of, values_of
+
+    bot = make_bot(name)
+    declared = settings_of(type(bot))
+    assert declared is not None, f"{name}: {type(bot).__name__} declares no SETTINGS"
+    parameters = inspect.signature(type(bot)).parameters
+    assert [s.name for s in declared] == list(parameters), name
+    for setting in declared:
+        default = parameters[setting.name].default
+        assert setting.default == default, (name, setting.name)
+        assert setting.optional or isinstance(setting.default, setting.type), (name, setting.name)
+    # the settings it was made with rebuild the same bot
+    values = values_of(bot)
+    assert values is not None and values_of(type(bot)(**values)) == values
+    kind, level_settings = LEVELS.get(name, (name, {}))
+    for key, value in level_settings.items():
+        assert key in values and values[key] == value, (name, key)
+
+
+@pytest.mark.parametrize("name", _every_bot_name())
+def test_a_declared_bound_is_one_the_constructor_enforces(name):
+    from getaway.bots.settings import settings_of
+
+    cls = type(make_bot(name))
+    for s in settings_of(cls) or ():
+        step = 1 if s.type is int else 0.01
+        if s.low is not None:
+            cls(**{s.name: s.type(s.low)})
+            with pytest.raises(ValueError):
+                cls(**{s.name: s.type(s.low - step)})
+        if s.high is not None:
+            cls(**{s.name: s.type(s.high)})
+            with pytest.raises(ValueError):
+                cls(**{s.name: s.type(s.high + step)})
+        for choice in s.choices:
+            cls(**{s.name: choice})
+        if s.choices:
+            with pytest.raises(ValueError):
+                cls(**{s.name: "no-such-" + s.name})
+
+
+def test_every_level_sets_only_declared_settings_of_its_kind():
+    from getaway.bots.settings import settings_of
+
+    for level, (kind, settings) in LEVELS.items():
+        declared = {s.name: s for s in settings_of(BOTS[kind]) or ()}
+        for key, value in settings.items():
+            assert key in declared, (level, key)
+            s = declared[key]
+            assert isinstance(value, s.type) or (s.type is float and isinstance(value, int)), (level, key)
+            assert (s.low is None or value >= s.low) and (s.high is None or value <= s.high), (level, key)

@@ -488,3 +488,27 @@ def test_a_bot_search_waiting_for_the_only_worker_goes_before_a_hint():
     (_a, _r, level), waiting, after = asyncio.run(main())
     assert waiting["waiting"] == 1 and waiting["hinting"] == 1 and level == "heuristic"
     assert after["searches"] == 1 and after["fallbacks"] == 0 and after["hints"] == 1
+
+
+def test_every_bot_name_and_level_round_trips_through_its_spec():
+    """The pool rebuilds every registered bot (kind or level) from its declared settings
+    (``SETTINGS``): the worker's bot is the same bot, with the same settings."""
+    from getaway.bots import BOTS, LEVELS
+    from getaway.bots.settings import values_of
+
+    names = [*BOTS, *LEVELS]
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        names.remove("style:ismcts")
+    for name in names:
+        bot = make_bot(name)
+        spec = spec_of(bot)
+        assert spec is not None, name
+        built = spec.build()
+        assert type(built) is type(bot) and values_of(built) == values_of(bot), name
+        assert spec_of(built) == spec, name
+    searching = make_bot("expert:iterations=7+rollout=light", time_limit=0.5)
+    spec = spec_of(searching)
+    assert dict(spec.settings)["iterations"] == 7 and "time_limit" not in dict(spec.settings)
+    assert spec.build().rollout == "light" and BotPool.takes(searching)

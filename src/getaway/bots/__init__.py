@@ -7,9 +7,8 @@ view, its legal actions and a seeded generator, so peeking is impossible by cons
 from __future__ import annotations
 
 import importlib
-import inspect
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ..core.deal import Deal
@@ -33,7 +32,13 @@ __all__ = [
 
 
 class Bot(Protocol):
-    """A player: ``act(view, legal, rng)`` returns one of ``legal``."""
+    """A player: ``act(view, legal, rng)`` returns one of ``legal``.
+
+    A bot class also declares its settings (its constructor's keywords) in a class attribute
+    ``SETTINGS`` (:mod:`getaway.bots.settings`): :func:`make_bot` and the web server's bot pool
+    read them. Every bot of :data:`BOTS` does; a bot of your own may (without, the pool cannot
+    rebuild it in a worker process and it plays in the server's threads).
+    """
 
     name: str
 
@@ -47,7 +52,8 @@ from ..core.view import player_view  # noqa: E402
 from .expert import ExpertBot  # noqa: E402
 from .heuristic import HeuristicBot  # noqa: E402
 from .random import RandomBot  # noqa: E402  (the protocol above is what it implements)
-from .styles import STYLES  # noqa: E402
+from .settings import Setting, settings_of  # noqa: E402
+from .styles import ISMCTS_SETTINGS, STYLES  # noqa: E402
 
 
 def load_bot(path: str, **settings: object) -> Bot:
@@ -75,16 +81,15 @@ def load_bot(path: str, **settings: object) -> Bot:
     return bot
 
 
-def _plugin(path: str) -> Callable[..., Bot]:
-    """A factory that imports ``path`` (``module:Class``) only when a bot is made (optional extras)."""
+def _plugin(path: str, settings: tuple[Setting, ...]) -> Callable[..., Bot]:
+    """A factory that imports ``path`` (``module:Class``) only when a bot is made (optional
+    extras), declaring the class's ``settings`` (known without importing it)."""
 
-    def factory(**settings: object) -> Bot:
-        return load_bot(path, **settings)
+    def factory(**values: object) -> Bot:
+        return load_bot(path, **values)
 
     factory.__doc__ = f"The bot {path} (imported on first use)."
-    factory.__signature__ = inspect.signature(  # type: ignore[attr-defined]
-        lambda simulations=200, uct_c=2.0, rollouts=1: None
-    )
+    factory.SETTINGS = settings  # type: ignore[attr-defined]
     return factory
 
 
@@ -94,7 +99,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "heuristic": HeuristicBot,
     "expert": ExpertBot,
     **STYLES,
-    "style:ismcts": _plugin("getaway.envs.ismcts:ISMCTSStyle"),  # needs OpenSpiel
+    "style:ismcts": _plugin("getaway.envs.ismcts:ISMCTSStyle", ISMCTS_SETTINGS),  # needs OpenSpiel
 }
 
 #: Difficulty levels for people, mapped onto bot kinds and settings (docs/bots.md).
@@ -176,7 +181,7 @@ def make_bot(name: str, **settings: object) -> Bot:
         try:
             return make_bot(name, **settings)
         except TypeError:
-            known = list(_settings_of(name))
+            known = [s.name for s in _settings_of(name)]
             unknown = [key for key in settings if key not in known]
             if unknown:
                 message = N_("bot: {name!r} has no setting {setting!r} (settings: {known})")
@@ -198,18 +203,17 @@ def _check_numbers(name: str, settings: dict[str, object]) -> None:
     Raises:
         ValueError: the bad setting value, named.
     """
-    parameters = _settings_of(name)
+    numbers = {s.name for s in _settings_of(name) if s.is_number}
     for key, value in settings.items():
-        default = parameters[key].default if key in parameters else None
-        if isinstance(value, str) and isinstance(default, (int, float)) and not isinstance(default, bool):
+        if isinstance(value, str) and key in numbers:
             raise _bad_number(name, f"{key}={value!r}")
 
 
-def _settings_of(name: str) -> Mapping[str, inspect.Parameter]:
-    """The settings (keyword parameters) of the factory behind a kind or level ``name``; empty
-    for a name that is neither."""
+def _settings_of(name: str) -> tuple[Setting, ...]:
+    """The declared settings (:mod:`getaway.bots.settings`) of the bot kind behind a kind or
+    level ``name``; empty for a name that is neither."""
     factory = BOTS.get(LEVELS[name][0] if name in LEVELS else name)
-    return inspect.signature(factory).parameters if factory is not None else {}
+    return (settings_of(factory) or ()) if factory is not None else ()
 
 
 def _bad_number(name: str, shown: str) -> ValueError:

@@ -44,6 +44,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
 from ..core.deal import Deal, trick_winner
@@ -56,6 +57,7 @@ from ..core.view import PlayerView
 from ..core.worlds import Inconsistent, World, deal_of, sample
 from .heuristic import HeuristicBot
 from .model import heuristic_action
+from .settings import Setting
 
 __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
@@ -379,6 +381,22 @@ class ExpertBot:
     """
 
     name = "expert"
+
+    #: its settings (:mod:`getaway.bots.settings`): the constructor's keywords, as kept by the bot
+    SETTINGS: ClassVar[tuple[Setting, ...]] = (
+        Setting("iterations", int, DEFAULT_ITERATIONS, low=1),
+        Setting("time_limit", float, None, optional=True, per_search=True),  # strictly positive
+        Setting("exact_cards", int, 8),
+        Setting("exact_nodes_per_iteration", int, 20),
+        Setting("epsilon", float, 0.1),
+        Setting("margin", float, 0.02),
+        Setting("take_search_cards", int, 3),
+        Setting("rollout", str, "heuristic", choices=("heuristic", "light")),
+        Setting("resample", int, 0),
+        Setting("check_tricks", int, 0),
+        Setting("budget", int, None, low=1, optional=True),
+        Setting("opponent_noise", float, None, low=0.0, high=1.0, optional=True),
+    )
 
     def __init__(
         self,

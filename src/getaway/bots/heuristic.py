@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import ClassVar
 
 from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
 from ..core.events import PASS, PICKUP, TAKE, Action
@@ -34,6 +35,7 @@ from ..core.knowledge import Knowledge
 from ..core.messages import N_, Reason
 from ..core.view import PlayerView
 from .random import RandomBot
+from .settings import Setting
 from .tips import Tip, parse_tips, winning_card
 
 __all__ = ["HeuristicBot"]
@@ -68,8 +70,14 @@ class HeuristicBot:
     """
 
     name = "heuristic"
+    #: its settings (:mod:`getaway.bots.settings`): the tips as names joined by ``/``
+    SETTINGS: ClassVar[tuple[Setting, ...]] = (
+        Setting("takes", bool, True),
+        Setting("noise", float, 0.0, low=0.0, high=1.0),
+        Setting("tips", str, "", read=lambda bot: "/".join(tip.name for tip in bot.tips)),
+    )
 
-    def __init__(self, takes: bool = True, noise: float = 0.0, tips: str | Sequence[str] = ()) -> None:
+    def __init__(self, takes: bool = True, noise: float = 0.0, tips: str | Sequence[str] = "") -> None:
         if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0.0 <= noise <= 1.0:
             raise ValueError(f"noise: {noise!r} is not between 0 and 1")
         self.takes = takes

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import ClassVar
 
 from ..core.events import PASS, TAKE, Action
 from ..core.view import PlayerView
+from .settings import Setting
 
 __all__ = ["RandomBot"]
 
@@ -23,6 +25,8 @@ class RandomBot:
     """
 
     name = "random"
+    #: its settings (:mod:`getaway.bots.settings`)
+    SETTINGS: ClassVar[tuple[Setting, ...]] = (Setting("take_probability", float, 0.02, low=0.0, high=1.0),)
 
     def __init__(self, take_probability: float = 0.02) -> None:
         if not 0.0 <= take_probability <= 1.0:

@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import ClassVar
 
 from ..core.cards import Card
 from ..core.events import PASS, PICKUP, TAKE, Action
 from ..core.knowledge import Knowledge
 from ..core.view import PlayerView
 from . import tips
+from .settings import Setting
 from .tips import pick, rank, suit_length, suit_of, winning_card
 
 __all__ = [
@@ -73,6 +75,8 @@ class StyleBot:
     """
 
     name = "style"
+    #: a style has no settings (:mod:`getaway.bots.settings`)
+    SETTINGS: ClassVar[tuple[Setting, ...]] = ()
 
     def act(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> Action:
         """One of ``legal`` (non-empty) for ``view.seat``, as the style plays."""
@@ -251,6 +255,14 @@ class Lowest(StyleBot):
 
 
 #: The styles by name (the ISMCTS style is registered in :data:`getaway.bots.BOTS`).
+#: The settings of OpenSpiel's ISMCTS (``style:ismcts``, :class:`getaway.envs.ismcts.ISMCTSStyle`):
+#: declared here, so that they are known without OpenSpiel installed.
+ISMCTS_SETTINGS: tuple[Setting, ...] = (
+    Setting("simulations", int, 200, low=1),
+    Setting("uct_c", float, 2.0),  # strictly positive
+    Setting("rollouts", int, 1, low=1),
+)
+
 STYLES: dict[str, type[StyleBot]] = {
     cls.name: cls
     for cls in (LeadStrong, VoidShort, KeepHigh, CountVoids, PickupShort, LateHigh, Reckless, Hoarder, Lowest)

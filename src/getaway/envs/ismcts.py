@@ -27,11 +27,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts
 
+from ..bots.settings import Setting
+from ..bots.styles import ISMCTS_SETTINGS
 from ..core.events import Action, action_from_id
 from ..core.rules import Rules
 from ..core.view import PlayerView
@@ -54,6 +57,8 @@ class ISMCTSStyle:
     """
 
     name = "style:ismcts"
+    #: its settings (:mod:`getaway.bots.settings`), declared with the panel of styles
+    SETTINGS: ClassVar[tuple[Setting, ...]] = ISMCTS_SETTINGS
 
     def __init__(self, simulations: int = 200, uct_c: float = 2.0, rollouts: int = 1) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:

@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import importlib
-import inspect
 import logging
 import multiprocessing
 import os
@@ -58,6 +56,7 @@ from typing import Any, Final
 
 from ..bots import LEVELS, Bot, HeuristicBot, make_bot
 from ..bots.hints import best_hint, bot_hint
+from ..bots.settings import values_of
 from ..core.events import Action
 from ..core.view import PlayerView
 
@@ -119,46 +118,29 @@ class BotSpec:
 
 
 def spec_of(bot: Bot) -> BotSpec | None:
-    """The spec that rebuilds ``bot`` in another process, or ``None`` when it cannot be
-    rebuilt: its class is not importable by name (defined in ``__main__`` or a function), or
-    one of its constructor's parameters is not an attribute of the same name holding a
-    hashable value (``ExpertBot`` keeps every setting so).
+    """The spec that rebuilds ``bot`` in another process: its class's path and the settings it
+    was made with, as its class declares them (``SETTINGS``, :func:`getaway.bots.settings.values_of`;
+    the time limit, set per search, left out). ``None`` when it cannot be rebuilt: its class is
+    not importable by name (defined in ``__main__`` or a function), declares no settings, or one
+    of their values is not hashable.
 
     >>> spec_of(make_bot("hard")).path
     'getaway.bots.expert:ExpertBot'
-    >>> dict(spec_of(make_bot("hard")).settings)["iterations"]
-    40
+    >>> dict(spec_of(make_bot("hard")).settings)["iterations"], dict(spec_of(make_bot("hard")).settings)["rollout"]
+    (1, 'light')
     """
     cls = type(bot)
-    names = _settings_of(cls)
-    if names is None:
+    if cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
         return None
-    settings = []
-    for name in names:
-        if not hasattr(bot, name):
-            return None
-        settings.append((name, getattr(bot, name)))
-    spec = BotSpec(f"{cls.__module__}:{cls.__qualname__}", tuple(sorted(settings)))
+    values = values_of(bot)
+    if values is None:
+        return None
+    spec = BotSpec(f"{cls.__module__}:{cls.__qualname__}", tuple(sorted(values.items())))
     try:
         hash(spec)
     except TypeError:
         return None
     return spec
-
-
-@functools.cache
-def _settings_of(cls: type) -> tuple[str, ...] | None:
-    """The names of the settings a worker rebuilds an instance of ``cls`` from (its constructor's
-    parameters but ``time_limit``), or ``None`` when it cannot (see :func:`spec_of`)."""
-    if cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
-        return None
-    try:
-        parameters = inspect.signature(cls).parameters
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
-        return None
-    return tuple(name for name in parameters if name != "time_limit")
 
 
 def _searching_levels() -> list[BotSpec]:
