@@ -135,6 +135,14 @@ class TipStyle(StyleBot):
 
     tip: tips.Tip = tips.Tip()
 
+    def __init_subclass__(cls, tip: str = "", **kwargs: object) -> None:
+        """``class LeadStrong(TipStyle, tip="lead-strong")``: the style of tip ``tip`` (a key
+        of :data:`getaway.bots.tips.TIPS`), named ``style:<tip>``."""
+        super().__init_subclass__(**kwargs)
+        if tip:
+            cls.tip = tips.TIPS[tip]
+            cls.name = f"style:{tip}"
+
     def lead(self, view: PlayerView, t: Knowledge, cards: list[Card], rng: random.Random) -> Action:
         """The tip's lead, else the plain one."""
         cards = self.tip.keep(view, cards)
@@ -156,46 +164,28 @@ class TipStyle(StyleBot):
         return super().discard(view, t, cards, legal, rng) if chosen is None else chosen
 
 
-class LeadStrong(TipStyle):
+class LeadStrong(TipStyle, tip="lead-strong"):
     """Seed tip 1, "lead your strongest suit first" (:class:`~getaway.bots.tips.LeadStrong`)."""
 
-    name = "style:lead-strong"
-    tip = tips.TIPS["lead-strong"]
 
-
-class VoidShort(TipStyle):
+class VoidShort(TipStyle, tip="void-short"):
     """Seed tip 2, "get rid of a weak suit as early as possible" (:class:`~getaway.bots.tips.VoidShort`)."""
 
-    name = "style:void-short"
-    tip = tips.TIPS["void-short"]
 
-
-class KeepHigh(TipStyle):
+class KeepHigh(TipStyle, tip="keep-high"):
     """Seed tip 3, "keep at least one high card back" (:class:`~getaway.bots.tips.KeepHigh`)."""
 
-    name = "style:keep-high"
-    tip = tips.TIPS["keep-high"]
 
-
-class CountVoids(TipStyle):
+class CountVoids(TipStyle, tip="count-voids"):
     """Seed tip 4, "lead a suit an opponent must lack" (:class:`~getaway.bots.tips.CountVoids`)."""
 
-    name = "style:count-voids"
-    tip = tips.TIPS["count-voids"]
 
-
-class PickupShort(TipStyle):
+class PickupShort(TipStyle, tip="pickup-short"):
     """Seed tip 5, "picking up a short trick is not always bad" (:class:`~getaway.bots.tips.PickupShort`)."""
 
-    name = "style:pickup-short"
-    tip = tips.TIPS["pickup-short"]
 
-
-class LateHigh(TipStyle):
+class LateHigh(TipStyle, tip="late-high"):
     """Seed tip 6, "late in the deal lead high in short suits" (:class:`~getaway.bots.tips.LateHigh`)."""
-
-    name = "style:late-high"
-    tip = tips.TIPS["late-high"]
 
 
 class Reckless(StyleBot):

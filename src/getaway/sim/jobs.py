@@ -71,6 +71,29 @@ class DealResult:
     think_times: tuple[tuple[float, ...], ...] = field(repr=False)
     record: dict[str, Any] | None = field(default=None, repr=False)
 
+    def to_dict(self, timings: bool = False) -> dict[str, Any]:
+        """The result as JSON-ready values, the one row of every results file (``simulate
+        --out``'s lines and columns, a tournament's resume file): the job (seed, dealer, bots)
+        and what the deal produced, lists for tuples; ``timings`` adds ``decisions`` and
+        ``think_times``. The rules and the record are not in it."""
+        row: dict[str, Any] = {
+            "seed": self.job.seed,
+            "dealer": self.job.dealer,
+            "bots": list(self.job.bots),
+            "loser": self.loser,
+            "termination": str(self.termination),
+            "places": list(self.places),
+            "out_order": [list(g) for g in self.out_order],
+            "tricks": self.tricks,
+            "plays": self.plays,
+            "pickups": list(self.pickups),
+            "takes": self.takes,
+        }
+        if timings:
+            row["decisions"] = list(self.decisions)
+            row["think_times"] = [list(t) for t in self.think_times]
+        return row
+
 
 def play_job(job: Job) -> DealResult:
     """Play one job to the end in this process.

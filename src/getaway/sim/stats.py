@@ -130,19 +130,7 @@ def summarize(results: Sequence[DealResult]) -> Summary:
 
 
 def _row(r: DealResult) -> dict[str, object]:
-    return {
-        "seed": r.job.seed,
-        "dealer": r.job.dealer,
-        "bots": list(r.job.bots),
-        "loser": r.loser,
-        "termination": r.termination,
-        "places": list(r.places),
-        "out_order": [list(g) for g in r.out_order],
-        "tricks": r.tricks,
-        "plays": r.plays,
-        "pickups": list(r.pickups),
-        "takes": r.takes,
-    }
+    return r.to_dict()
 
 
 def write_results(results: Sequence[DealResult], path: str | Path) -> None:

@@ -210,21 +210,7 @@ _PARTIAL_FORMAT = "getaway-tournament-partial/1"
 
 def _result_to_json(r: DealResult) -> dict[str, Any]:
     """One deal's result as JSON (the job's rules are in the file's header)."""
-    return {
-        "bots": list(r.job.bots),
-        "seed": r.job.seed,
-        "dealer": r.job.dealer,
-        "loser": r.loser,
-        "termination": str(r.termination),
-        "places": list(r.places),
-        "out_order": [list(g) for g in r.out_order],
-        "tricks": r.tricks,
-        "plays": r.plays,
-        "pickups": list(r.pickups),
-        "takes": r.takes,
-        "decisions": list(r.decisions),
-        "think_times": [list(t) for t in r.think_times],
-    }
+    return r.to_dict(timings=True)
 
 
 def _result_of_json(rules: Rules, d: dict[str, Any]) -> DealResult:

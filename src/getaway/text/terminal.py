@@ -344,17 +344,10 @@ class TerminalGame:
         else:
             say = _("Your turn. Card (name or number), or hint, rules, history, save, quit:")
         self.console.print(Text(say, style="bold"))
-        prompt = "> "
         while True:
-            try:
-                line = self.ask(prompt)
-            except EOFError:  # Ctrl-D: like quit, with the offer to save
-                self._end_of_input()
+            line = self._line("> ")
             action = self._read(line, view)
-            if action is None:
-                continue
-            if action not in view.legal_actions:
-                self.console.print(Text(explain(deal, self.human, action, self.names), style="yellow"))
+            if action is None or not self._legal(action, view):
                 continue
             try:
                 deal.apply(action, self.human)
@@ -375,10 +368,7 @@ class TerminalGame:
             size,
         ).format(name=name, n=size)
         while True:
-            try:
-                line = self.ask(prompt)
-            except EOFError:  # Ctrl-D: like quit, with the offer to save
-                self._end_of_input()
+            line = self._line(prompt)
             if not line.strip():
                 deal.apply(PASS, self.human)
                 return
@@ -390,13 +380,26 @@ class TerminalGame:
                 self.console.print(Text(answer.format(text=line.strip(), **words), style="yellow"))
                 continue
             action = self._read(line, view)
-            if action is None:
-                continue
-            if action not in view.legal_actions:
-                self.console.print(Text(explain(deal, self.human, action, self.names), style="yellow"))
+            if action is None or not self._legal(action, view):
                 continue
             deal.apply(action, self.human)
             return
+
+    def _line(self, prompt: str) -> str:
+        """The line the player types at ``prompt``; Ctrl-D (end of input) is as ``quit``, with
+        the offer to save."""
+        try:
+            return self.ask(prompt)
+        except EOFError:
+            self._end_of_input()
+            raise  # not reached: quitting ends the game
+
+    def _legal(self, action: Action, view: PlayerView) -> bool:
+        """Whether ``action`` is legal for the player now; if not, the engine's reason is shown."""
+        if action in view.legal_actions:
+            return True
+        self.console.print(Text(explain(self.match.deal, self.human, action, self.names), style="yellow"))
+        return False
 
     def _read(self, line: str, view: PlayerView) -> Action | None:
         """The action typed on ``line``, or ``None`` after handling a command or an error."""
