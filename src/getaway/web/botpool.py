@@ -557,11 +557,7 @@ class BotPool:
         search failed, a new executor if the worker died; then the next searches start."""
         if self._busy.get(request.room) is request:  # (not a search of an executor already replaced)
             del self._busy[request.room]
-        failed = self._failure(executor, job, request.room, f"search of seat {request.seat}")
-        if failed is not None:
-            self._fall_back(request, *failed)
-        elif not request.future.done():
-            request.future.set_result(job.result())
+        self._answer(request, executor, job, f"search of seat {request.seat}", self._fall_back)
         self._requeue(request.room, request.alone)
         self._dispatch()
 
@@ -669,12 +665,20 @@ class BotPool:
         failed; then the waiting bot searches start on the freed worker."""
         if self._hinting.get(request.room) is request:
             del self._hinting[request.room]
-        failed = self._failure(executor, job, request.room, f"hint search of seat {request.seat}")
+        self._answer(request, executor, job, f"hint search of seat {request.seat}", self._hint_fall_back)
+        self._dispatch()
+
+    def _answer(
+        self, request: Any, executor: ProcessPoolExecutor, job: Future[Any], what: str, fall_back: Callable[..., None]
+    ) -> None:
+        """Answer ``request`` (a search's or a hint's) with its worker's ``job``: its result, or
+        ``fall_back(request, reason, key)`` when the job has none (:meth:`_failure`; ``what`` names
+        the search in the log line)."""
+        failed = self._failure(executor, job, request.room, what)
         if failed is not None:
-            self._hint_fall_back(request, *failed)
+            fall_back(request, *failed)
         elif not request.future.done():
             request.future.set_result(job.result())
-        self._dispatch()
 
     def _failure(self, executor: ProcessPoolExecutor, job: Future[Any], room: str, what: str) -> tuple[str, str] | None:
         """Why a worker's ``job`` has no answer, as ``(reason, counter key)`` for the fallback,
