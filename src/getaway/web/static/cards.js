@@ -5,11 +5,10 @@
 // its left strip shows in a fanned hand. The art is decoration (aria-hidden): a card's name is
 // its element's aria-label (set by the caller, e.g. "10♥" → "ten of hearts").
 
-import { h } from "./dom.js";
+import { h, svg } from "./dom.js";
 import { splitCard, isRed } from "./i18n.js";
 
 const DECK = "/static/cards/svg-cards.svg";
-const SVG_NS = "http://www.w3.org/2000/svg";
 const SUIT_IDS = { "♠": "spade", "♥": "heart", "♦": "diamond", "♣": "club" };
 const RANK_IDS = { A: "1", J: "jack", Q: "queen", K: "king" };
 
@@ -22,16 +21,8 @@ export function artId(card) {
 }
 
 function art(id) {
-  const svg = document.createElementNS(SVG_NS, "svg");
-  svg.setAttribute("class", "art");
-  svg.setAttribute("viewBox", "0 0 169.075 244.64");
-  svg.setAttribute("preserveAspectRatio", "none");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  const use = document.createElementNS(SVG_NS, "use");
-  use.setAttribute("href", `${DECK}#${id}`);
-  svg.append(use);
-  return svg;
+  return svg("svg", { class: "art", viewBox: "0 0 169.075 244.64", preserveAspectRatio: "none",
+    "aria-hidden": "true", focusable: "false" }, svg("use", { href: `${DECK}#${id}` }));
 }
 
 /** A face-up card (not interactive): the deck's drawing with a large index in its corner. */

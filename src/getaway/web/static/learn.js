@@ -11,7 +11,7 @@
 //   learn:  lesson-list (items lesson-<key>, data-done="true" once finished), lesson-title,
 //           lesson-goal, lesson-feedback (data-verdict), lesson-again, lesson-next
 
-import { h, fill } from "./dom.js";
+import { h, fill, svg } from "./dom.js";
 import { t } from "./i18n.js";
 import { api, jsonText } from "./net.js";
 import { TableView, cardFace, cardText, BOT_MARK } from "./table.js";
@@ -166,14 +166,9 @@ function reviewPanel(data, goto) {
   const W = 600, H = 160, pad = 24;
   const x = (i) => pad + (ds.length > 1 ? (i * (W - 2 * pad)) / (ds.length - 1) : (W - 2 * pad) / 2);
   const y = (v) => H - pad - (v / 100) * (H - 2 * pad);
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  svg.setAttribute("class", "review-chart");
-  svg.setAttribute("data-testid", "review-chart");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", t("Your losing chance over the deal, by the expert"));
-  const el = (tag, attrs) => { const e = document.createElementNS(ns, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v)); svg.append(e); return e; };
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "review-chart", "data-testid": "review-chart", role: "img",
+    "aria-label": t("Your losing chance over the deal, by the expert") });
+  const el = (tag, attrs) => { const e = svg(tag, attrs); chart.append(e); return e; };
   for (const v of [0, 50, 100]) {
     el("line", { x1: pad, x2: W - pad, y1: y(v), y2: y(v), class: "grid" });
     el("text", { x: 2, y: y(v) + 4, class: "axis" }).textContent = `${v}%`;
@@ -201,7 +196,7 @@ function reviewPanel(data, goto) {
     h("h2", {}, t("Review of seat {n}", { n: data.seat + 1 })),
     h("p", {}, t("{decisions} decisions, {mistakes} mistake(s), {blunders} blunder(s)",
       { decisions: data.decisions.length, mistakes: data.mistakes, blunders: data.blunders })),
-    svg,
+    chart,
     h("table", { class: "review-table" },
       h("thead", {}, h("tr", {}, [t("move"), t("played"), t("loses"), t("best"), t("loses"), t("mark"), t("why")].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, rows)),

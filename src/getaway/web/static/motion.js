@@ -6,7 +6,7 @@
 // readers. Under prefers-reduced-motion nothing moves. Your turn is cued by a pulse (motion) and
 // a short tone (not motion), which the header's sound button mutes; the choice is remembered.
 
-import { h } from "./dom.js";
+import { h, svg } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardBack } from "./cards.js";
 
@@ -125,28 +125,13 @@ function tone() {
   } catch (e) { /* no audio on this device: the pulse and the status line remain */ }
 }
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-
 function speaker(on) {
   // A loudspeaker, with sound waves (on) or a cross (muted); drawn here: no icon font needed.
-  const svg = document.createElementNS(SVG_NS, "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("width", "22");
-  svg.setAttribute("height", "22");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  const path = (d, fill) => {
-    const p = document.createElementNS(SVG_NS, "path");
-    p.setAttribute("d", d);
-    p.setAttribute("fill", fill ? "currentColor" : "none");
-    p.setAttribute("stroke", "currentColor");
-    p.setAttribute("stroke-width", "2");
-    p.setAttribute("stroke-linecap", "round");
-    svg.append(p);
-  };
-  path("M3 9.5v5h4l5 4.5v-14l-5 4.5z", true);
-  if (on) { path("M15.5 9a4 4 0 0 1 0 6"); path("M18 6.5a7.5 7.5 0 0 1 0 11"); } else path("M16 9.5l5 5m0-5l-5 5");
-  return svg;
+  const path = (d, fill) => svg("path", { d, fill: fill ? "currentColor" : "none", stroke: "currentColor",
+    "stroke-width": "2", "stroke-linecap": "round" });
+  const waves = on ? [path("M15.5 9a4 4 0 0 1 0 6"), path("M18 6.5a7.5 7.5 0 0 1 0 11")] : [path("M16 9.5l5 5m0-5l-5 5")];
+  return svg("svg", { viewBox: "0 0 24 24", width: "22", height: "22", "aria-hidden": "true", focusable: "false" },
+    path("M3 9.5v5h4l5 4.5v-14l-5 4.5z", true), waves);
 }
 
 /** The header's button that mutes or unmutes the turn sound (aria-pressed: sound on). */
