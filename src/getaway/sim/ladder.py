@@ -26,9 +26,9 @@ from openskill.models import PlackettLuce
 
 from ..bots import make_bot
 from ..core.rules import Rules
-from .simulation import DealResult, Job, run_jobs
+from .simulation import DealResult, run_jobs
 from .stats import wilson
-from .tournament import rotations
+from .tournament import duplicate_set
 
 __all__ = ["Rating", "LadderResult", "run_ladder", "ladder_tables", "rate"]
 
@@ -162,10 +162,8 @@ def run_ladder(
         raise ValueError(f"tables: at least 1, not {tables!r}")
     for name in pool:
         make_bot(name)  # fail early, with the registry's message
-    jobs = []
-    for k, lineup in enumerate(ladder_tables(pool, n, tables, seed)):
-        s = seed * 1_000_003 + k
-        jobs.extend(Job(rules, rotated, s, s % n) for rotated in rotations(lineup))
+    line_ups = ladder_tables(pool, n, tables, seed)
+    jobs = [job for k, lineup in enumerate(line_ups) for job in duplicate_set(rules, lineup, seed, k)]
     start = time.perf_counter()
     results = run_jobs(jobs, workers=workers, progress=progress, backend=backend, address=address)
     return LadderResult(rules, pool, tables, time.perf_counter() - start, rate(pool, results), tuple(results))

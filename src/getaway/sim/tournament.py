@@ -31,7 +31,16 @@ from ..core.rules import Rules
 from .simulation import DealResult, Job, run_jobs
 from .stats import wilson  # the one Wilson interval (re-exported: getaway.sim.tournament.wilson)
 
-__all__ = ["BotStats", "TournamentResult", "run_tournament", "wilson", "make_jobs", "rotations", "ResumeError"]
+__all__ = [
+    "BotStats",
+    "TournamentResult",
+    "run_tournament",
+    "wilson",
+    "make_jobs",
+    "duplicate_set",
+    "rotations",
+    "ResumeError",
+]
 
 
 @dataclass(frozen=True)
@@ -142,16 +151,23 @@ def rotations(lineup: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(lineup[(seat - r) % n] for seat in range(n)) for r in range(n)]
 
 
+def duplicate_set(rules: Rules, lineup: Sequence[str], seed: int, k: int) -> list[Job]:
+    """Duplicate set ``k`` of a run seeded ``seed``: one deal (seed ``seed * 1_000_003 + k``, its
+    dealer that seed modulo the players) played by every rotation of ``lineup`` (the tournaments,
+    the lab and the ladder's tables).
+
+    >>> [(job.bots, job.seed, job.dealer) for job in duplicate_set(Rules.profile("punjab", players=3), "abc", 1, 0)]
+    [(('a', 'b', 'c'), 1000003, 1), (('c', 'a', 'b'), 1000003, 1), (('b', 'c', 'a'), 1000003, 1)]
+    """
+    s = seed * 1_000_003 + k
+    return [Job(rules, bots, s, s % rules.players) for bots in rotations(lineup)]
+
+
 def make_jobs(rules: Rules, lineup: Sequence[str], deals: int, seed: int = 1) -> list[Job]:
-    """Duplicate jobs: ``ceil(deals / players)`` seeds, each played by every rotation."""
-    n = rules.players
-    seeds = max(1, -(-deals // n))
-    jobs = []
-    for k in range(seeds):
-        s = seed * 1_000_003 + k
-        for bots in rotations(lineup):
-            jobs.append(Job(rules, bots, s, s % n))
-    return jobs
+    """Duplicate jobs: ``ceil(deals / players)`` seeds, each played by every rotation
+    (:func:`duplicate_set` ``0, 1, …``)."""
+    seeds = max(1, -(-deals // rules.players))
+    return [job for k in range(seeds) for job in duplicate_set(rules, lineup, seed, k)]
 
 
 def _percentile(sorted_values: Sequence[float], q: float) -> float:
