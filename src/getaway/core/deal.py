@@ -189,10 +189,11 @@ def next_active(players: int, out: int, seat: int) -> int:
     >>> next_active(4, 0b0100, 1), next_active(4, 0b1110, 0), next_active(3, 0b111, 0)
     (3, 0, -1)
     """
-    after = active_after(players, out, seat)
-    if after:
-        return after[0]
-    return -1 if out >> seat & 1 else seat
+    for i in range(1, players + 1):  # a loop, not active_after's list: the deal asks at every card
+        s = (seat + i) % players
+        if not out >> s & 1:
+            return s
+    return -1
 
 
 def _winning_play(trick: list[tuple[int, Card]], trumps: bool) -> tuple[int, Card]:
@@ -1224,12 +1225,8 @@ class Deal:
         hands = self._hands
         s = seat
         while True:
-            busy = self._out | self._played
-            for _ in range(n):
-                s = (s + 1) % n
-                if not busy >> s & 1:
-                    break
-            else:
+            s = next_active(n, self._out | self._played, s)  # the next seat still to act in the trick
+            if s < 0:
                 self._complete()
                 return
             hand = hands[s]
