@@ -156,18 +156,6 @@ class HeuristicBot:
 
     # ------------------------------------------------------------------ helpers
 
-    def _still_to_play(self, view: PlayerView) -> list[int]:
-        """Active seats that have not acted in the current trick, after the viewer."""
-        acted = {s for s, _ in view.trick}
-        if view.rules.nopickup:  # a void player's pass is an action too
-            start = len(view.history)
-            for i in range(len(view.history) - 1, -1, -1):
-                if view.history[i].kind in ("pickup", "waste", "lead"):
-                    break
-                start = i
-            acted |= {e.seat for e in view.history[start:] if e.kind == "void"}
-        return [s for s in view.active_after() if s not in acted]
-
     def _danger(self, t: Knowledge, hand: int, card: int) -> float:
         """How much a card hurts to keep: high, above most outstanding cards of its suit,
         in a short suit (shedding it makes a void)."""
@@ -355,7 +343,7 @@ class HeuristicBot:
         hand = view.hand_mask
         win = winning_card(view)
         trumped = view.rules.trump is not None and win // 13 == SPADES and view.led_suit != SPADES
-        later = self._still_to_play(view)
+        later = view.still_to_play()
         below = [c for c in cards if c < win or trumped]
         if below:
             c = max(below, key=lambda c: self._danger(t, hand, c))
@@ -389,7 +377,7 @@ class HeuristicBot:
 
     def _follow_classic(self, view: PlayerView, t: Knowledge, cards: list[Card]) -> tuple[Action, str]:
         win = winning_card(view)
-        later = self._still_to_play(view)
+        later = view.still_to_play()
         if len(view.hand or ()) == 1:
             return cards[0], Reason(N_("Play your last card and get away."))
         trumped = view.rules.trump is not None and win // 13 == SPADES and view.led_suit != SPADES

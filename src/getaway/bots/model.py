@@ -43,8 +43,9 @@ class _View:
         "_public",
     )
 
-    #: the view's own reading of the seats to the viewer's left (one definition: the core's)
+    #: the view's own readings of the seats after the viewer (one definition: the core's)
     active_after = PlayerView.active_after
+    still_to_play = PlayerView.still_to_play
 
     @property
     def history(self) -> object:

@@ -325,12 +325,6 @@ REASONS: Final = {
 LIKELY: Final = 0.9
 
 
-def _later(view: PlayerView) -> list[int]:
-    """The active seats after the viewer that have not played to the open trick (clockwise)."""
-    acted = {s for s, _ in view.trick}
-    return [s for s in view.active_after() if s not in acted]
-
-
 def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
     """A plain-words reason why ``best`` is better than ``played`` for the view's seat, or ``""``.
 
@@ -364,7 +358,7 @@ def flag_reason(view: PlayerView, played: Action, best: Action) -> str:
     def void_chance(suit: int, seats: list[int]) -> float:  # that one of ``seats`` holds none of ``suit``
         return 1.0 - math.prod(t.has_probability(s, suit) for s in seats)
 
-    later = _later(view)
+    later = view.still_to_play()
     args = {"played": str(p), "best": str(b)}
     punjab = rules.profile == "punjab"
     if punjab:

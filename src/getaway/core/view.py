@@ -138,6 +138,21 @@ class PlayerView:
         after = self.active_after()
         return after[0] if after else None
 
+    def still_to_play(self) -> list[int]:
+        """The seats after the viewer, clockwise, that still play to the open trick: still in
+        the deal and not played to it yet (under V-NOPICKUP a void player's pass is its play);
+        ``[]`` for a spectator."""
+        acted = {s for s, _ in self.trick}
+        if self.rules.nopickup:  # a void player's pass is an action too
+            history = self.history
+            start = len(history)
+            for i in range(len(history) - 1, -1, -1):
+                if history[i].kind in ("pickup", "waste", "lead"):
+                    break
+                start = i
+            acted |= {e.seat for e in history[start:] if e.kind == "void"}
+        return [s for s in self.active_after() if s not in acted]
+
     def to_dict(self, history: bool = True) -> dict[str, Any]:
         """JSON-ready dict (cards by name); what servers send to this seat.
 
