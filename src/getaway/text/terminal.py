@@ -36,6 +36,7 @@ from .narrate import Narrator
 
 __all__ = ["TerminalGame", "explain", "standings_table", "seat_names"]
 
+
 def bot_label(name: str) -> str:
     """A bot's name as shown: a level in the current language (``medium`` → ``moyen``), any
     other bot (``expert:iterations=60``, ``random``) as written."""
