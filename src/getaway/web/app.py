@@ -6,7 +6,7 @@ Every body and socket message is parsed by the models of :mod:`getaway.web.proto
 (:mod:`getaway.web.edge`) bounds bodies, sockets and rates and adds the browser protections.
 
 >>> app = create_app("sqlite://", bot_delay=0)
->>> sorted(r.path for r in app.routes if r.path.startswith("/api/rooms"))[:2]
+>>> sorted(path for path in app.openapi()["paths"] if path.startswith("/api/rooms"))[:2]
 ['/api/rooms', '/api/rooms/{code}']
 """
 

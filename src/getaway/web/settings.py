@@ -24,7 +24,17 @@ from pydantic_settings import BaseSettings, InitSettingsSource, NoDecode, Settin
 from ..text.i18n import N_
 from .edge import MAX_BODY
 
-__all__ = ["ENV_PREFIX", "ServeSettings", "bounds_of", "env_names", "option_name", "settings_table"]
+__all__ = [
+    "ENV_PREFIX",
+    "TABLE_END",
+    "TABLE_START",
+    "ServeSettings",
+    "bounds_of",
+    "env_names",
+    "option_name",
+    "settings_table",
+    "with_table",
+]
 
 #: The prefix of every setting's environment variable (``GETAWAY_GRACE``).
 ENV_PREFIX: Final = "GETAWAY_"
@@ -203,6 +213,11 @@ def _bounds_text(field: str) -> str:
     return ", ".join(f"{signs[k]} {v}" for k, v in bounds_of(field).items())
 
 
+#: The lines around the table in docs/web.md.
+TABLE_START: Final = "<!-- the settings table: made from getaway.web.settings (python -m getaway.web.settings docs/web.md) -->"
+TABLE_END: Final = "<!-- end of the settings table -->"
+
+
 def settings_table() -> str:
     """docs/web.md's settings table (Markdown), made from :class:`ServeSettings`
     (tests/test_web_settings.py checks the document has it)."""
@@ -211,7 +226,29 @@ def settings_table() -> str:
         default = "—" if info.default in (None, ()) else f"`{info.default}`"
         option = option_name(name)
         env = ", ".join(f"`{e}`" for e in env_names(name))
-        meaning = (info.description or "").replace("|", "\\|")
+        meaning = (info.description or "").replace("|", "\\|").replace("*", "\\*")
         cells = [f"`{name}`", f"`{option}`" if option else "—", env, default, _bounds_text(name) or "—", meaning]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def with_table(document: str) -> str:
+    """``document`` with the text between :data:`TABLE_START` and :data:`TABLE_END` replaced by
+    :func:`settings_table`.
+
+    Raises:
+        ValueError: the document lacks one of the two lines.
+    """
+    head, start, rest = document.partition(TABLE_START + "\n")
+    _old, end, tail = rest.partition(TABLE_END)
+    if not start or not end:
+        raise ValueError(f"expected the lines {TABLE_START!r} and {TABLE_END!r}")
+    return head + start + settings_table() + end + tail
+
+
+if __name__ == "__main__":  # python -m getaway.web.settings docs/web.md: the table made again
+    import sys
+    from pathlib import Path
+
+    for path in map(Path, sys.argv[1:]):
+        path.write_text(with_table(path.read_text(encoding="utf-8")), encoding="utf-8")
