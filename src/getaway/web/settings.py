@@ -214,7 +214,7 @@ def _bounds_text(field: str) -> str:
 
 
 #: The lines around the table in docs/web.md.
-TABLE_START: Final = "<!-- the settings table: made from getaway.web.settings (python -m getaway.web.settings docs/web.md) -->"
+TABLE_START: Final = "<!-- the settings table, made by: python -m getaway.web.settings docs/web.md -->"
 TABLE_END: Final = "<!-- end of the settings table -->"
 
 
