@@ -35,6 +35,7 @@ __all__ = [
     "comma_list",
     "deal_option",
     "lang_option",
+    "list_option",
     "make_console",
     "parse_options",
     "parse_seat",
@@ -395,6 +396,12 @@ deal_option = click.option(
 def seed_option(default: int | None, help: str) -> Callable[[Any], Any]:
     """``--seed`` with its ``default`` (shown unless ``None``) and ``help`` (an ``N_`` msgid)."""
     return click.option("--seed", type=int, default=default, show_default=default is not None, help=help)
+
+
+def list_option(flag: str, name: str, default: str | None, metavar: str, help: str) -> Callable[[Any], Any]:
+    """A comma-separated list ``flag`` (the command's argument ``name``), its ``default`` shown
+    unless ``None``, its ``metavar`` (``A,B,…``) and ``help`` (an ``N_`` msgid)."""
+    return click.option(flag, name, default=default, show_default=default is not None, metavar=metavar, help=help)
 
 
 def quiet_option(help: str) -> Callable[[Any], Any]:

@@ -27,6 +27,7 @@ from .common import (
     cli,
     comma_list,
     lang_option,
+    list_option,
     make_console,
     pct,
     players_option,
@@ -215,12 +216,8 @@ _TABLE_WORDS += (N_("med ms"), N_("p99 ms"))
 )
 @profile_option
 @players_option
-@click.option(
-    "--bots",
-    "bots_text",
-    default=None,
-    metavar="A,B,…",
-    help=N_("One bot per seat, comma-separated (default: heuristic then random)."),
+@list_option(
+    "--bots", "bots_text", None, "A,B,…", N_("One bot per seat, comma-separated (default: heuristic then random).")
 )
 @click.option("--deals", type=int, default=400, show_default=True, help=N_("Deals in all (whole rotations)."))
 @seed_option(1, N_("Base seed of the deals."))
@@ -298,13 +295,12 @@ def tournament(
 @cli.command(help=N_("Rate bots at mixed tables with OpenSkill (docs/bots.md)."))
 @profile_option
 @players_option
-@click.option(
+@list_option(
     "--bots",
     "bots_text",
-    default="random,easy,medium,hard,expert",
-    show_default=True,
-    metavar="A,B,…",
-    help=N_("The bots to rate, comma-separated (kinds, levels, style:…, package.module:Class)."),
+    "random,easy,medium,hard,expert",
+    "A,B,…",
+    N_("The bots to rate, comma-separated (kinds, levels, style:…, package.module:Class)."),
 )
 @click.option(
     "--tables", type=int, default=100, show_default=True, help=N_("Mixed tables, each one seed in every rotation.")
@@ -358,27 +354,14 @@ def ladder(
         "(docs/strategy.md). Rerun with the same arguments to continue an interrupted run."
     )
 )
-@click.option(
-    "--profiles",
-    default="punjab,classic",
-    show_default=True,
-    metavar="A,B",
-    help=N_("Rules profiles, comma-separated."),
-)
-@click.option(
-    "--players",
-    "players_text",
-    default="4,6",
-    show_default=True,
-    metavar="N,M",
-    help=N_("Table sizes, comma-separated."),
-)
-@click.option(
+@list_option("--profiles", "profiles", "punjab,classic", "A,B", N_("Rules profiles, comma-separated."))
+@list_option("--players", "players_text", "4,6", "N,M", N_("Table sizes, comma-separated."))
+@list_option(
     "--tips",
     "tips_text",
-    default=None,
-    metavar="A,B,…",
-    help=N_(
+    None,
+    "A,B,…",
+    N_(
         "The tips to test, comma-separated (default: all six: lead-strong, void-short, keep-high, "
         "count-voids, pickup-short, late-high)."
     ),

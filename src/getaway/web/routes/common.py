@@ -61,12 +61,7 @@ def check_address(request: Request) -> None:
     Raises:
         RoomError: ``rate_limited`` (429, ``Retry-After``) past the rooms per minute.
     """
-    limits = limits_of(request)
-    address = address_of(request)
-    if not limits.room(address):
-        error = RoomError("rate_limited", N_("too many rooms or seats from your address: wait a minute"), 429)
-        error.retry_after = limits.wait("rooms", address)
-        raise error
+    _count(request, "rooms", N_("too many rooms or seats from your address: wait a minute"))
 
 
 def check_reads(request: Request) -> None:
@@ -75,11 +70,16 @@ def check_reads(request: Request) -> None:
     Raises:
         RoomError: ``rate_limited`` (429, ``Retry-After``) past the reads per second.
     """
+    _count(request, "reads", N_("too many requests from your address: wait a moment"))
+
+
+def _count(request: Request, window: str, message: str) -> None:
+    # one more in the address's window ("rooms" or "reads"); past it, 429 with the wait
     limits = limits_of(request)
     address = address_of(request)
-    if not limits.read(address):
-        error = RoomError("rate_limited", N_("too many requests from your address: wait a moment"), 429)
-        error.retry_after = limits.wait("reads", address)
+    if not (limits.room(address) if window == "rooms" else limits.read(address)):
+        error = RoomError("rate_limited", message, 429)
+        error.retry_after = limits.wait(window, address)
         raise error
 
 
