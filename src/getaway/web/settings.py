@@ -3,8 +3,8 @@ environment variable and help line. ``getaway serve``'s options (:mod:`getaway.t
 :func:`getaway.web.app.create_app` and docs/web.md's settings table are made from
 :class:`ServeSettings`.
 
-Owns: the settings model and the table of it. Imports: pydantic, pydantic-settings, the edge's
-body limit and the catalogs' ``N_`` (the help lines are msgids, shown in the user's language by
+Owns: the settings model and the table of it. Imports: pydantic, pydantic-settings and the
+catalogs' ``N_`` (the help lines are msgids, shown in the user's language by
 the command line).
 
 >>> ServeSettings.of(grace=5).grace, ServeSettings.of().hello_timeout
@@ -22,10 +22,10 @@ from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, InitSettingsSource, NoDecode, SettingsConfigDict
 
 from ..text.i18n import N_
-from .edge import MAX_BODY
 
 __all__ = [
     "ENV_PREFIX",
+    "MAX_BODY",
     "TABLE_END",
     "TABLE_START",
     "ServeSettings",
@@ -36,6 +36,9 @@ __all__ = [
     "with_table",
 ]
 
+#: Largest HTTP request body (bytes) by default; a longer one is refused with 413 once that many
+#: are read (:class:`getaway.web.edge.EdgeMiddleware`).
+MAX_BODY: Final = 16_384
 #: The prefix of every setting's environment variable (``GETAWAY_GRACE``).
 ENV_PREFIX: Final = "GETAWAY_"
 
