@@ -85,9 +85,7 @@ class ServeSettings(BaseSettings):
     )
     grace: float = _setting(60.0, N_("Seconds before a bot plays for a disconnected player."), ge=0)
     idle: float = _setting(7200.0, N_("Seconds without a move before a room is closed."), ge=1)
-    bot_delay: float = _setting(
-        0.7, N_("Seconds from the start of a bot's turn to its move, whatever it holds."), ge=0
-    )
+    bot_delay: float = _setting(0.7, N_("Seconds from the start of a bot's turn to its move, whatever it holds."), ge=0)
     bot_rooms_per_address: int = _setting(
         2, N_("Rooms played by bots alone that one client address may have running at once."), ge=0
     )

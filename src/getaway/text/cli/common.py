@@ -455,9 +455,8 @@ def run_options(workers: int | None = None, help: str = N_("Processes (default: 
             show_default=True,
             help=N_("Where the deals run: processes on this machine, or Ray tasks (extra getaway[ray])."),
         )(command)
-        return click.option(
-            "--workers", "-w", type=int, default=workers, show_default=workers is not None, help=help
-        )(command)
+        shown = workers is not None
+        return click.option("--workers", "-w", type=int, default=workers, show_default=shown, help=help)(command)
 
     return decorate
 

@@ -164,6 +164,7 @@ def play(
     )
     sys.exit(game.run())
 
+
 @cli.command(help=N_("Replay a game record (format getaway/1) trick by trick (Enter to advance on a terminal)."))
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the final state as one JSON object."))
