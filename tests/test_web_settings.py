@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
@@ -21,7 +22,7 @@ def test_the_settings_table_of_web_md_is_made_from_the_model():
 
 
 def test_every_setting_with_a_flag_is_an_option_of_serve():
-    params = {p.name: p for p in cli.commands["serve"].params}
+    params = {p.name: p for p in cli.get_command(click.Context(cli), "serve").params}
     for name, info in ServeSettings.model_fields.items():
         flag = option_name(name)
         if flag is None:

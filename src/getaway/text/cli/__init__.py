@@ -1,5 +1,6 @@
 """The ``getaway`` command line: ``play``, ``replay``, ``review``, ``learn`` (:mod:`.play`);
-``simulate``, ``tournament``, ``ladder``, ``lab`` (:mod:`.sim`); ``serve`` (:mod:`.serve`);
+``simulate``, ``tournament``, ``ladder``, ``lab`` (:mod:`.sim`); ``serve`` (:mod:`.serve`, imported
+when the command is asked for);
 ``rules`` and ``demo`` (:mod:`.info`). What they share, the group and the option groups
 written once, is :mod:`.common`.
 
@@ -11,11 +12,10 @@ malformed records) or 1 (a record whose replay fails).
 
 from __future__ import annotations
 
-from . import info, play, serve, sim  # noqa: F401 - each registers its commands on the group
+from . import info, play, sim  # noqa: F401 - each registers its commands on the group
 from .common import cli
-from .serve import default_hosts
 
-__all__ = ["cli", "default_hosts", "main"]
+__all__ = ["cli", "main"]
 
 
 def main() -> None:

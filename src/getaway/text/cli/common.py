@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import click
 from rich.console import Console
@@ -256,9 +257,22 @@ def _help_in_current_language(option: click.Option | None) -> click.Option | Non
 
 
 class _Group(click.Group):
-    """A Click group whose usage errors are one line: ``getaway CMD: error: …`` (exit 2)."""
+    """A Click group whose usage errors are one line: ``getaway CMD: error: …`` (exit 2).
+
+    The commands of :data:`LAZY` are registered by their module when first asked for (``serve``
+    brings the web's settings and pydantic, which no other command needs at start)."""
 
     command_class = _Command
+    #: command name → the module that registers it.
+    LAZY: Final = {"serve": "getaway.text.cli.serve"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:  # noqa: D102
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:  # noqa: D102
+        if cmd_name in self.LAZY and cmd_name not in self.commands:
+            importlib.import_module(self.LAZY[cmd_name])
+        return super().get_command(ctx, cmd_name)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
