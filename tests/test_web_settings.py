@@ -62,3 +62,9 @@ def test_a_flag_reads_its_environment_variable(monkeypatch):
     monkeypatch.setenv("GETAWAY_SOCKETS_PER_ADDRESS", "0")
     result = CliRunner().invoke(cli, ["serve"])
     assert result.exit_code == 2 and "--sockets-per-address" in result.output
+
+
+def test_a_setting_without_a_flag_from_the_environment_is_checked_before_anything_is_printed(monkeypatch):
+    monkeypatch.setenv("GETAWAY_MAX_BODY", "lots")
+    result = CliRunner().invoke(cli, ["serve", "--port", "0"])
+    assert result.exit_code == 2 and "GETAWAY_MAX_BODY" in result.output and "Getaway is on" not in result.output

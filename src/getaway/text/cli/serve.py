@@ -83,8 +83,14 @@ def serve(lang: str | None, **values: Any) -> None:
     use(lang)
     host, port = values["host"], values["port"]
     values["database"] = url = database_url(values["database"])
+    if values["bot_workers"] is None:
+        values["bot_workers"] = default_workers()
+    values["allowed_hosts"] = values["allowed_hosts"] or default_hosts(host)
+    for name in ("forwarded_allow_ips", "redis_url"):  # empty: none
+        values[name] = values[name] or None
+    settings = _settings(values, lang)
     _check_listen(host, port)
-    if values["redis_url"]:  # one of many processes: say which rooms it takes over, and when Redis is unreachable
+    if settings.redis_url:  # one of many processes: say which rooms it takes over, and when Redis is unreachable
         import logging
 
         handler = logging.StreamHandler()
@@ -99,17 +105,6 @@ def serve(lang: str | None, **values: Any) -> None:
         )
     )
     click.echo(_("Database: {url}").format(url=_shown_url(url)))
-    if values["bot_workers"] is None:
-        values["bot_workers"] = default_workers()
-    values["allowed_hosts"] = values["allowed_hosts"] or default_hosts(host)
-    for name in ("forwarded_allow_ips", "redis_url"):  # empty: none
-        values[name] = values[name] or None
-    try:  # the settings without a flag from the environment (GETAWAY_MAX_BODY)
-        settings = ServeSettings(**values, default_lang=lang)
-    except ValidationError as exc:
-        problem = exc.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        raise click.UsageError(_("{where}: {message}").format(where=where, message=problem["msg"])) from None
     config = uvicorn.Config(
         create_app(settings),
         host=host,
@@ -120,6 +115,22 @@ def serve(lang: str | None, **values: Any) -> None:
         timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
     DrainingServer(config, settings.drain_seconds).run()
+
+
+def _settings(values: dict[str, Any], lang: str | None) -> ServeSettings:
+    """The settings of the flags ``values`` (``--lang``: the page's default language), those
+    without a flag from the environment (``GETAWAY_MAX_BODY``) or their defaults.
+
+    Raises:
+        click.UsageError: a setting from the environment that does not fit (exit 2, one line).
+    """
+    try:
+        return ServeSettings(**values, default_lang=lang)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        field = str(problem["loc"][0]) if problem["loc"] else ""
+        where = " / ".join(env_names(field)) if field in ServeSettings.model_fields else field
+        raise click.UsageError(_("{where}: {message}").format(where=where, message=problem["msg"])) from None
 
 
 #: Seconds uvicorn gives the requests still running at shutdown, after the drain (then cancels them).
