@@ -25,7 +25,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "root": {"core", "text"},
 }
 #: The command line is the composition root: ``getaway serve`` starts the web app (lazily).
-ENTRY_POINTS: dict[str, set[str]] = {"getaway.text.cli": {"web"}}
+ENTRY_POINTS: dict[str, set[str]] = {"getaway.text.cli.serve": {"web"}}
 
 
 def module_name(path: Path) -> str:

@@ -561,7 +561,7 @@ def test_an_unknown_body_field_named_like_a_socket_message_is_named():
 def test_a_host_the_server_does_not_answer_to_is_refused():
     """DNS rebinding (the fresh user's trial): a page on evil.example rebound to the server's
     address sends ``Origin`` and ``Host`` evil.example, which agree; the host list refuses it."""
-    from getaway.text.cli import default_hosts
+    from getaway.text.cli.serve import default_hosts
 
     with make_client(allowed_hosts=default_hosts("127.0.0.1")) as client:
         evil = {"Origin": "http://evil.example", "Host": "evil.example"}

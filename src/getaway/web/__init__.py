@@ -4,6 +4,8 @@
 - :mod:`getaway.web.rooms`: :class:`~getaway.web.rooms.Room` (pure state) and
   :class:`~getaway.web.rooms.RoomService` (one queue and one worker per room).
 - :mod:`getaway.web.botpool`: :class:`~getaway.web.botpool.BotPool`, the searching bots' worker processes.
-- :mod:`getaway.web.app`: :func:`~getaway.web.app.create_app`, the FastAPI app.
+- :mod:`getaway.web.app`: :func:`~getaway.web.app.create_app`, the FastAPI app, from
+  :class:`~getaway.web.settings.ServeSettings` (every serve setting once) and the routers of
+  :mod:`getaway.web.routes` (one per area).
 - ``static/``: the page (plain HTML, CSS and JavaScript modules; no build step).
 """

@@ -29,6 +29,7 @@ from ..text import i18n
 from ..text.i18n import N_
 from .protocol import printable
 from .rooms import RoomError
+from .settings import MAX_BODY  # the default of ServeSettings.max_body
 
 log = logging.getLogger("getaway.web")
 
@@ -43,8 +44,6 @@ __all__ = [
     "same_origin",
 ]
 
-#: Largest HTTP request body (bytes); a longer one is refused with 413 once that many are read.
-MAX_BODY: Final = 16_384
 #: Largest WebSocket frame (bytes): 4,096 characters of up to 4 UTF-8 bytes. The server (uvicorn's
 #: ``ws_max_size``) closes a socket that sends a longer one with 1009 before buffering it.
 MAX_FRAME: Final = 16_384

@@ -1,0 +1,41 @@
+"""Learning from records: the replay viewer's frames, the review of a seat's decisions and the
+tutorial's lessons (:mod:`getaway.web.learn` does the work)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from .. import learn, protocol
+from ..edge import client_lang
+from .common import REFUSALS
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+
+@router.post("/api/replay", response_model=protocol.ReplayFrame, responses=REFUSALS)
+async def replay_frame(request: Request, body: protocol.ReplayRequest) -> Any:
+    """One frame of the replay viewer: the record's deal after ``move`` actions, one seat's view or every hand."""
+    return learn.replay_frame(body.record, body.move, body.seat, client_lang(request))
+
+
+@router.post("/api/review", response_model=protocol.ReviewAnswer, responses=REFUSALS)
+async def review(request: Request, body: protocol.ReviewRequest) -> Any:
+    """The review of one seat's decisions in a record (the expert's losing chances; seconds of work)."""
+    return await learn.review_of(body.record, body.seat, client_lang(request), body.iterations)
+
+
+@router.get("/api/lessons", response_model=list[protocol.LessonItem])
+async def lessons(request: Request) -> Any:
+    """The tutorial's lessons, in the order taught (titles in the client's language)."""
+    return learn.lesson_list(client_lang(request))
+
+
+@router.post("/api/lessons/{key}", response_model=protocol.LessonState, responses=REFUSALS)
+async def lesson(request: Request, key: str, body: protocol.LessonRequest | None = None) -> Any:
+    """A lesson after the learner's moves: the view, the verdict of the last move, the feedback."""
+    moves = [] if body is None else list(body.moves)
+    return learn.lesson_state(key, moves, client_lang(request))
