@@ -28,13 +28,12 @@ from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
 from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
 from ..core.match import Match
-from ..core.messages import seat_letters as seat_names  # the terminal's names (A, B …): re-exported for the cli
 from ..core.record import dumps, record_of
 from ..core.view import PlayerView, player_view
 from .i18n import _, card_name, command_word, localize, ngettext
 from .narrate import Narrator
 
-__all__ = ["TerminalGame", "explain", "standings_table", "seat_names"]
+__all__ = ["TerminalGame", "explain", "standings_table"]
 
 
 def bot_label(name: str) -> str:

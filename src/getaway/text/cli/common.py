@@ -24,6 +24,7 @@ from rich.console import Console
 
 from ... import Rules, RulesError
 from ...bots import BOTS, LEVELS, bot_kind, make_bot
+from ...core import messages
 from ..i18n import LANGUAGES, N_, _, click_gettext, localize, pgettext, use
 
 __all__ = [
@@ -334,18 +335,16 @@ def cli() -> None:
 
 
 def parse_seat(text: str, players: int) -> int:
-    """``B`` or ``2`` → seat 1 (letters A… or numbers from 1)."""
-    t = text.strip().upper()
-    if len(t) == 1 and "A" <= t <= "H":
-        seat = ord(t) - ord("A")
-    elif t.isdigit():
-        seat = int(t) - 1
-    else:
-        seat = -1
-    if not 0 <= seat < players:
+    """``B`` or ``2`` → seat 1 (letters A… or numbers from 1: :func:`getaway.core.messages.parse_seat`).
+
+    Raises:
+        click.BadParameter: ``text`` names no seat of the table (``--seat``).
+    """
+    seat = messages.parse_seat(text, players)
+    if seat is None:
         message = _("no seat {seat!r} among {n} players (use A–{last} or 1–{n})")
         raise click.BadParameter(
-            message.format(seat=text, n=players, last=chr(ord("A") + players - 1)), param_hint="--seat"
+            message.format(seat=text, n=players, last=messages.seat_letter(players - 1)), param_hint="--seat"
         )
     return seat
 

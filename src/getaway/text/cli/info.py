@@ -10,6 +10,7 @@ import click
 
 from ... import Deal
 from ...bots import RandomBot, play_deal
+from ...core.messages import seat_letters
 from ...core.record import dumps, record_of
 from ..i18n import N_, _, localize, use
 from ..narrate import describe
@@ -58,7 +59,7 @@ def demo(
         deal = Deal(rules, dealer=dealer, seed=seed)
     except ValueError as exc:
         raise click.UsageError(localize(exc)) from None
-    names = [chr(ord("A") + i) for i in range(players)]
+    names = seat_letters(players)
     click.echo(
         _("Getaway, {profile} profile, {players} players, seed {seed}; dealer {dealer}.").format(
             profile=profile, players=players, seed=seed, dealer=names[dealer]

@@ -22,9 +22,10 @@ from ...bots.review import REVIEW_ITERATIONS, review_deal
 from ...core.deal import replay as replay_actions
 from ...core.match import FORMAT as MATCH_FORMAT
 from ...core.match import Match, MatchError
+from ...core.messages import seat_letter, seat_letters
 from ...core.record import RecordError, deal_from_record, dumps, load_record, parse_record, record_of, state_summary
 from ...core.view import player_view
-from ..i18n import N_, _, localize, pgettext, use
+from ..i18n import N_, _, command_word, localize, pgettext, use
 from ..narrate import Narrator, describe
 from ..rules_text import print_rules
 from .common import (
@@ -117,7 +118,7 @@ def play(
     lang: str | None,
 ) -> None:
     """Play against bots in the terminal (one human, bots in the other seats)."""
-    from ..terminal import TerminalGame, seat_names
+    from ..terminal import TerminalGame
 
     use(lang)
     check_output(record_path, "--record")
@@ -146,11 +147,11 @@ def play(
         bot_names = others[:human] + ["human"] + others[human:]
         if seed is not None:  # a chosen seed: a reproducible match (the seed tells every hand)
             seed_used = seed
-            match = Match(rules, seat_names(players), seed_used)
+            match = Match(rules, seat_letters(players), seed_used)
             line = _("Getaway, {profile} profile, {players} players, seed {seed}.")
         else:  # hands hidden from the player: 128-bit deal seeds from a secret, never shown
             seed_used = secrets.randbits(63)
-            match = Match(rules, seat_names(players), seed_used, secret=secrets.token_bytes(32))
+            match = Match(rules, seat_letters(players), seed_used, secret=secrets.token_bytes(32))
             line = _("Getaway, {profile} profile, {players} players.")
         console.print(Text(line.format(profile=rules.profile, players=players, seed=seed_used)))
     game = TerminalGame(
@@ -306,14 +307,13 @@ def review(
 
 
 def _action_word(action: str) -> str:
-    from ..terminal import command_word
 
     return command_word(action) if action in ("take", "pass", "pickup") else action
 
 
 def _print_review(out: Console, result: Any, names: list[str]) -> None:
     title = _("Review of seat {seat} ({name}): losing chance of each choice, by the expert").format(
-        seat=chr(ord("A") + result.seat), name=names[result.seat]
+        seat=seat_letter(result.seat), name=names[result.seat]
     )
     table = Table(title=title, show_edge=False)
     for col in (_("move"), _("trick"), _("played"), _("loses"), _("best"), _("loses"), _("mark"), _("why")):
@@ -376,7 +376,7 @@ def learn(lesson: str | None, lang: str | None) -> None:
 def _run_lesson(out: Console, lesson: Any) -> None:
     from ..lessons import attempt
 
-    names = [chr(ord("A") + s) for s in range(len(lesson.hands))]
+    names = seat_letters(len(lesson.hands))
     out.print(Text(_(lesson.title), style="bold"))
     out.print(_(lesson.goal))
     while True:

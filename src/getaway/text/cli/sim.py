@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ... import Rules
+from ...core.messages import seat_letter
 from ..i18n import N_, _, use
 from .common import (
     Run,
@@ -169,7 +170,7 @@ def _print_summary(
     for r in summary.seats:
         lo, hi = r.interval
         table.add_row(
-            chr(ord("A") + int(r.label)), r.bot, str(r.deals), str(r.losses), pct(r.rate), f"{pct(lo)}–{pct(hi)}"
+            seat_letter(int(r.label)), r.bot, str(r.deals), str(r.losses), pct(r.rate), f"{pct(lo)}–{pct(hi)}"
         )
     out.print(table)
     if len(summary.bots) > 1:
@@ -198,7 +199,7 @@ def _print_summary(
             for s in range(rules.players):
                 if losses[s] == worst:
                     lost[s] += 1
-        line = ", ".join(f"{chr(ord('A') + s)} {lost[s]}" for s in range(rules.players))
+        line = ", ".join(f"{seat_letter(s)} {lost[s]}" for s in range(rules.players))
         out.print(_("Matches lost (most losses, ties counted for each): {line}").format(line=line))
 
 
