@@ -19,7 +19,8 @@ from sqlalchemy import update
 from getaway import Rules
 from getaway.core.match import Match, MatchError, secret_deal_seed
 from getaway.text.cli import cli
-from getaway.web.rooms import Connection, Room, RoomError, RoomService, _Job, hash_token, room_bot
+from getaway.web.rooms import Connection, Room, RoomError, RoomService, hash_token, room_bot
+from getaway.web.rooms.handles import Job as _Job
 from getaway.web.store import Store, rooms
 from web_helpers import Player, check_authority, create_room, drain_to, make_client, play_deal
 
@@ -175,7 +176,7 @@ async def _bot_room(service: RoomService, bot, config=CONFIG) -> tuple[str, list
     handle.bot = bot
     times: list[tuple[float, float]] = []
     began: dict[int, float] = {}
-    original_move, original_submit = service._bot_move, service.submit
+    original_move, original_submit = service.bots.move, service.submit
 
     async def bot_move(h, version, seat, start):
         began[version] = start
@@ -186,7 +187,7 @@ async def _bot_room(service: RoomService, bot, config=CONFIG) -> tuple[str, list
             times.append((began[job.version], service.timer()))
         return await original_submit(h, job)
 
-    service._bot_move, service.submit = bot_move, submit  # type: ignore[method-assign]
+    service.bots.move, service.submit = bot_move, submit  # type: ignore[method-assign]
     await service.start_match(code, answer["host_token"])
     deadline = time.monotonic() + 30
     while handle.room.status != "finished":
@@ -280,10 +281,10 @@ def test_at_most_one_search_at_a_time_per_room_even_when_a_move_is_cancelled():
             room = Room.restore(service.store.load_room(answer["code"]))
             view = room.view(room.to_act() or 0)
             legal = ["take", "pass"] if view is None else list(view.legal_actions) or ["pass", "pass"]
-            first = asyncio.create_task(service._search(handle, view, legal))
+            first = asyncio.create_task(service.bots.search(handle, view, legal))
             await asyncio.sleep(0.01)
             first.cancel()  # the move is dropped (the room moved on); its search still runs
-            searches = [asyncio.create_task(service._search(handle, view, legal)) for _ in range(3)]
+            searches = [asyncio.create_task(service.bots.search(handle, view, legal)) for _ in range(3)]
             await asyncio.gather(*searches)
             return bot
         finally:

@@ -36,16 +36,10 @@ from ..text.i18n import N_
 from . import learn, protocol
 from .edge import MAX_BODY, BodyTooLarge, EdgeMiddleware, Limits, client_lang, error_json
 from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, parse_client, refusal
-from .rooms import (
-    MAX_DEALS,
-    RESTART_CLOSE,
-    Connection,
-    RoomError,
-    RoomHandle,
-    RoomService,
-    check_config,
-    draining_error,
-)
+from .rooms.checks import MAX_DEALS, check_config
+from .rooms.errors import RoomError, draining_error
+from .rooms.handles import RESTART_CLOSE, Connection, RoomHandle
+from .rooms.service import RoomService
 from .store import Store
 
 __all__ = ["create_app", "STATIC_DIR", "MAX_MESSAGE", "client_lang"]

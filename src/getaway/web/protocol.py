@@ -38,7 +38,8 @@ from ..bots.review import REVIEW_ITERATIONS
 from ..core.rules import Rules
 from ..text import i18n
 from ..text.i18n import N_
-from .rooms import MAX_DEALS, MAX_TURN_TIME, MIN_TURN_TIME, TURN_TIME, RoomError, check_name
+from .rooms.checks import MAX_DEALS, MAX_TURN_TIME, MIN_TURN_TIME, TURN_TIME, check_name
+from .rooms.errors import RoomError
 
 __all__ = [
     "MAX_MESSAGE",
