@@ -15,7 +15,7 @@ import pytest
 from getaway.web.broker import Lease, MemoryBroker, MemoryHub
 from getaway.web.protocol import Stats
 from getaway.web.rooms import RoomError, RoomHandle, RoomService
-from getaway.web.rooms.handles import Job as _Job
+from getaway.web.rooms.handles import job_of as _Job
 from getaway.web.store import Store
 from web_helpers import SlowBroker, check_authority, check_bot_room_caps
 

@@ -13,7 +13,7 @@ import pytest
 
 from getaway.core.events import TAKE
 from getaway.web.rooms import TAKE_MOMENT, Room, RoomError, RoomService, check_config, live_config
-from getaway.web.rooms.handles import Job as _Job
+from getaway.web.rooms.handles import job_of as _Job
 from getaway.web.store import Store
 
 pytestmark = pytest.mark.timeout(60)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import secrets
 import time
 from collections import Counter
@@ -36,6 +35,7 @@ from ..text.i18n import N_
 from . import learn, protocol
 from .edge import MAX_BODY, BodyTooLarge, EdgeMiddleware, Limits, client_lang, error_json
 from .protocol import MAX_MESSAGE, CreateRoom, JoinRoom, parse_client, refusal
+from .rooms import frames
 from .rooms.checks import MAX_DEALS, check_config
 from .rooms.errors import RoomError, draining_error
 from .rooms.handles import RESTART_CLOSE, Connection, RoomHandle
@@ -546,7 +546,7 @@ def create_app(
                 if isinstance(msg, protocol.AskRematch):  # makes a room: the address's room limit
                     await _rematch(service, handle, conn, _address(websocket))
                     continue
-                await service.message(handle, conn, msg.model_dump())
+                await service.message(handle, conn, msg)
         except WebSocketDisconnect:
             pass
         except RuntimeError:  # the socket was closed by the server (room closed, too slow)
@@ -611,7 +611,7 @@ async def _refuse_handshake(websocket: WebSocket) -> None:
 
 async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None, lang: str) -> None:
     with contextlib.suppress(Exception):
-        await websocket.send_text(json.dumps(exc.message(lang, version), ensure_ascii=False))
+        await websocket.send_text(frames.encode(frames.error(exc, lang, version)))
 
 
 async def _reply_error(

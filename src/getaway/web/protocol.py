@@ -607,9 +607,11 @@ class Pong(BaseModel):
 
 
 class Closed(BaseModel):
-    """The room is closed (idle): the socket closes after it."""
+    """The room is closed: the socket closes after it. ``reason``: ``idle``, ``host`` (the host
+    closed it), ``restart`` (a bot-only room not resumed after a restart)."""
 
     type: Literal["closed"]
+    reason: str
 
 
 class Hint(BaseModel):

@@ -2,8 +2,8 @@
 processes), finishing a deal at once, and the slots of rooms played by bots alone (this
 process's, or the cluster's through the broker).
 
-Owns: the bots' threads and the slots' logic. Imports :mod:`.errors`, :mod:`.state`,
-:mod:`.handles` and :mod:`.timers` (the take moment); never :mod:`.service`.
+Owns: the bots' threads and the slots' logic. Imports :mod:`.errors`, :mod:`.commands`,
+:mod:`.state`, :mod:`.handles` and :mod:`.timers` (the take moment); never :mod:`.service`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ...core.events import Action
 from ...core.view import PlayerView
 from ...text.i18n import N_
 from ..broker import BrokerDown
+from .commands import Act
 from .errors import RoomError
 from .handles import SEARCH_SHARE, Job, RoomHandle
 from .state import Room
@@ -71,9 +72,7 @@ class Bots:
         if handle.room.version != version or not handle.room.seats[seat].bot_controlled:
             return
         with contextlib.suppress(RoomError):
-            await self.service.submit(
-                handle, Job("act", {"seat": seat, "action": "take", "bot": True}, version=version)
-            )
+            await self.service.submit(handle, Job(Act(seat, "take", True), version=version))
 
     @staticmethod
     def alone(room: Room) -> bool:
@@ -91,7 +90,7 @@ class Bots:
         if self.service.shared:
             if not handle.asking:
                 handle.asking = True
-                handle.queue.put_nowait(Job("slot", call=lambda: self.ask_slot(handle)))
+                handle.queue.put_nowait(Job(label="slot", call=lambda: self.ask_slot(handle)))
             return False
         return self.take_local_slot(handle)
 
@@ -151,7 +150,7 @@ class Bots:
         """Let each paused room owned here ask for a slot again (another process's may be free)."""
         for handle in self.service.rooms.values():
             if handle.paused and not handle.asking and handle.lease is not None:
-                handle.queue.put_nowait(Job("wake", call=lambda h=handle: self.service.timers.schedule(h)))
+                handle.queue.put_nowait(Job(label="wake", call=lambda h=handle: self.service.timers.schedule(h)))
 
     def free_slot(self, handle: RoomHandle) -> None:
         """Give the room's slot back (the cluster's too) and let a paused room try again."""
@@ -165,7 +164,7 @@ class Bots:
                     self.service.background(self.service.cluster.free_shared_slot(group, key, member))
         for other in self.service.rooms.values():
             if other.paused and other is not handle:
-                other.queue.put_nowait(Job("wake", call=lambda h=other: self.service.timers.schedule(h)))
+                other.queue.put_nowait(Job(label="wake", call=lambda h=other: self.service.timers.schedule(h)))
 
     async def start_bot_only(self, handle: RoomHandle, address: str | None) -> None:
         """Before the start of room ``handle`` by ``address``: a room without a human seat will
@@ -243,7 +242,7 @@ class Bots:
                     )
             if handle.room.version != version:
                 return
-            job = Job("act", {"seat": seat, "action": str(action), "bot": True}, version=version)
+            job = Job(Act(seat, str(action), True), version=version)
             while True:
                 try:
                     await self.service.submit(handle, job)

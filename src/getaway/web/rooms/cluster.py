@@ -8,7 +8,8 @@ its sockets its own view (:mod:`.mirror`). The heartbeat renews the owner's leas
 mirror take a lease nobody holds (a dead owner's, once expired).
 
 Owns: claim, promotion and demotion, fencing, forwarding, the heartbeat, the cluster's slots
-held here. Imports :mod:`.errors`, :mod:`.state` and :mod:`.handles`; never :mod:`.service`.
+held here. Imports :mod:`.errors`, :mod:`.commands`, :mod:`.state` and :mod:`.handles`; never
+:mod:`.service`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import math
 from typing import Any
 
 from ..broker import FORWARD_TIMEOUT, LEASE_MS, BrokerDown, Lease, NoOwner
+from .commands import Act, Close
 from .errors import RelayedError, RoomError, unsaved
-from .handles import QUIET_BEATS, Job, RoomHandle
+from .handles import QUIET_BEATS, Job, RoomHandle, job_of
 from .state import Room, playing_humans
 
 log = logging.getLogger("getaway.web")
@@ -52,7 +54,7 @@ class Cluster:
         jobs = []
         for handle in list(self.service.rooms.values()):
             if handle.lease is not None and handle.worker is not None and not handle.worker.done():
-                jobs.append(self.service.submit(handle, Job("hand_over", call=lambda h=handle: self.give_up(h))))
+                jobs.append(self.service.submit(handle, Job(label="hand_over", call=lambda h=handle: self.give_up(h))))
         for outcome in await asyncio.gather(*jobs, return_exceptions=True):
             if isinstance(outcome, BaseException) and not isinstance(outcome, RoomError):
                 log.warning("hand over: %s", outcome)
@@ -106,7 +108,7 @@ class Cluster:
             handle = self.service.open(room, lease)
             if room.status != "lobby" and not any(seat.kind == "human" for seat in room.seats):
                 # A started bot-only room: nobody can be watching it now; it is not resumed.
-                handle.queue.put_nowait(Job("close", {"reason": "restart"}))
+                handle.queue.put_nowait(Job(Close("restart")))
         self.heart = asyncio.create_task(self.beat(), name="room-heartbeat")
         self.service.timers.sweeper = asyncio.create_task(self.service.timers.sweep())
 
@@ -262,14 +264,16 @@ class Cluster:
             if any(s >= len(handle.room.seats) for s in seats):
                 log.warning("room %s: dropped a presence naming seats it does not have: %s", code, sorted(seats))
                 return {"ok": True}
-            presence = Job("presence", call=lambda: self.service.mirror.presence(handle, body["process"], seats, host))
+            presence = Job(
+                label="presence", call=lambda: self.service.mirror.presence(handle, body["process"], seats, host)
+            )
             handle.queue.put_nowait(presence)
             return {"ok": True}
-        payload = body.get("payload") or {}
-        job = Job(kind, payload, version=body.get("version"), address=body.get("address"))
         try:
-            if kind == "act" and not payload.get("bot"):
-                await self.service.timers.hold_lead(handle, payload)
+            job = job_of(kind, body.get("payload"), version=body.get("version"), address=body.get("address"))
+            match job.command:
+                case Act(action=action, bot=bot) if not bot:
+                    await self.service.timers.hold_lead(handle, action)
             logged = await self.service.submit(handle, job)
         except RoomError as exc:
             return {"error": RelayedError.relay(exc)}
@@ -335,7 +339,7 @@ class Cluster:
         for (handle, lease), renewed in zip(owned, held, strict=True):
             if not renewed:
                 self.service.heartbeat["lost"] += 1
-                handle.queue.put_nowait(Job("lost", call=lambda h=handle, old=lease: self.lost(h, old)))
+                handle.queue.put_nowait(Job(label="lost", call=lambda h=handle, old=lease: self.lost(h, old)))
                 continue
             stale = [p for p, (_, when) in handle.remote.items() if self.service.timer() - when > 3 * period]
             if stale:
@@ -346,7 +350,7 @@ class Cluster:
                         handle.remote.pop(process, None)
                     self.service.mirror.seats_changed(handle, before)
 
-                handle.queue.put_nowait(Job("stale", call=drop))
+                handle.queue.put_nowait(Job(label="stale", call=drop))
 
     async def beat_mirrors(self) -> None:
         """The heartbeat of the rooms mirrored here: one without sockets for long is forgotten;
@@ -376,7 +380,7 @@ class Cluster:
                 continue
             handle.taken = await self.service.broker.acquire(handle.room.code)
             if handle.taken is not None:
-                handle.queue.put_nowait(Job("promote", call=lambda h=handle: self.promote_taken(h)))
+                handle.queue.put_nowait(Job(label="promote", call=lambda h=handle: self.promote_taken(h)))
 
     async def stop(self) -> None:
         """At shutdown (:meth:`RoomService.stop`): the heartbeat stops, every lease owned here is

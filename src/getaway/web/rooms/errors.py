@@ -52,10 +52,10 @@ class RoomError(ValueError):
             message = i18n._(self.template)
             return message.format(**self.args_) if self.args_ else message
 
-    def message(self, lang: str, version: int | None) -> dict[str, Any]:
-        """The socket's ``error`` message (docs/web.md): code, translated text, the room's version."""
-        text = self.text(lang)[:400].encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate quoted
-        return {"type": "error", "code": self.code, "message": text, "version": version}
+    def shown(self, lang: str) -> str:
+        """:meth:`text` as a socket's ``error`` frame shows it (:func:`getaway.web.rooms.frames.error`):
+        at most 400 characters, a lone surrogate quoted."""
+        return self.text(lang)[:400].encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def page_seat(seat: int) -> str:

@@ -2,23 +2,27 @@
 bot), a socket's :class:`Connection` (its outbox), a queue's :class:`Job`, and the bot a room
 plays with (:func:`room_bot`).
 
-Owns: those runtime records (no behaviour beyond their own fields). Imports :mod:`.errors`
-and :mod:`.state` only.
+Owns: those runtime records (no behaviour beyond their own fields). Imports :mod:`.errors`,
+:mod:`.commands`, :mod:`.frames` and :mod:`.state` only.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
+
+from pydantic import BaseModel
 
 from ...bots import LEVELS, Bot, make_bot
 from ...text.narrate import Narrator
 from ..broker import Lease
+from . import frames
+from .commands import Command, requested
 from .errors import RoomError
+from .frames import encode
 from .state import Room
 
 #: Share of the bot delay a searching bot may spend searching (``time_limit``): the rest is the
@@ -67,12 +71,18 @@ class Connection:
         #: (the rematch room keeps that host token: :meth:`~.lobby.Matchmaking.come_along`)
         self.host_token: str | None = None
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue a message for the socket's writer (a slow socket that falls far behind is closed)."""
+    def send(self, frame: BaseModel) -> None:
+        """Queue ``frame`` (a model of :data:`getaway.web.protocol.ServerMessage`) for the socket's
+        writer (a slow socket that falls far behind is closed)."""
+        if not self.closed:
+            self.send_text(encode(frame))
+
+    def send_text(self, text: str) -> None:
+        """Queue a frame already encoded (:func:`~.frames.encode`: one text for many sockets)."""
         if self.closed:
             return
         try:
-            self.outbox.put_nowait(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+            self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.close()
 
@@ -92,20 +102,41 @@ class Connection:
 
     def error(self, exc: RoomError, version: int) -> None:
         """Send an ``error`` message (translated) for a refused command."""
-        self.send(exc.message(self.lang, version))
+        self.send(frames.error(exc, self.lang, version))
 
 
 @dataclass
 class Job:
-    """An item of a room's queue: a command to apply (``kind``, ``payload``), or a callable
-    run by the worker (``call``); ``future`` gets the result or the :class:`RoomError`."""
+    """An item of a room's queue: a room ``command`` to apply (and log), or a callable run by
+    the worker (``call``, named ``label`` in the logs); ``future`` gets the result (a command's
+    logged payload) or the :class:`RoomError`."""
 
-    kind: str
-    payload: dict[str, Any] = field(default_factory=dict)
+    command: Command | None = None
     call: Callable[[], Any] | None = None
+    label: str = ""
     future: asyncio.Future[Any] | None = None
     version: int | None = None  # for acts: the version the sender saw
     address: str | None = None  # for starts: the client's address
+
+    @property
+    def kind(self) -> str:
+        """The command's kind, or the call's label."""
+        return self.label if self.command is None else self.command.kind
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """The command's payload (``{}`` for a call)."""
+        return {} if self.command is None else self.command.payload()
+
+
+def job_of(kind: str, payload: dict[str, Any] | None = None, **fields: Any) -> Job:
+    """The job of the command a mirror forwards as ``kind`` and ``payload``
+    (:func:`~getaway.web.rooms.commands.requested`); ``fields``: the job's ``version``, ``address``.
+
+    Raises:
+        RoomError: ``unknown_type`` (no such command).
+    """
+    return Job(requested(kind, payload or {}), **fields)
 
 
 class RoomHandle:

@@ -1,8 +1,8 @@
 """The lobby and the rematch: the public rooms waiting with a free seat (this process's, or the
 cluster's), quick play, and the rematch room of a finished match with its players moved there.
 
-Owns: listing and rematch. Imports :mod:`.errors`, :mod:`.checks`, :mod:`.state` and
-:mod:`.handles`; never :mod:`.service`.
+Owns: listing and rematch. Imports :mod:`.errors`, :mod:`.checks`, :mod:`.commands`,
+:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ import logging
 from typing import Any, Final
 
 from ...text.i18n import N_
+from .. import protocol
 from ..broker import BrokerDown
 from .checks import check_name, hash_token, new_token
+from .commands import AskRematch, Rematch
 from .errors import RoomError
 from .handles import Connection, Job, RoomHandle
 from .state import listing
@@ -115,16 +117,16 @@ class Matchmaking:
         if conn.seat is None and not conn.host:
             raise RoomError("spectator", N_("spectators cannot play"))
         try:
-            await self.service.submit(handle, Job("rematch", {"seat": conn.seat, "host": conn.host}))
+            await self.service.submit(handle, Job(AskRematch(conn.seat, conn.host)))
         except RoomError as exc:
             if exc.code == "rematch_made" and handle.room.rematch is not None:
                 await self.come_along(handle, [conn])
             raise
 
-    async def make_rematch(self, handle: RoomHandle, asker: dict[str, Any]) -> dict[str, Any]:
-        """The owner makes the rematch room of finished ``handle`` asked by ``asker`` (``{"seat",
-        "host"}`` of the asking socket, on any process) and returns the ``rematch`` command's
-        payload ``{"code", "host"}`` (run by the room's worker, before the command is logged).
+    async def make_rematch(self, handle: RoomHandle, asker: AskRematch) -> Rematch:
+        """The owner makes the rematch room of finished ``handle`` asked by ``asker`` (the seat
+        and host flag of the asking socket, on any process) and returns the :class:`Rematch`
+        command to log (run by the room's worker, before the command is logged).
 
         Who is there is the owner's: the seats connected on any process (and the asker's). The
         host stays host: a seated host's seat is host there (its new seat token is its host
@@ -137,13 +139,13 @@ class Matchmaking:
         """
         room = handle.room
         room.check_rematch()
-        seat = asker.get("seat")
+        seat = asker.seat
         present = handle.connected() | ({seat} if isinstance(seat, int) else set())
         back = {i for i in present if 0 <= i < len(room.seats) and room.seats[i].kind == "human"}
         hosts = sorted(i for i in back if room.seats[i].host)
         if hosts:
             host: int | None = hosts[0]
-        elif (seat is None and asker.get("host")) or self.seatless_host(handle):
+        elif (seat is None and asker.host) or self.seatless_host(handle):
             host = None
         else:
             host = seat if seat in back else None
@@ -151,9 +153,9 @@ class Matchmaking:
         new = await self.service.new_room(dict(room.config), host_hash)
         new.unlisted, new.awaited = True, back  # a stranger's quick play must not take a returning seat
 
-        listed = Job("listed", call=lambda: self.seated_again(new, force=True))
+        listed = Job(label="listed", call=lambda: self.seated_again(new, force=True))
         asyncio.get_running_loop().call_later(REMATCH_WAIT, new.queue.put_nowait, listed)
-        return {"code": new.room.code, "host": host}
+        return Rematch(new.room.code, host)
 
     def seated_again(self, handle: RoomHandle, *, force: bool = False) -> None:
         """A rematch room is listed once its returning seats are taken (or ``force``)."""
@@ -202,10 +204,17 @@ class Matchmaking:
             except RoomError:
                 continue
             own = joined["token"] if seat == host else None  # a host seat's token is a host token
-            c.send({"type": "rematch", "code": code, "url": url, **joined, "host_token": own})
+            seat_token = joined["token"]
+            c.send(made_frame(code=code, url=url, seat=joined["seat"], token=seat_token, host_token=own))
         if host is not None:
             return
         for c in conns:
             if c.seat is None and c.host and c.host_token is not None and not c.closed:
                 token, c.host_token = c.host_token, None  # told once
-                c.send({"type": "rematch", "code": code, "url": url, "seat": None, "token": None, "host_token": token})
+                c.send(made_frame(code=code, url=url, seat=None, token=None, host_token=token))
+
+
+def made_frame(**fields: Any) -> protocol.Rematch:
+    """The ``rematch`` frame of one socket: the rematch room's ``code``, ``url``, and this
+    socket's ``seat``, ``token`` and ``host_token``."""
+    return protocol.Rematch.model_construct(type="rematch", **fields)

@@ -2,8 +2,8 @@
 connected seats, the turn timer, an absence) and a mirror's presence (the seats it has sockets
 for), and a mirror catching up with the log.
 
-Owns: news, presence and catch-up. Imports :mod:`.errors`, :mod:`.state` and :mod:`.handles`;
-never :mod:`.service`.
+Owns: news, presence and catch-up. Imports :mod:`.errors`, :mod:`.commands`, :mod:`.frames`,
+:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ import logging
 from typing import Any
 
 from ...text.i18n import N_
+from .. import protocol
 from ..broker import BrokerDown, NoOwner
+from .commands import Reclaim, logged
 from .errors import RoomError
+from .frames import encode
 from .handles import Job, RoomHandle
 from .state import Room
 
@@ -58,7 +61,7 @@ class Mirror:
                 timer.cancel()
             handle.deadlines.pop(seat, None)
             if room.seats[seat].bot_playing and room.status != "closed":
-                handle.queue.put_nowait(Job("reclaim", {"seat": seat}))
+                handle.queue.put_nowait(Job(Reclaim(seat)))
         announced = False
         for seat in before - now:
             announced = self.service.timers.start_absence(handle, seat, announce=True) or announced
@@ -102,7 +105,7 @@ class Mirror:
     def on_news(self, code: str, news: dict[str, Any]) -> None:
         handle = self.service.rooms.get(code)
         if handle is not None and handle.mirror:
-            handle.queue.put_nowait(Job("news", call=lambda: self.heard(handle, news)))
+            handle.queue.put_nowait(Job(label="news", call=lambda: self.heard(handle, news)))
 
     async def heard(self, handle: RoomHandle, news: dict[str, Any]) -> None:
         """The owner's news of a mirrored room (run by the worker): catch up with the log, then
@@ -127,8 +130,10 @@ class Mirror:
         if absent is not None and not 0 <= int(absent[0]) < len(room.seats):
             log.warning("room %s: dropped news of an absence of seat %s it does not have", room.code, absent[0])
         elif absent is not None:
+            frame = protocol.Absent.model_construct(type="absent", seat=int(absent[0]), deadline=float(absent[1]))
+            text = encode(frame)
             for conn in list(handle.conns):
-                conn.send({"type": "absent", "seat": int(absent[0]), "deadline": float(absent[1])})
+                conn.send_text(text)
 
     async def catch_up(self, handle: RoomHandle) -> bool:
         """Apply to a mirrored (or newly owned) room the commands the log holds beyond its
@@ -142,7 +147,7 @@ class Mirror:
             for entry in entries:
                 if entry.version != room.version + 1:
                     raise RoomError("corrupt_log", N_("room log: version {v} out of order"), 500, v=entry.version)
-                room.apply(entry.kind, entry.payload, entry.time)
+                room.apply(logged(entry.kind, entry.payload), entry.time)
         except RoomError:  # a gap (read mid-commit) or a refusal: rebuild from the whole log
             stored = await self.service.worker.in_db(self.service.store.load_room, room.code)
             room = handle.room = Room.restore(stored)
@@ -152,7 +157,8 @@ class Mirror:
             self.service.matchmaking.rematch_made(handle)
         if room.status == "closed" and handle.mirror:
             reason = next((e.payload.get("reason") for e in reversed(entries) if e.kind == "close"), "closed")
+            closed = encode(protocol.Closed.model_construct(type="closed", reason=reason))
             for conn in list(handle.conns):
-                conn.send({"type": "closed", "reason": reason})
+                conn.send_text(closed)
                 conn.close()
         return True

@@ -20,7 +20,8 @@ With a shared :class:`~getaway.web.broker.Broker` (``serve --redis-url``), many 
 one set of rooms: a room's worker runs in the process holding its lease (its *owner*); another
 process with sockets in the room keeps a *mirror* of it; docs/web.md "More than one process".
 
-Imports every sibling module (nothing imports this one but the package's ``__init__``).
+Imports every sibling module but :mod:`.frames` (nothing imports this one but the package's
+``__init__``).
 """
 
 from __future__ import annotations
@@ -30,10 +31,13 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
+
+from pydantic import TypeAdapter
 
 from ...core.rules import Rules
 from ...text.i18n import N_
+from .. import protocol
 from ..botpool import BotPool
 from ..broker import Broker, Lease, MemoryBroker
 from ..store import Store
@@ -41,6 +45,7 @@ from . import checks
 from .bots import Bots
 from .checks import check_name, hash_token, live_config, new_code, new_token
 from .cluster import Cluster
+from .commands import Close, Join, Start
 from .errors import RoomError, draining_error
 from .handles import RESTART_CLOSE, Connection, Job, RoomHandle, room_bot
 from .lobby import Matchmaking
@@ -54,6 +59,7 @@ from .worker import Worker
 __all__ = ["RoomService"]
 
 log = logging.getLogger("getaway.web")
+_CLIENT: Final = TypeAdapter(protocol.ClientMessage)
 
 
 class RoomService:
@@ -154,7 +160,7 @@ class RoomService:
             handle = self.open(room)
             if room.status != "lobby" and not any(seat.kind == "human" for seat in room.seats):
                 # A started bot-only room: nobody can be watching it now; it is not resumed.
-                handle.queue.put_nowait(Job("close", {"reason": "restart"}))
+                handle.queue.put_nowait(Job(Close("restart")))
                 continue
             self.resume(handle)
         self.timers.sweeper = asyncio.create_task(self.timers.sweep())
@@ -239,7 +245,7 @@ class RoomService:
         handle = RoomHandle(room, room_bot(room.level, self.bot_delay))
         if self.shared:
             handle.mirror = True  # until claimed: nothing runs here, commands wait for the claim
-            handle.queue.put_nowait(Job("claim", call=lambda: self.cluster.claim(handle, lease)))
+            handle.queue.put_nowait(Job(label="claim", call=lambda: self.cluster.claim(handle, lease)))
         handle.worker = asyncio.create_task(self.worker.work(handle), name=f"room-{room.code}")
         self.rooms[room.code] = handle
         return handle
@@ -359,8 +365,7 @@ class RoomService:
         """
         handle = await self.handle(code)
         token = new_token()
-        payload = {"seat": seat, "name": name, "token_hash": hash_token(token), "host": host}
-        logged = await self.submit(handle, Job("join", payload))
+        logged = await self.submit(handle, Job(Join(seat, name, hash_token(token), host)))
         return {"seat": logged["seat"], "token": token}
 
     async def start_match(self, code: str, token: str, address: str = "?") -> dict[str, Any]:
@@ -373,7 +378,7 @@ class RoomService:
         handle = await self.handle(code)
         if not handle.room.is_host_token(token):
             raise RoomError("not_host", N_("only the host can do this"), 403)
-        await self.submit(handle, Job("start", address=address))
+        await self.submit(handle, Job(Start(), address=address))
         return handle.room.public(handle.connected())
 
     async def close_room(self, code: str, token: str) -> dict[str, Any]:
@@ -386,7 +391,7 @@ class RoomService:
         handle = await self.handle(code)
         if not handle.room.is_host_token(token):
             raise RoomError("not_host", N_("only the host can do this"), 403)
-        await self.submit(handle, Job("close", {"reason": "host"}))
+        await self.submit(handle, Job(Close("host")))
         return handle.room.public()
 
     def background(self, coro: Awaitable[Any]) -> None:
@@ -437,9 +442,14 @@ class RoomService:
         """:meth:`Sockets.detach`."""
         await self.sockets.detach(handle, conn)
 
-    async def message(self, handle: RoomHandle, conn: Connection, msg: dict[str, Any]) -> None:
-        """:meth:`Sockets.message`."""
-        await self.sockets.message(handle, conn, msg)
+    async def message(self, handle: RoomHandle, conn: Connection, msg: protocol.ClientMessage | dict[str, Any]) -> None:
+        """:meth:`Sockets.message` (the app passes the parsed model; a dict, as a test or a tool
+        holds one, is validated into its model first).
+
+        Raises:
+            pydantic.ValidationError: a dict that is no client message.
+        """
+        await self.sockets.message(handle, conn, _CLIENT.validate_python(msg) if isinstance(msg, dict) else msg)
 
     async def hand_over(self) -> None:
         """:meth:`Cluster.hand_over`."""

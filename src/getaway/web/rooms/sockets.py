@@ -3,7 +3,7 @@ message handled, and the frames each socket gets (``welcome``/``sync``, ``update
 its own seat's view, ``hint``).
 
 Owns: the per-connection frames and broadcasts. Imports :mod:`.errors`, :mod:`.checks`,
-:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
+:mod:`.commands`, :mod:`.frames`, :mod:`.state` and :mod:`.handles`; never :mod:`.service`.
 """
 
 from __future__ import annotations
@@ -11,15 +11,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import Any, Literal
 
 from ...core.events import IllegalActionError
 from ...core.view import PlayerView
 from ...text import i18n
 from ...text.i18n import N_
 from ...text.narrate import Narrator
+from .. import protocol
 from .checks import check_lang
+from .commands import Act, Finish, NextDeal, Reclaim, Start
 from .errors import RoomError, page_seats
+from .frames import PONG, encode
 from .handles import Connection, Job, RoomHandle
 from .state import Room
 
@@ -42,8 +45,8 @@ class Sockets:
                 ``bad_message`` (bad language or neither token nor spectate).
         """
         if handle.mirror:  # a seat joined on another process a moment ago must be known here
-            await self.service.submit(handle, Job("catch_up", call=lambda: self.service.mirror.catch_up(handle)))
-        return await self.service.submit(handle, Job("hello", call=lambda: self.hello(handle, hello, address)))
+            await self.service.submit(handle, Job(label="catch_up", call=lambda: self.service.mirror.catch_up(handle)))
+        return await self.service.submit(handle, Job(label="hello", call=lambda: self.hello(handle, hello, address)))
 
     def hello(self, handle: RoomHandle, hello: dict[str, Any], address: str = "?") -> Connection:
         room = handle.room
@@ -76,7 +79,7 @@ class Sockets:
             self.service.timers.plan_turn_timer(handle)
         conn.send(self.full(handle, conn, "welcome"))
         if seat is not None and room.seats[seat].bot_playing and room.status != "closed":
-            handle.queue.put_nowait(Job("reclaim", {"seat": seat}))
+            handle.queue.put_nowait(Job(Reclaim(seat)))
         else:
             self.broadcast(handle, skip=conn)  # "connected" changed
         return conn
@@ -96,48 +99,46 @@ class Sockets:
                     return
                 self.broadcast(handle)
 
-        handle.queue.put_nowait(Job("gone", call=gone))
+        handle.queue.put_nowait(Job(label="gone", call=gone))
 
-    async def message(self, handle: RoomHandle, conn: Connection, msg: dict[str, Any]) -> None:
-        """Handle one checked client message of an attached socket (``act``, ``start``,
-        ``next``, ``lang``, ``ping``); errors go back to that socket only."""
-        kind = msg["type"]
+    async def message(self, handle: RoomHandle, conn: Connection, msg: protocol.ClientMessage) -> None:
+        """Handle one parsed client message of an attached socket (``act``, ``back``, ``finish``,
+        ``start``, ``next``, ``lang``, ``ping``, ``hint``; the app answers ``hello`` and
+        ``rematch`` itself); errors go back to that socket only."""
         room = handle.room
-        if kind == "ping":
-            conn.send({"type": "pong"})
-            return
-        if kind == "lang":
-            handle.queue.put_nowait(Job("lang", call=lambda: self.relang(handle, conn, msg.get("lang"))))
-            return
-        if kind == "hint":
-            await self.hint(handle, conn)
-            return
-        if kind in ("act", "back", "finish") and conn.seat is None:
-            conn.error(RoomError("spectator", N_("spectators cannot play")), room.version)
-            return
-        if kind == "finish":
-            try:
-                await self.service.submit(handle, Job("finish"))
-            except RoomError as exc:
-                conn.error(exc, room.version)
-            return
-        if kind == "back" or (kind == "act" and room.seats[conn.seat].bot_playing):
-            if room.seats[conn.seat].bot_playing:  # away (timed out): acting again brings them back
-                with contextlib.suppress(RoomError):
-                    await self.service.submit(handle, Job("reclaim", {"seat": conn.seat}))
-            return
-        if kind == "act":
-            payload = {"seat": conn.seat, "action": msg.get("action"), "bot": False}
-            job = Job("act", payload, version=msg.get("version"))
-            await self.service.timers.hold_lead(handle, msg)
-        elif kind in ("start", "next"):
-            if not conn.host:
+        match msg:
+            case protocol.Ping():
+                conn.send_text(PONG)
+                return
+            case protocol.SetLang(lang=lang):
+                handle.queue.put_nowait(Job(label="lang", call=lambda: self.relang(handle, conn, lang)))
+                return
+            case protocol.AskHint():
+                await self.hint(handle, conn)
+                return
+            case protocol.Act() | protocol.Back() | protocol.Finish() if conn.seat is None:
+                conn.error(RoomError("spectator", N_("spectators cannot play")), room.version)
+                return
+            case protocol.Finish():
+                job = Job(Finish())
+            case protocol.Back() | protocol.Act() if msg.type == "back" or room.seats[conn.seat].bot_playing:
+                if room.seats[conn.seat].bot_playing:  # away (timed out): acting again brings them back
+                    with contextlib.suppress(RoomError):
+                        await self.service.submit(handle, Job(Reclaim(conn.seat)))
+                return
+            case protocol.Act(action=action, version=version):
+                job = Job(Act(conn.seat, action, False), version=version)
+                await self.service.timers.hold_lead(handle, action)
+            case protocol.Start() | protocol.Next() if not conn.host:
                 conn.error(RoomError("not_host", N_("only the host can do this"), 403), room.version)
                 return
-            job = Job("start" if kind == "start" else "next_deal", address=conn.address)
-        else:
-            conn.error(RoomError("unknown_type", N_("unknown message type")), room.version)
-            return
+            case protocol.Start():
+                job = Job(Start(), address=conn.address)
+            case protocol.Next():
+                job = Job(NextDeal(), address=conn.address)
+            case _:
+                conn.error(RoomError("unknown_type", N_("unknown message type")), room.version)
+                return
         try:
             await self.service.submit(handle, job)
         except RoomError as exc:
@@ -168,7 +169,7 @@ class Sockets:
                     asyncio.ensure_future(hint_for(view, conn.seat, conn.lang, self.service.botpool, room.code)),
                 )
             hint = await asyncio.shield(handle.hint[1])
-            conn.send({**hint, "version": version})
+            conn.send(protocol.Hint.model_construct(**hint, version=version))
             return
         conn.error(error, version)
 
@@ -181,7 +182,7 @@ class Sockets:
         conn.narrator = None
         conn.send(self.full(handle, conn, "sync"))
 
-    def full(self, handle: RoomHandle, conn: Connection, kind: str) -> dict[str, Any]:
+    def full(self, handle: RoomHandle, conn: Connection, kind: Literal["welcome", "sync"]) -> protocol.Welcome:
         """``welcome`` / ``sync``: the whole state as ``conn`` may see it, narration of this deal."""
         room = handle.room
         view = room.view(conn.seat)
@@ -190,17 +191,17 @@ class Sockets:
         lines: list[str] = []
         if view is not None:
             lines = self.narrate(room, conn, view, 0)
-        return {
-            "type": kind,
-            "seat": conn.seat,
-            "host": conn.host,
-            "room": room.public(handle.connected()),
-            "view": None if view is None else view.to_dict(),
-            "illegal": self.illegal(room, conn, room.illegal(conn.seat)),
-            "version": room.version,
-            "log": lines,
-            "turn_ends_in": self.service.timers.turn_left(handle),
-        }
+        return protocol.Welcome.model_construct(
+            type=kind,
+            seat=conn.seat,
+            host=conn.host,
+            room=room.public(handle.connected()),
+            view=None if view is None else view.to_dict(),
+            illegal=self.illegal(room, conn, room.illegal(conn.seat)),
+            version=room.version,
+            log=lines,
+            turn_ends_in=self.service.timers.turn_left(handle),
+        )
 
     @staticmethod
     def illegal(room: Room, conn: Connection, reasons: dict[str, IllegalActionError]) -> list[dict[str, Any]]:
@@ -234,6 +235,7 @@ class Sockets:
         public = room.public(handle.connected())
         views: dict[int | None, tuple[PlayerView | None, dict[str, Any] | None]] = {}
         reasons: dict[int | None, dict[str, IllegalActionError]] = {}
+        turn_ends_in = self.service.timers.turn_left(handle)
         for conn in list(handle.conns):
             if conn is skip or conn.closed:
                 continue
@@ -252,16 +254,15 @@ class Sockets:
                 start = conn.seen
                 events = [e.to_dict() for e in view.history[start:]]
                 lines = self.narrate(room, conn, view, start)
-            conn.send(
-                {
-                    "type": "update",
-                    "version": room.version,
-                    "room": public,
-                    "view": view_dict,
-                    "illegal": self.illegal(room, conn, reasons[conn.seat]),
-                    "events": events,
-                    "history_length": 0 if view is None else len(view.history),
-                    "log": lines,
-                    "turn_ends_in": self.service.timers.turn_left(handle),
-                }
+            frame = protocol.Update.model_construct(
+                type="update",
+                version=room.version,
+                room=public,
+                view=view_dict,
+                events=events,
+                history_length=0 if view is None else len(view.history),
+                illegal=self.illegal(room, conn, reasons[conn.seat]),
+                log=lines,
+                turn_ends_in=turn_ends_in,
             )
+            conn.send_text(encode(frame))

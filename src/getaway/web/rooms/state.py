@@ -5,8 +5,8 @@ state is its creation (code, config, seed) plus the commands applied in order, s
 room's log rebuilds it exactly (the engine is deterministic). Each command is validated before
 anything changes; a bad one raises :class:`~.errors.RoomError` and leaves the room as it was.
 
-Owns: the room and its commands, the lobby's entry of a room (:func:`listing`). Imports
-:mod:`.errors` and :mod:`.checks` only.
+Owns: the room and how it applies each command, the lobby's entry of a room (:func:`listing`).
+Imports :mod:`.errors`, :mod:`.checks` and :mod:`.commands` only.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ...text import i18n
 from ...text.i18n import N_
 from ..store import StoredRoom
 from .checks import BOT_MARK, TURN_TIME, check_config, check_name, name_key, same_token
+from .commands import Absent, Act, Close, Command, Join, NextDeal, Reclaim, Rematch, Start, logged
 from .errors import RoomError, page_seat
 
 
@@ -56,10 +57,11 @@ class Room:
         secret: the deal secret (server-side only; :func:`new_secret`): each deal's shuffle
             seed. ``None`` only for rooms made before it existed (deal seeds from ``seed``).
 
-    Commands (:meth:`apply`; each raises :class:`RoomError` and changes nothing if refused):
-    ``join {seat, name, token_hash, host}``, ``start {}``, ``act {seat, action, bot}``,
-    ``absent {seat}``, ``reclaim {seat}``, ``next_deal {}``, ``close {reason}``, and once the
-    match is over ``rematch {code, host}`` (the rematch room made: :meth:`RoomService.rematch`).
+    Commands (:meth:`apply`, the classes of :mod:`~getaway.web.rooms.commands`; each raises
+    :class:`RoomError` and changes nothing if refused): ``Join(seat, name, token_hash, host)``,
+    ``Start()``, ``Act(seat, action, bot)``, ``Absent(seat)``, ``Reclaim(seat)``, ``NextDeal()``,
+    ``Close(reason)``, and once the match is over ``Rematch(code, host)`` (the rematch room made:
+    :meth:`~getaway.web.rooms.lobby.Matchmaking.rematch`).
     """
 
     def __init__(
@@ -303,31 +305,49 @@ class Room:
 
     # ------------------------------------------------------------------ commands
 
-    def apply(self, kind: str, payload: dict[str, Any], now: float) -> dict[str, Any]:
-        """Validate and apply one command; returns the payload to log (normalized).
+    def apply(self, command: Command, now: float) -> Command:
+        """Validate and apply one command (:mod:`~getaway.web.rooms.commands`); returns the
+        command to log (normalized: a join's seat chosen, an act's action by its name).
 
         Raises:
             RoomError: refused (``room_closed``, ``already_started``, ``room_full``,
                 ``seat_taken``, ``not_started``, ``bad_message``, an engine reason such as
-                ``not_your_turn`` …); the room is unchanged.
+                ``not_your_turn``, ``unknown_type`` for a command that is only asked …); the
+                room is unchanged.
         """
         if self.status == "closed":
             raise RoomError("room_closed", N_("this room is closed"), 410)
-        handler = getattr(self, f"_cmd_{kind}", None)
-        if handler is None:
-            raise RoomError("unknown_type", N_("unknown command {kind!r}"), kind=kind)
-        logged = handler(payload)
+        match command:
+            case Join():
+                done: Command = self._join(command)
+            case Start():
+                done = self._start()
+            case Act():
+                done = self._act(command)
+            case Absent(seat=seat):
+                done = self._absent(seat)
+            case Reclaim(seat=seat):
+                done = self._reclaim(seat)
+            case NextDeal():
+                done = self._next_deal()
+            case Rematch():
+                done = self._rematch(command)
+            case Close(reason=reason):
+                self.status = "closed"
+                done = Close(str(reason))
+            case _:
+                raise RoomError("unknown_type", N_("unknown command {kind!r}"), kind=command.kind)
         self.version += 1
         self.updated = now
-        return logged
+        return done
 
-    def _cmd_join(self, p: dict[str, Any]) -> dict[str, Any]:
+    def _join(self, p: Join) -> Join:
         if self.status != "lobby":
             raise RoomError("already_started", N_("the match has started"), 409)
-        name = check_name(p.get("name"))
+        name = check_name(p.name)
         if not self.replaying and any(s.kind == "human" and name_key(s.name) == name_key(name) for s in self.seats):
             raise RoomError("name_taken", N_("someone in this room is already called {name}"), 409, name=name)
-        seat = p.get("seat")
+        seat = p.seat
         if seat is None:
             seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
             if seat is None:
@@ -336,14 +356,14 @@ class Room:
             raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=seat)
         elif self.seats[seat].kind != "empty":
             raise RoomError("seat_taken", N_("seat {seat} is taken"), 409, seat=page_seat(seat))
-        token_hash = p.get("token_hash")
+        token_hash = p.token_hash
         if not isinstance(token_hash, str):
             raise RoomError("bad_message", N_("no token"))
-        host = bool(p.get("host", False))
+        host = bool(p.host)
         self.seats[seat] = Seat("human", name, host, False, token_hash)
-        return {"seat": seat, "name": name, "token_hash": token_hash, "host": host}
+        return Join(seat, name, token_hash, host)
 
-    def _cmd_start(self, p: dict[str, Any]) -> dict[str, Any]:
+    def _start(self) -> Start:
         if self.status != "lobby":
             raise RoomError("already_started", N_("the match has started"), 409)
         for seat in self.seats:
@@ -352,21 +372,21 @@ class Room:
         self.match = Match(self.rules, self.names(), self.seed, secret=self.secret)
         self.status = "playing"
         self._after_move()
-        return {}
+        return Start()
 
-    def _cmd_act(self, p: dict[str, Any]) -> dict[str, Any]:
+    def _act(self, p: Act) -> Act:
         if self.match is None or self.status == "lobby":
             raise RoomError("not_started", N_("the match has not started"), 409)
-        seat = p.get("seat")
+        seat = p.seat
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=seat)
-        by_bot = bool(p.get("bot", False))
+        by_bot = bool(p.bot)
         if by_bot != self.seats[seat].bot_controlled:
             raise RoomError("not_your_turn", N_("a bot is playing this seat") if not by_bot else N_("not a bot's seat"))
         try:
-            action = parse_action(p.get("action"))
+            action = parse_action(p.action)
         except (InvalidActionError, TypeError):
-            shown = repr(str(p.get("action"))[:40])  # quoted, a newline or a control character escaped
+            shown = repr(str(p.action)[:40])  # quoted, a newline or a control character escaped
             raise RoomError("bad_message", N_("not an action: {action}"), action=shown) from None
         if self.status != "playing":
             raise RoomError("deal_over", N_("the deal is over"), 409)
@@ -377,38 +397,37 @@ class Room:
             error.cause = exc
             raise error from None
         self._after_move()
-        return {"seat": seat, "action": str(action), "bot": by_bot}
+        return Act(seat, str(action), by_bot)
 
     def _after_move(self) -> None:
         assert self.match is not None
         if self.match.deal.is_over:
             self.status = "finished" if self.match.finished else "between_deals"
 
-    def _cmd_absent(self, p: dict[str, Any]) -> dict[str, Any]:
-        seat = self._human_seat(p)
+    def _absent(self, seat: Any) -> Absent:
+        seat = self._human_seat(seat)
         if self.status not in ("playing", "between_deals"):
             raise RoomError("not_started", N_("the match has not started"), 409)
         if self.seats[seat].bot_playing:
             raise RoomError("bad_message", N_("a bot already plays seat {seat}"), seat=page_seat(seat))
         self.seats[seat].bot_playing = True
-        return {"seat": seat}
+        return Absent(seat)
 
-    def _cmd_reclaim(self, p: dict[str, Any]) -> dict[str, Any]:
-        seat = self._human_seat(p)
+    def _reclaim(self, seat: Any) -> Reclaim:
+        seat = self._human_seat(seat)
         if not self.seats[seat].bot_playing:
             raise RoomError("bad_message", N_("seat {seat} is not played by a bot"), seat=page_seat(seat))
         self.seats[seat].bot_playing = False
-        return {"seat": seat}
+        return Reclaim(seat)
 
-    def _human_seat(self, p: dict[str, Any]) -> int:
-        seat = p.get("seat")
+    def _human_seat(self, seat: Any) -> int:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=seat)
         if self.seats[seat].kind != "human":
             raise RoomError("bad_message", N_("seat {seat} is not a player's"), seat=page_seat(seat))
         return seat
 
-    def _cmd_next_deal(self, p: dict[str, Any]) -> dict[str, Any]:
+    def _next_deal(self) -> NextDeal:
         if self.status != "between_deals" or self.match is None:
             code = "not_started" if self.status == "lobby" else "bad_message"
             raise RoomError(code, N_("no next deal to start now"), 409)
@@ -417,7 +436,7 @@ class Room:
         except MatchError as exc:  # pragma: no cover - status says it cannot happen
             raise RoomError("bad_message", N_("{problem}"), 409, problem=str(exc)) from None
         self.status = "playing"
-        return {}
+        return NextDeal()
 
     def check_rematch(self) -> None:
         """Refuse a rematch now.
@@ -433,20 +452,16 @@ class Room:
         if self.rematch is not None:
             raise RoomError("rematch_made", N_("a rematch room was already made"), 409)
 
-    def _cmd_rematch(self, p: dict[str, Any]) -> dict[str, Any]:
+    def _rematch(self, p: Rematch) -> Rematch:
         self.check_rematch()
-        code, host = p.get("code"), p.get("host")
+        code, host = p.code, p.host
         if not isinstance(code, str) or not code:
             raise RoomError("bad_message", N_("no room {code}"), code=str(code)[:16])
         seats = range(len(self.seats))
         if host is not None and (isinstance(host, bool) or not isinstance(host, int) or host not in seats):
             raise RoomError("bad_message", N_("no seat {seat} in this room"), seat=host)
         self.rematch = {"code": code, "host": host}
-        return dict(self.rematch)
-
-    def _cmd_close(self, p: dict[str, Any]) -> dict[str, Any]:
-        self.status = "closed"
-        return {"reason": str(p.get("reason", "idle"))}
+        return Rematch(code, host)
 
     # ------------------------------------------------------------------ event sourcing
 
@@ -462,7 +477,7 @@ class Room:
         for entry in stored.log:
             if entry.version != room.version + 1:
                 raise RoomError("corrupt_log", N_("room log: version {v} out of order"), 500, v=entry.version)
-            room.apply(entry.kind, entry.payload, entry.time)
+            room.apply(logged(entry.kind, entry.payload), entry.time)
         room.replaying = False
         return room
 

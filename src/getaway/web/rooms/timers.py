@@ -3,7 +3,7 @@ a bot's move, the bots' takes, a human's turn timer, the next deal of a room wit
 the absence timer of a seat whose player left, the idle sweep, and a lead held in a take window.
 
 Owns: those timers (their tasks live on the :class:`~.handles.RoomHandle`). Imports
-:mod:`.errors` and :mod:`.handles`; never :mod:`.service`.
+:mod:`.errors`, :mod:`.commands`, :mod:`.frames` and :mod:`.handles`; never :mod:`.service`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ import logging
 from typing import Any, Final
 
 from ...core.events import PASS, TAKE
+from .. import protocol
+from .commands import Absent, Close, NextDeal
 from .errors import RoomError
+from .frames import encode
 from .handles import Job, RoomHandle
 
 log = logging.getLogger("getaway.web")
@@ -33,13 +36,13 @@ class Timers:
         self.service = service
         self.sweeper: asyncio.Task[None] | None = None  # the idle sweep
 
-    async def hold_lead(self, handle: RoomHandle, msg: dict[str, Any]) -> None:
+    async def hold_lead(self, handle: RoomHandle, action: Any) -> None:
         """Hold a human's move made in a take window (a lead; a take is never held) until the
         window has lasted the bot delay, as a bot's lead would: whoever leads, the others have
         the same time to take (docs/web.md "Takes"). A take made meanwhile moves the room on,
         and the held move is then refused as stale."""
         window = handle.window
-        if window is None or window[0] != handle.room.version or msg.get("action") == "take":
+        if window is None or window[0] != handle.room.version or action == "take":
             return
         wait = window[1] + self.service.bot_delay - self.service.timer()
         if wait > 0:
@@ -141,7 +144,7 @@ class Timers:
             live = handle.room
             if live.version == version and not live.seats[seat].bot_playing and seat in handle.connected():
                 with contextlib.suppress(RoomError):
-                    await self.service.submit(handle, Job("absent", {"seat": seat}))
+                    await self.service.submit(handle, Job(Absent(seat)))
 
         handle.turn_task = asyncio.create_task(timeout(*key))
 
@@ -158,7 +161,7 @@ class Timers:
         await self.service.sleep(max(self.service.bot_delay * 3, 0.0))
         if handle.room.version == version and handle.room.status == "between_deals":
             with contextlib.suppress(RoomError):
-                await self.service.submit(handle, Job("next_deal"))
+                await self.service.submit(handle, Job(NextDeal()))
 
     def start_absence(self, handle: RoomHandle, seat: int, *, announce: bool) -> bool:
         """The seat's player left: after the grace period a bot plays for them. Announces
@@ -181,14 +184,15 @@ class Timers:
             handle.deadlines.pop(seat, None)
             if seat not in handle.connected():
                 with contextlib.suppress(RoomError):
-                    await self.service.submit(handle, Job("absent", {"seat": seat}))
+                    await self.service.submit(handle, Job(Absent(seat)))
 
         handle.timers[seat] = asyncio.create_task(takeover())
         if announce:
             self.service.sockets.broadcast(handle)
             self.service.mirror.publish(handle, absent=(seat, round(deadline, 3)))
+            frame = encode(protocol.Absent.model_construct(type="absent", seat=seat, deadline=round(deadline, 3)))
             for conn in list(handle.conns):
-                conn.send({"type": "absent", "seat": seat, "deadline": round(deadline, 3)})
+                conn.send_text(frame)
         return announce
 
     async def sweep(self) -> None:
@@ -201,4 +205,4 @@ class Timers:
                 if handle.mirror:
                     continue  # its owner closes it
                 if now - handle.room.updated >= self.service.idle and handle.room.status != "closed":
-                    handle.queue.put_nowait(Job("close", {"reason": "idle"}))
+                    handle.queue.put_nowait(Job(Close("idle")))

@@ -3,8 +3,8 @@ the room, persists it (group commit: the log entries of every room that arrive w
 being written go in the next batch, one transaction) and only then has the room told.
 
 Owns: the worker loop (:meth:`Worker.run`), the database thread and the pending log entries.
-Imports :mod:`.errors`, :mod:`.state` and :mod:`.handles`; reaches the other components
-through the façade (never imports :mod:`.service`).
+Imports :mod:`.errors`, :mod:`.commands`, :mod:`.frames`, :mod:`.state` and :mod:`.handles`;
+reaches the other components through the façade (never imports :mod:`.service`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ...text.i18n import N_
+from .. import protocol
 from ..store import NewEntry
+from .commands import Act, AskRematch, Close, Command, Finish, Join, Rematch, Start
 from .errors import RoomError
+from .frames import encode
 from .handles import Job, RoomHandle
 from .state import Room, playing_humans
 
@@ -93,40 +96,52 @@ class Worker:
                 return
 
     async def run(self, handle: RoomHandle, job: Job) -> Any:
+        """Run ``job`` (by the room's worker): a call, or a command forwarded to the owner (a
+        mirror), or applied to the room, logged (committed) and told; returns the command's
+        logged payload.
+
+        Raises:
+            RoomError: the command was refused (nothing changed), ``server_error`` (503: not saved).
+        """
         room = handle.room
         if job.call is not None:
             result = job.call()
             return await result if inspect.isawaitable(result) else result
         if handle.mirror:  # another process owns the room
             return await self.service.cluster.forward(handle, job)
-        if job.kind == "finish":
-            return self.service.bots.finish(handle)
-        if job.kind == "act":
-            if room.status == "closed":
+        command = job.command
+        match command:
+            case Finish():
+                return self.service.bots.finish(handle)
+            case Act() if room.status == "closed":
                 raise RoomError("room_closed", N_("this room is closed"), 410)
-            room.check_version(job.version)
+            case Act():
+                room.check_version(job.version)
         if handle.lease is not None and not await self.service.cluster.fenced(handle):
             return await self.service.cluster.forward(handle, job)  # the lease was lost: to the new owner
-        if job.kind == "start" and room.status == "lobby":
-            await self.service.bots.start_bot_only(handle, job.address)
-        if job.kind == "rematch":
-            job.payload = await self.service.matchmaking.make_rematch(handle, job.payload)
+        match command:
+            case Start() if room.status == "lobby":
+                await self.service.bots.start_bot_only(handle, job.address)
+            case AskRematch():
+                command = await self.service.matchmaking.make_rematch(handle, command)
+        assert command is not None
         before = room.version
         now = self.service.clock()
         try:
-            logged = room.apply(job.kind, job.payload, now)
+            done = room.apply(command, now)
         except RoomError:
-            if job.kind == "start":
+            if isinstance(command, Start):
                 self.service.bots.free_slot(handle)
             raise
-        seat_hash = (logged["seat"], logged["token_hash"]) if job.kind == "join" else None
+        logged = done.payload()
+        seat_hash = (done.seat, done.token_hash) if isinstance(done, Join) else None
         record = None
-        if job.kind == "act" and room.deal_over:  # this move ended the deal: its record, stored once
+        if isinstance(done, Act) and room.deal_over:  # this move ended the deal: its record, stored once
             index = room.deal_index
             assert index is not None
             record = (index, room.record(index))
         snapshot = room.snapshot() if room.status in ("between_deals", "finished", "closed") else None
-        entry = NewEntry(room.code, room.version, job.kind, logged, now, room.status, seat_hash, record, snapshot)
+        entry = NewEntry(room.code, room.version, done.kind, logged, now, room.status, seat_hash, record, snapshot)
         try:
             await self.write(entry)
         except Exception:
@@ -134,31 +149,36 @@ class Worker:
             log.exception("room %s: cannot write version %d", room.code, before + 1)
             stored = await self.in_db(self.service.store.load_room, room.code)
             handle.room = Room.restore(stored)
-            made = self.service.rooms.get(logged["code"]) if job.kind == "rematch" else None
+            made = self.service.rooms.get(done.code) if isinstance(done, Rematch) else None
             if made is not None:  # a rematch room never announced: nobody will come
-                made.queue.put_nowait(Job("close", {"reason": "idle"}))
+                made.queue.put_nowait(Job(Close("idle")))
             raise RoomError("server_error", N_("the server could not save this; try again"), 503) from None
-        self.after_command(handle, job.kind, logged)
+        self.after_command(handle, done)
         return logged
 
-    def after_command(self, handle: RoomHandle, kind: str, logged: dict[str, Any]) -> None:
+    def after_command(self, handle: RoomHandle, done: Command) -> None:
+        """What follows command ``done`` once logged: sockets closed (a close), absences started
+        (a start), a rematch room listed or its players moved; then the room's timers planned
+        and every socket told."""
         room = handle.room
-        if kind == "close":
-            self.service.mirror.publish(handle)
-            for conn in list(handle.conns):
-                conn.send({"type": "closed", "reason": logged["reason"]})
-                conn.close()
-            self.service.bots.free_slot(handle)
-            return
-        if kind == "start":
-            connected = handle.connected()
-            for seat in playing_humans(room):
-                if seat not in connected:
-                    self.service.timers.start_absence(handle, seat, announce=True)
-        elif kind == "join" and handle.unlisted:
-            self.service.matchmaking.seated_again(handle)
-        elif kind == "rematch":
-            self.service.matchmaking.rematch_made(handle)
+        match done:
+            case Close(reason=reason):
+                self.service.mirror.publish(handle)
+                closed = encode(protocol.Closed.model_construct(type="closed", reason=reason))
+                for conn in list(handle.conns):
+                    conn.send_text(closed)
+                    conn.close()
+                self.service.bots.free_slot(handle)
+                return
+            case Start():
+                connected = handle.connected()
+                for seat in playing_humans(room):
+                    if seat not in connected:
+                        self.service.timers.start_absence(handle, seat, announce=True)
+            case Join() if handle.unlisted:
+                self.service.matchmaking.seated_again(handle)
+            case Rematch():
+                self.service.matchmaking.rematch_made(handle)
         self.service.timers.schedule(handle)  # first: the turn timer's deadline is in the broadcast
         self.service.sockets.broadcast(handle)
 
@@ -170,7 +190,7 @@ class Worker:
         for handle in handles:  # last in each queue: nothing can be queued once draining (submit)
             if handle.worker is not None and not handle.worker.done():
                 future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-                handle.queue.put_nowait(Job("drain", call=lambda: None, future=future))
+                handle.queue.put_nowait(Job(label="drain", call=lambda: None, future=future))
                 done.append(future)
         if done:
             await asyncio.wait(done, timeout=timeout)
