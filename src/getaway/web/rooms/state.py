@@ -224,38 +224,13 @@ class Room:
         ends or the status changes."""
         key = (0 if self.match is None else len(self.match.deals), self.deal_over, self.status)
         if self._history is None or self._history[0] != key:
-            self._history = (key, self._make_history())
+            self._history = (key, _history_of(self))
         return self._history[1]
 
     @property
     def deal_over(self) -> bool:
         """Whether the current deal is over (``False`` before the start)."""
         return self.match is not None and self.match.deal.is_over
-
-    def _make_history(self) -> dict[str, Any]:
-        deals = []
-        if self.match is not None:
-            for i, deal in enumerate(self.match.deals):
-                outcome = deal.outcome
-                if outcome is None:
-                    continue
-                deals.append(
-                    {
-                        "index": i,
-                        "dealer": deal.dealer,
-                        "loser": outcome.loser,
-                        "termination": outcome.termination,
-                        "out_order": [list(g) for g in outcome.out_order],
-                        "points": list(self.match.deal_points(i)),
-                    }
-                )
-        return {
-            "code": self.code,
-            "status": self.status,
-            "names": self.names(),
-            "deals": deals,
-            "standings": self.standings(),
-        }
 
     def record(self, index: int) -> dict[str, Any]:
         """The engine's record (``getaway/1``) of finished deal ``index`` (0-based).
@@ -509,3 +484,30 @@ def listing(room: Room) -> dict[str, Any] | None:
 def playing_humans(room: Room) -> list[int]:
     """The human seats of ``room`` that their player plays (no bot for an absent one)."""
     return [i for i, s in enumerate(room.seats) if s.kind == "human" and not s.bot_playing]
+
+
+def _history_of(room: Room) -> dict[str, Any]:
+    """:meth:`Room.history`, worked out."""
+    deals = []
+    if room.match is not None:
+        for i, deal in enumerate(room.match.deals):
+            outcome = deal.outcome
+            if outcome is None:
+                continue
+            deals.append(
+                {
+                    "index": i,
+                    "dealer": deal.dealer,
+                    "loser": outcome.loser,
+                    "termination": outcome.termination,
+                    "out_order": [list(g) for g in outcome.out_order],
+                    "points": list(room.match.deal_points(i)),
+                }
+            )
+    return {
+        "code": room.code,
+        "status": room.status,
+        "names": room.names(),
+        "deals": deals,
+        "standings": room.standings(),
+    }
