@@ -40,6 +40,8 @@ class Cluster:
         self.slots: set[tuple[str, str, str]] = set()  # the cluster's slots held here (renewed)
 
     async def free_shared_slot(self, group: str, key: str, member: str) -> None:
+        """Free one of the cluster's slots held here (in the background; the broker unreachable:
+        it expires once not renewed)."""
         with contextlib.suppress(BrokerDown):  # not freed: it expires (SLOT_MS) once not renewed
             await self.service.broker.free_slot(group, key, member)
 
@@ -91,6 +93,8 @@ class Cluster:
         await self.free_shared_slot("sockets", address, socket)
 
     async def start(self) -> None:
+        """:meth:`RoomService.start` of a process among many: the broker started, each unfinished
+        room nobody owns taken (its lease) and rebuilt, the heartbeat and the idle sweep started."""
         await self.service.broker.start(self.on_request, self.service.mirror.on_news)
         for stored in await self.service.worker.in_db(self.service.store.unfinished):
             try:

@@ -81,6 +81,7 @@ class RelayedError(RoomError):
         self.texts: dict[str, str] | None = data.get("texts")
 
     def text(self, lang: str) -> str:
+        """The owner's text in ``lang`` for an engine refusal, else the template translated here."""
         if self.texts:
             return self.texts.get(lang) or self.texts.get("en") or self.code
         return super().text(lang)

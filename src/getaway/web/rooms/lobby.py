@@ -69,6 +69,7 @@ class Matchmaking:
             self.service.background(self.put_listing(handle.room.code, text))
 
     async def put_listing(self, code: str, text: str | None) -> None:
+        """Put room ``code``'s lobby entry ``text`` in the broker (``None``: take it out)."""
         with contextlib.suppress(BrokerDown):
             await self.service.broker.list_room(code, text)
 

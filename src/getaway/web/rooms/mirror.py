@@ -103,6 +103,7 @@ class Mirror:
         self.service.matchmaking.list(handle)
 
     def on_news(self, code: str, news: dict[str, Any]) -> None:
+        """The broker heard the owner's ``news`` of room ``code``: a mirror here queues it (:meth:`heard`)."""
         handle = self.service.rooms.get(code)
         if handle is not None and handle.mirror:
             handle.queue.put_nowait(Job(label="news", call=lambda: self.heard(handle, news)))

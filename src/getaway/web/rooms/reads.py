@@ -32,6 +32,7 @@ READ_CACHE: Final = 512
 
 
 def remember(cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
+    """Keep ``value`` under ``key`` in ``cache``, the least recently kept dropped beyond ``size``."""
     cache[key] = value
     cache.move_to_end(key)
     while len(cache) > size:
@@ -53,6 +54,7 @@ class Reads:
         self.records: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
 
     async def in_reader(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a reader thread (off the event loop and the writer's thread)."""
         return await asyncio.get_running_loop().run_in_executor(self.reader, lambda: fn(*args))
 
     async def summary(self, code: str) -> tuple[RoomSummary, dict[str, Any]]:
@@ -80,6 +82,11 @@ class Reads:
         return summary, snap
 
     async def replay(self, code: str, version: int) -> Room:
+        """Room ``code`` rebuilt from its log at ``version`` (kept: :data:`REPLAYED_ROOMS`).
+
+        Raises:
+            RoomError: ``room_not_found`` (404).
+        """
         room = self.replayed.get(code)
         if room is None or room.version != version:
             stored = await self.in_reader(self.service.store.load_room, code)

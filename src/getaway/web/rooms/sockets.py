@@ -49,6 +49,12 @@ class Sockets:
         return await self.service.submit(handle, Job(label="hello", call=lambda: self.hello(handle, hello, address)))
 
     def hello(self, handle: RoomHandle, hello: dict[str, Any], address: str = "?") -> Connection:
+        """The ``hello`` of a socket (run by the worker): its seat and host right proved by its
+        token, its absence timer stopped, ``welcome`` sent, its seat reclaimed from a bot.
+
+        Raises:
+            RoomError: ``bad_token`` (403), ``bad_message``.
+        """
         room = handle.room
         lang = check_lang(hello.get("lang", "en"))
         token = hello.get("token")
@@ -174,6 +180,7 @@ class Sockets:
         conn.error(error, version)
 
     def relang(self, handle: RoomHandle, conn: Connection, lang: Any) -> None:
+        """Switch ``conn`` to language ``lang`` and send it a ``sync`` (a bad language: an ``error``)."""
         try:
             conn.lang = check_lang(lang)
         except RoomError as exc:
@@ -218,6 +225,8 @@ class Sockets:
             ]
 
     def narrate(self, room: Room, conn: Connection, view: PlayerView, start: int) -> list[str]:
+        """The sentences of ``view``'s events from ``start`` on, in ``conn``'s language (its narrator
+        follows the deal)."""
         new = view.history[start:]
         conn.seen = len(view.history)
         with i18n.language(conn.lang):

@@ -150,6 +150,8 @@ class Timers:
 
     @staticmethod
     def no_host(handle: RoomHandle) -> bool:
+        """Whether nobody can press "next": no human seat, or the host has no socket and their
+        seat is played by a bot."""
         room = handle.room
         if not any(s.kind == "human" for s in room.seats):
             return True
@@ -158,6 +160,7 @@ class Timers:
         return not host_present and all(room.seats[i].bot_playing for i in hosts)
 
     async def auto_next(self, handle: RoomHandle, version: int) -> None:
+        """Start the next deal of a room without a host, three bot delays after ``version``."""
         await self.service.sleep(max(self.service.bot_delay * 3, 0.0))
         if handle.room.version == version and handle.room.status == "between_deals":
             with contextlib.suppress(RoomError):

@@ -43,6 +43,7 @@ class Worker:
         self.writer: asyncio.Task[None] | None = None  # the task committing them
 
     async def in_db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` in the database thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.db, lambda: fn(*args, **kwargs))
 
@@ -61,6 +62,7 @@ class Worker:
         await future
 
     async def write_pending(self) -> None:
+        """Commit the pending entries, a batch at a time, each batch one transaction."""
         while self.pending:
             batch, self.pending = self.pending, []
             try:
@@ -76,6 +78,7 @@ class Worker:
                     future.set_exception(error)
 
     async def work(self, handle: RoomHandle) -> None:
+        """The worker of room ``handle``: its jobs one at a time, until it is closed."""
         while True:
             job = await handle.queue.get()
             try:
