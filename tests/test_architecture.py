@@ -6,6 +6,8 @@ part of an import cycle."""
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -136,3 +138,68 @@ def test_the_core_does_not_translate():
     for name, path in modules().items():
         if area_of(name) == "core":
             assert not any(area_of(i) == "text" for i in imports_of(path) if i.startswith("getaway")), name
+
+
+#: The package of the web server's rooms (issue 23): each module's docstring says which sibling
+#: modules it imports ("Imports :mod:`.errors` and :mod:`.state` …"), and these arrows hold.
+ROOMS = "getaway.web.rooms"
+#: What the foundations may import, whatever their docstrings say: the errors nothing (the socket
+#: edge, the protocol and the routes import them alone), the checks and the commands the errors, the pure
+#: room those three.
+ROOMS_FOUNDATIONS: dict[str, set[str]] = {
+    "errors": set(),
+    "checks": {"errors"},
+    "commands": {"errors"},
+    "state": {"errors", "checks", "commands"},
+}
+
+
+def _siblings_imported(path: Path) -> set[str]:
+    prefix = ROOMS + "."
+    return {i[len(prefix) :].split(".")[0] for i in imports_of(path) if i.startswith(prefix)}
+
+
+def _siblings_declared(path: Path, siblings: set[str]) -> set[str]:
+    doc = " ".join((ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").split())
+    doc = re.sub(r":mod:`\.(\w+)`", r"<\1>", doc)
+    found = re.search(r"\bImports ([^;.]*)", doc)
+    assert found, f"{path.name}: its docstring does not say what it imports ('Imports …')"
+    named = set(re.findall(r"<(\w+)>", found.group(1)))
+    if found.group(1).startswith("every sibling"):  # "every sibling module but <frames>"
+        return set(siblings) - named
+    return named
+
+
+def test_the_rooms_modules_import_what_their_docstrings_say():
+    package = SRC / "web" / "rooms"
+    paths = {p.stem: p for p in sorted(package.glob("*.py")) if p.name != "__init__.py"}
+    graph = {}
+    for name, path in paths.items():
+        imported = _siblings_imported(path)
+        declared = _siblings_declared(path, set(paths) - {name})
+        assert imported == declared, f"rooms/{name}.py imports {sorted(imported)}, its docstring: {sorted(declared)}"
+        if name in ROOMS_FOUNDATIONS:
+            assert imported <= ROOMS_FOUNDATIONS[name], f"rooms/{name}.py imports {sorted(imported)}"
+        if name != "service":
+            assert "service" not in imported, f"rooms/{name}.py imports the façade (it is given it)"
+        graph[name] = imported
+    components = {"worker", "timers", "bots", "sockets", "reads", "lobby", "cluster", "mirror"}
+    assert components <= graph["service"], "the façade holds every component"
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        for nxt in sorted(graph[node]):
+            assert nxt not in path, "rooms import cycle: " + " -> ".join([*path, nxt])
+            if nxt not in done:
+                visit(nxt, [*path, nxt])
+        done.add(node)
+
+    for name in sorted(graph):
+        visit(name, [name])
+
+
+def test_a_refusal_does_not_import_the_room_service():
+    """``RoomError`` (what the socket edge, the protocol and learn import) comes without the service."""
+    code = "import sys, getaway.web.rooms.errors; print('getaway.web.rooms.service' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

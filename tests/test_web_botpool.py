@@ -67,8 +67,8 @@ async def _play_room(service: RoomService, bot: Any, kill: bool = False) -> tupl
 
 
 def test_a_room_of_searching_bots_plays_to_the_end_in_workers_and_replays_from_its_seed(monkeypatch):
-    monkeypatch.setattr("getaway.web.rooms.new_seed", lambda: 0x5EED)  # every room: one seed, one secret
-    monkeypatch.setattr("getaway.web.rooms.new_secret", lambda: b"s" * 32)
+    monkeypatch.setattr("getaway.web.rooms.checks.new_seed", lambda: 0x5EED)  # every room: one seed, one secret
+    monkeypatch.setattr("getaway.web.rooms.checks.new_secret", lambda: b"s" * 32)
 
     async def main() -> tuple[list[Any], Any]:
         service = RoomService(Store("sqlite://"), bot_delay=0, bot_workers=1)
@@ -199,7 +199,7 @@ def test_a_room_whose_searches_cannot_have_a_worker_sends_fallback_moves_at_the_
             handle.bot = SleepyBot(0.01, time_limit=0.18)
             delays: list[float] = []
             began: dict[int, float] = {}
-            original_move, original_submit = service._bot_move, service.submit
+            original_move, original_submit = service.bots.move, service.submit
 
             async def bot_move(h, version, seat, start):
                 began[version] = start
@@ -210,7 +210,7 @@ def test_a_room_whose_searches_cannot_have_a_worker_sends_fallback_moves_at_the_
                     delays.append(service.timer() - began[job.version])
                 return await original_submit(h, job)
 
-            service._bot_move, service.submit = bot_move, submit  # type: ignore[method-assign]
+            service.bots.move, service.submit = bot_move, submit  # type: ignore[method-assign]
             await service.start_match(code, answer["host_token"])
             deadline = time.monotonic() + 6.0  # within the hog's search
             while pool.stats["fallbacks"] < 3:

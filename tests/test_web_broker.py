@@ -14,7 +14,8 @@ import pytest
 
 from getaway.web.broker import Lease, MemoryBroker, MemoryHub
 from getaway.web.protocol import Stats
-from getaway.web.rooms import RoomError, RoomHandle, RoomService, _Job
+from getaway.web.rooms import RoomError, RoomHandle, RoomService
+from getaway.web.rooms.handles import job_of as _Job
 from getaway.web.store import Store
 from web_helpers import SlowBroker, check_authority, check_bot_room_caps
 
@@ -129,7 +130,7 @@ def test_an_owner_that_stops_renewing_loses_the_room_and_writes_nothing_more(tmp
             ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
             await a.start_match(code, made["host_token"])
             old = owner.lease
-            a._heart.cancel()  # A stalls: its lease is not renewed (a pause, not a crash: A runs on)
+            a.cluster.heart.cancel()  # A stalls: its lease is not renewed (a pause, not a crash: A runs on)
             await _until(lambda: mirror.lease is not None, timeout=5)  # B's heartbeat took the room
             assert mirror.lease.token > old.token and not mirror.mirror
             written: list = []  # what A appends to the log from now on
@@ -144,7 +145,7 @@ def test_an_owner_that_stops_renewing_loses_the_room_and_writes_nothing_more(tmp
             with contextlib.suppress(RoomError):  # B answers (applied, or stale): A wrote nothing
                 await a.submit(owner, move)
             assert owner.mirror and owner.lease is None and written == []
-            a._heart = asyncio.create_task(a._heartbeat())  # the pause is over
+            a.cluster.heart = asyncio.create_task(a.cluster.beat())  # the pause is over
             await _play([(a, owner, asha), (b, mirror, ben)], random.Random(9))
             assert written == []
             await _until(lambda: a.store.load_room(code).status == "finished")  # the last move committed
@@ -358,7 +359,7 @@ def test_a_rematch_asked_on_a_mirror_is_made_once_by_the_owner_and_moves_everyon
         hub, (a, b), code, (owner, asha), (mirror, ben) = await _finished(tmp_path, 5)
         try:
             asked: list[str] = []
-            on_request = a._on_request
+            on_request = a.cluster.on_request
             a.broker.on_request = lambda c, body: (asked.append(body["kind"]), on_request(c, body))[1]
             if at_once:
                 refusals = await asyncio.gather(_ask(b, mirror, ben), _ask(a, owner, asha))

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from getaway.core.events import TAKE
-from getaway.web.rooms import TAKE_MOMENT, Room, RoomError, RoomService, _Job, check_config, live_config
+from getaway.web.rooms import TAKE_MOMENT, Room, RoomError, RoomService, check_config, live_config
+from getaway.web.rooms.handles import job_of as _Job
 from getaway.web.store import Store
 
 pytestmark = pytest.mark.timeout(60)

@@ -19,6 +19,7 @@ from websockets.sync.client import connect
 
 from getaway.core.record import deal_from_record
 from getaway.web.rooms import Room, hash_token
+from getaway.web.rooms.commands import logged
 from getaway.web.store import NewEntry, Store, database_url
 from web_helpers import free_port, fresh_database
 
@@ -80,12 +81,26 @@ def test_a_room_replays_from_its_log():
     rng = random.Random(0)
     commands = [("join", {"seat": None, "name": "Asha", "token_hash": hash_token("t"), "host": True}), ("start", {})]
     for kind, payload in commands:
-        store.append("ROOM01", room.version + 1, kind, room.apply(kind, payload, 1.0), now=1.0, status=room.status)
+        store.append(
+            "ROOM01",
+            room.version + 1,
+            kind,
+            room.apply(logged(kind, payload), 1.0).payload(),
+            now=1.0,
+            status=room.status,
+        )
     while room.status == "playing":
         deal = room.match.deal
         seat = deal.to_act
         payload = {"seat": seat, "action": str(rng.choice(deal.legal_actions())), "bot": seat != 0}
-        store.append("ROOM01", room.version + 1, "act", room.apply("act", payload, 2.0), now=2.0, status=room.status)
+        store.append(
+            "ROOM01",
+            room.version + 1,
+            "act",
+            room.apply(logged("act", payload), 2.0).payload(),
+            now=2.0,
+            status=room.status,
+        )
     again = Room.restore(store.load_room("ROOM01"))
     assert again.version == room.version and again.status == "finished"
     assert again.match.deal.snapshot() == room.match.deal.snapshot()

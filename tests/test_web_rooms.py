@@ -19,7 +19,9 @@ from sqlalchemy import update
 from getaway import Rules
 from getaway.core.match import Match, MatchError, secret_deal_seed
 from getaway.text.cli import cli
-from getaway.web.rooms import Connection, Room, RoomError, RoomService, _Job, hash_token, room_bot
+from getaway.web.rooms import Connection, Room, RoomError, RoomService, hash_token, room_bot
+from getaway.web.rooms.commands import logged
+from getaway.web.rooms.handles import job_of as _Job
 from getaway.web.store import Store, rooms
 from web_helpers import Player, check_authority, create_room, drain_to, make_client, play_deal
 
@@ -175,7 +177,7 @@ async def _bot_room(service: RoomService, bot, config=CONFIG) -> tuple[str, list
     handle.bot = bot
     times: list[tuple[float, float]] = []
     began: dict[int, float] = {}
-    original_move, original_submit = service._bot_move, service.submit
+    original_move, original_submit = service.bots.move, service.submit
 
     async def bot_move(h, version, seat, start):
         began[version] = start
@@ -186,7 +188,7 @@ async def _bot_room(service: RoomService, bot, config=CONFIG) -> tuple[str, list
             times.append((began[job.version], service.timer()))
         return await original_submit(h, job)
 
-    service._bot_move, service.submit = bot_move, submit  # type: ignore[method-assign]
+    service.bots.move, service.submit = bot_move, submit  # type: ignore[method-assign]
     await service.start_match(code, answer["host_token"])
     deadline = time.monotonic() + 30
     while handle.room.status != "finished":
@@ -280,10 +282,10 @@ def test_at_most_one_search_at_a_time_per_room_even_when_a_move_is_cancelled():
             room = Room.restore(service.store.load_room(answer["code"]))
             view = room.view(room.to_act() or 0)
             legal = ["take", "pass"] if view is None else list(view.legal_actions) or ["pass", "pass"]
-            first = asyncio.create_task(service._search(handle, view, legal))
+            first = asyncio.create_task(service.bots.search(handle, view, legal))
             await asyncio.sleep(0.01)
             first.cancel()  # the move is dropped (the room moved on); its search still runs
-            searches = [asyncio.create_task(service._search(handle, view, legal)) for _ in range(3)]
+            searches = [asyncio.create_task(service.bots.search(handle, view, legal)) for _ in range(3)]
             await asyncio.gather(*searches)
             return bot
         finally:
@@ -506,8 +508,8 @@ def test_room_reads_are_rate_limited_per_address():
 
 def _started_room() -> Room:
     room = Room("ROOM01", dict(CONFIG, options={"takes": "off"}), 12345, hash_token("host"), 0.0, bytes(32))
-    room.apply("join", {"seat": None, "name": "Asha", "token_hash": hash_token("t"), "host": True}, 1.0)
-    room.apply("start", {}, 1.0)
+    room.apply(logged("join", {"seat": None, "name": "Asha", "token_hash": hash_token("t"), "host": True}), 1.0)
+    room.apply(logged("start", {}), 1.0)
     return room
 
 
@@ -540,15 +542,15 @@ def test_an_act_on_a_version_ahead_of_the_room_is_refused():
 
 def test_a_human_cannot_act_on_a_seat_a_bot_has_taken_over():
     room = _started_room()
-    room.apply("absent", {"seat": 0}, 2.0)
+    room.apply(logged("absent", {"seat": 0}), 2.0)
     while room.status == "playing" and room.to_act() != 0:
         seat = room.to_act()
-        room.apply("act", {"seat": seat, "action": str(room.view(seat).legal_actions[0]), "bot": True}, 3.0)
+        room.apply(logged("act", {"seat": seat, "action": str(room.view(seat).legal_actions[0]), "bot": True}), 3.0)
     assert room.to_act() == 0
     version = room.version
     legal = str(room.view(0).legal_actions[0])
     with pytest.raises(RoomError) as refused:
-        room.apply("act", {"seat": 0, "action": legal, "bot": False}, 4.0)
+        room.apply(logged("act", {"seat": 0, "action": legal, "bot": False}), 4.0)
     assert refused.value.code == "not_your_turn" and room.version == version
 
     # over the service, a socket of that seat that has not reclaimed it (no hello's reclaim)

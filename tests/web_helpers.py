@@ -36,9 +36,9 @@ def seeded(monkeypatch):
     both from ``secrets`` otherwise; the secret makes each deal's shuffle)."""
     counter = iter(range(1, 1_000_000))
     secrets_counter = iter(range(1, 1_000_000))
-    monkeypatch.setattr("getaway.web.rooms.new_seed", lambda: SEED_BASE + next(counter))
+    monkeypatch.setattr("getaway.web.rooms.checks.new_seed", lambda: SEED_BASE + next(counter))
     monkeypatch.setattr(
-        "getaway.web.rooms.new_secret", lambda: hashlib.sha256(b"secret %d" % next(secrets_counter)).digest()
+        "getaway.web.rooms.checks.new_secret", lambda: hashlib.sha256(b"secret %d" % next(secrets_counter)).digest()
     )
 
 

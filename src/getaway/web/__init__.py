@@ -1,8 +1,9 @@
 """The web app (``getaway serve``, docs/web.md): a satellite of the core, imported by nobody in it.
 
 - :mod:`getaway.web.store`: the database (rooms, seat token hashes, the append-only room log).
-- :mod:`getaway.web.rooms`: :class:`~getaway.web.rooms.Room` (pure state) and
-  :class:`~getaway.web.rooms.RoomService` (one queue and one worker per room).
+- :mod:`getaway.web.rooms`: :class:`~getaway.web.rooms.state.Room` (pure state) and
+  :class:`~getaway.web.rooms.service.RoomService` (one queue and one worker per room), a
+  package of small modules (its ``__init__`` lists them).
 - :mod:`getaway.web.botpool`: :class:`~getaway.web.botpool.BotPool`, the searching bots' worker processes.
 - :mod:`getaway.web.app`: :func:`~getaway.web.app.create_app`, the FastAPI app, from
   :class:`~getaway.web.settings.ServeSettings` (every serve setting once) and the routers of

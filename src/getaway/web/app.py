@@ -20,7 +20,7 @@ from fastapi import FastAPI
 
 from .edge import EdgeMiddleware, Limits, client_lang
 from .protocol import MAX_MESSAGE
-from .rooms import RoomService
+from .rooms.service import RoomService
 from .routes import ROUTERS
 from .routes.common import install_error_handlers
 from .routes.health import HEALTH_TIMEOUT

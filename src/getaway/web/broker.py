@@ -436,7 +436,7 @@ _Seat = Annotated[int, Field(ge=0, lt=16)]
 
 
 class _News(_Shape):
-    """News of a room (``RoomService._publish``): public facts only."""
+    """News of a room (:meth:`getaway.web.rooms.mirror.Mirror.publish`): public facts only."""
 
     v: Annotated[int, Field(ge=0)]
     connected: list[_Seat] = []
@@ -447,7 +447,9 @@ class _News(_Shape):
 class _Request(_Shape):
     """A forwarded request: a mirror's ``presence`` (its ``process`` has sockets for ``seats``,
     and one of a seat-less host if ``host``), or a command (``kind``, ``payload``, ``version``,
-    ``address``; checked by the room itself)."""
+    ``address``; checked by the room itself). A command's ``payload`` is its fields
+    (:mod:`getaway.web.rooms.commands`: written and read from its class, so a new field of a
+    command needs no edit here)."""
 
     kind: str
     process: str | None = None

@@ -28,7 +28,7 @@ from starlette.exceptions import HTTPException
 from ..text import i18n
 from ..text.i18n import N_
 from .protocol import printable
-from .rooms import RoomError
+from .rooms.errors import RoomError
 from .settings import MAX_BODY  # the default of ServeSettings.max_body
 
 log = logging.getLogger("getaway.web")

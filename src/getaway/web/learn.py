@@ -26,7 +26,7 @@ from ..core.view import player_view
 from ..text import i18n
 from ..text.lessons import LESSONS, attempt
 from ..text.narrate import Narrator
-from .rooms import RoomError
+from .rooms.errors import RoomError
 
 __all__ = ["replay_frame", "review_of", "lesson_state", "lesson_list", "REVIEW_SLOTS"]
 

@@ -38,7 +38,8 @@ from ..bots.review import REVIEW_ITERATIONS
 from ..core.rules import Rules
 from ..text import i18n
 from ..text.i18n import N_
-from .rooms import MAX_DEALS, MAX_TURN_TIME, MIN_TURN_TIME, TURN_TIME, RoomError, check_name
+from .rooms.checks import MAX_DEALS, MAX_TURN_TIME, MIN_TURN_TIME, TURN_TIME, check_name
+from .rooms.errors import RoomError
 
 __all__ = [
     "MAX_MESSAGE",
@@ -606,9 +607,11 @@ class Pong(BaseModel):
 
 
 class Closed(BaseModel):
-    """The room is closed (idle): the socket closes after it."""
+    """The room is closed: the socket closes after it. ``reason``: ``idle``, ``host`` (the host
+    closed it), ``restart`` (a bot-only room not resumed after a restart)."""
 
     type: Literal["closed"]
+    reason: str
 
 
 class Hint(BaseModel):

@@ -19,7 +19,8 @@ from ...text.i18n import N_
 from .. import protocol
 from ..edge import BodyTooLarge, Limits, client_lang, error_json
 from ..protocol import refusal
-from ..rooms import RoomError, RoomService
+from ..rooms.errors import RoomError
+from ..rooms.service import RoomService
 
 __all__ = [
     "REFUSALS",

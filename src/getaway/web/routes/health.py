@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from .. import protocol
-from ..rooms import RoomService
+from ..rooms.service import RoomService
 from .common import service_of
 
 __all__ = ["HEALTH_TIMEOUT", "router"]

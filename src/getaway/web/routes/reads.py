@@ -10,7 +10,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 
 from .. import protocol
-from ..rooms import MAX_DEALS
+from ..rooms.checks import MAX_DEALS
 from .common import REFUSALS, check_reads, service_of
 
 __all__ = ["router"]

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from ...text.i18n import N_
 from .. import protocol
 from ..protocol import CreateRoom, JoinRoom
-from ..rooms import RoomError
+from ..rooms.errors import RoomError
 from .common import REFUSALS, address_of, bearer, check_address, check_reads, service_of
 
 __all__ = ["router"]

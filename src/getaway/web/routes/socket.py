@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import secrets
 import time
 from collections import Counter
@@ -24,7 +23,10 @@ from ...text.i18n import N_
 from .. import protocol
 from ..edge import Limits, client_lang
 from ..protocol import MAX_MESSAGE, parse_client, refusal
-from ..rooms import RESTART_CLOSE, Connection, RoomError, RoomHandle, RoomService, draining_error
+from ..rooms import frames
+from ..rooms.errors import RoomError, draining_error
+from ..rooms.handles import RESTART_CLOSE, Connection, RoomHandle
+from ..rooms.service import RoomService
 from .common import address_of as _address
 from .common import error_response, limits_of, service_of
 
@@ -134,7 +136,7 @@ async def _serve(websocket: WebSocket, code: str, lang: str, socket_id: str) -> 
             if isinstance(msg, protocol.AskRematch):  # makes a room: the address's room limit
                 await _rematch(limits, service, handle, conn, _address(websocket))
                 continue
-            await service.message(handle, conn, msg.model_dump())
+            await service.message(handle, conn, msg)
     except WebSocketDisconnect:
         pass
     except RuntimeError:  # the socket was closed by the server (room closed, too slow)
@@ -184,7 +186,7 @@ async def _refuse_handshake(websocket: WebSocket) -> None:
 
 async def _send_error(websocket: WebSocket, exc: RoomError, version: int | None, lang: str) -> None:
     with contextlib.suppress(Exception):
-        await websocket.send_text(json.dumps(exc.message(lang, version), ensure_ascii=False))
+        await websocket.send_text(frames.encode(frames.error(exc, lang, version)))
 
 
 async def _reply_error(

@@ -16,7 +16,8 @@ from ...text import i18n
 from ...text.i18n import N_
 from .. import protocol
 from ..protocol import refusal
-from ..rooms import RoomError, check_config
+from ..rooms.checks import check_config
+from ..rooms.errors import RoomError
 from .common import REFUSALS, check_reads, lang_of, service_of
 
 __all__ = ["page_strings", "router", "rules_summary"]

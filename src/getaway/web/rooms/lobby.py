@@ -1,0 +1,221 @@
+"""The lobby and the rematch: the public rooms waiting with a free seat (this process's, or the
+cluster's), quick play, and the rematch room of a finished match with its players moved there.
+
+Owns: listing and rematch. Imports :mod:`.errors`, :mod:`.checks`, :mod:`.commands`,
+:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any, Final
+
+from ...text.i18n import N_
+from .. import protocol
+from ..broker import BrokerDown
+from .checks import check_name, hash_token, new_token
+from .commands import AskRematch, Rematch
+from .errors import RoomError
+from .handles import Connection, Job, RoomHandle
+from .state import listing
+
+log = logging.getLogger("getaway.web")
+
+#: Seconds a rematch room stays out of the lobby at most while its returning players are seated
+#: again (each by the process their socket is on): then it is listed even if one never came.
+REMATCH_WAIT: Final = 10.0
+
+
+class Matchmaking:
+    """Public rooms, quick play and rematches."""
+
+    def __init__(self, service: Any) -> None:
+        #: the :class:`~getaway.web.rooms.service.RoomService` façade (its settings, rooms and
+        #: the other components), not imported here: the arrows point to it, not from it
+        self.service = service
+
+    def public_rooms(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The public rooms waiting in their lobby with a free seat (:func:`listing`), oldest
+        first, at most ``limit``. Every unfinished room is in memory (:meth:`RoomService.start` rebuilds
+        them), so this reads no database."""
+        rooms = sorted(
+            (h.room for h in self.service.rooms.values() if not h.unlisted), key=lambda r: (r.created, r.code)
+        )
+        found = [entry for entry in map(listing, rooms) if entry is not None]
+        return found[:limit]
+
+    async def lobby(self, limit: int = 50) -> list[dict[str, Any]]:
+        """:meth:`public_rooms`, of the whole cluster when many processes share the rooms (each
+        owner keeps its rooms' entries in the broker: :meth:`list`); this process's own while
+        the broker cannot be reached."""
+        if not self.service.shared:
+            return self.public_rooms(limit)
+        try:
+            entries = [json.loads(text) for text in await self.service.broker.lobby()]
+        except BrokerDown:
+            return self.public_rooms(limit)
+        entries.sort(key=lambda e: (e["created"], e["entry"]["code"]))
+        return [e["entry"] for e in entries][:limit]
+
+    def list(self, handle: RoomHandle) -> None:
+        """The owner puts the room in the cluster's lobby, or takes it out, when that changed."""
+        entry = None if handle.unlisted else listing(handle.room)
+        text = None if entry is None else json.dumps({"entry": entry, "created": handle.room.created})
+        if text != handle.listed:
+            handle.listed = text
+            self.service.background(self.put_listing(handle.room.code, text))
+
+    async def put_listing(self, code: str, text: str | None) -> None:
+        """Put room ``code``'s lobby entry ``text`` in the broker (``None``: take it out)."""
+        with contextlib.suppress(BrokerDown):
+            await self.service.broker.list_room(code, text)
+
+    async def quick_play(self, name: Any) -> dict[str, Any]:
+        """Seat ``name`` in a public room waiting with a free seat (the fullest first, then the
+        oldest), or, when none will take it, create a public room (default options, empty seats
+        played by bots at the start) with ``name`` as host.
+
+        Returns:
+            ``{"code", "url", "seat", "token", "host_token", "created"}`` (``host_token``
+            ``None`` when joining someone's room).
+
+        Raises:
+            RoomError: ``name_too_long``, ``bad_message`` (a bad name).
+        """
+        name = check_name(name)
+        waiting = sorted(await self.lobby(), key=lambda r: r["free"])  # stable: the oldest first among equals
+        for entry in waiting:
+            try:
+                joined = await self.service.join(entry["code"], name)
+            except RoomError:  # filled, started or closed meanwhile, or the name is taken there
+                continue
+            return {"code": entry["code"], "url": entry["url"], "host_token": None, "created": False, **joined}
+        created = await self.service.create({"public": True}, name)
+        return {**created, "created": True}
+
+    async def rematch(self, handle: RoomHandle, conn: Connection) -> None:
+        """A new room for a finished match, asked on socket ``conn`` (a seated human, or the
+        host): the same configuration, every connected human in the same seat (the host stays
+        host, else the one who asked), bot seats left to bots (and the seats of humans gone).
+        Each human's socket gets a ``rematch`` message with its own new seat token only (the
+        host's also with a host token); nothing else is sent.
+
+        The room is made by the finished room's owner (a mirror's ask is forwarded to it like
+        any command) and logged there as its ``rematch`` command, so it is made once in the
+        whole cluster; every process that applies that entry (the owner, each mirror catching
+        up, a new owner rebuilding the room) moves its own sockets (:meth:`come_along`).
+
+        Raises:
+            RoomError: ``not_finished`` (409: the match is not over), ``spectator`` (neither a
+                seat nor the host), ``rematch_made`` (409: already made; the asker is moved to
+                that room if their socket was not, since tokens are never kept), ``server_error``.
+        """
+        if handle.room.status != "finished":
+            raise RoomError("not_finished", N_("the match is not over"), 409)
+        if conn.seat is None and not conn.host:
+            raise RoomError("spectator", N_("spectators cannot play"))
+        try:
+            await self.service.submit(handle, Job(AskRematch(conn.seat, conn.host)))
+        except RoomError as exc:
+            if exc.code == "rematch_made" and handle.room.rematch is not None:
+                await self.come_along(handle, [conn])
+            raise
+
+    async def make_rematch(self, handle: RoomHandle, asker: AskRematch) -> Rematch:
+        """The owner makes the rematch room of finished ``handle`` asked by ``asker`` (the seat
+        and host flag of the asking socket, on any process) and returns the :class:`Rematch`
+        command to log (run by the room's worker, before the command is logged).
+
+        Who is there is the owner's: the seats connected on any process (and the asker's). The
+        host stays host: a seated host's seat is host there (its new seat token is its host
+        token); a seat-less host keeps this room's host token (its socket holds it); with the
+        host gone, the asker's seat. The new room is left out of the lobby until those seats are
+        taken again (or :data:`REMATCH_WAIT` has passed).
+
+        Raises:
+            RoomError: ``not_finished``, ``rematch_made``, ``server_error``.
+        """
+        room = handle.room
+        room.check_rematch()
+        seat = asker.seat
+        present = handle.connected() | ({seat} if isinstance(seat, int) else set())
+        back = {i for i in present if 0 <= i < len(room.seats) and room.seats[i].kind == "human"}
+        hosts = sorted(i for i in back if room.seats[i].host)
+        if hosts:
+            host: int | None = hosts[0]
+        elif (seat is None and asker.host) or self.seatless_host(handle):
+            host = None
+        else:
+            host = seat if seat in back else None
+        host_hash = room.host_hash if host is None else hash_token(new_token())  # a seat's token hosts it
+        new = await self.service.new_room(dict(room.config), host_hash)
+        new.unlisted, new.awaited = True, back  # a stranger's quick play must not take a returning seat
+
+        listed = Job(label="listed", call=lambda: self.seated_again(new, force=True))
+        asyncio.get_running_loop().call_later(REMATCH_WAIT, new.queue.put_nowait, listed)
+        return Rematch(new.room.code, host)
+
+    def seated_again(self, handle: RoomHandle, *, force: bool = False) -> None:
+        """A rematch room is listed once its returning seats are taken (or ``force``)."""
+        if not handle.unlisted:
+            return
+        if force or all(handle.room.seats[i].kind != "empty" for i in handle.awaited):
+            handle.unlisted = False
+            if handle.lease is not None:
+                self.list(handle)  # in the cluster's lobby now
+
+    def seatless_host(self, handle: RoomHandle) -> bool:
+        """Whether the room's host has a socket without a seat here or on another process."""
+        if any(c.host and c.seat is None and not c.closed for c in handle.conns):
+            return True
+        return any(p in handle.remote for p in handle.hosting)
+
+    def rematch_made(self, handle: RoomHandle) -> None:
+        """This process applied the finished room's ``rematch``: its sockets come along."""
+        made = handle.room.rematch
+        if made is not None and made["code"] not in handle.came:
+            handle.came.add(made["code"])
+            self.service.background(self.come_along(handle, list(handle.conns)))
+
+    async def come_along(self, handle: RoomHandle, conns: list[Connection]) -> None:
+        """Sit the humans of sockets ``conns`` (this process's) of finished room ``handle`` in
+        its rematch room (:attr:`Room.rematch`), each in their seat (joined with a token made
+        here: only its hash leaves this process), and send each its own ``rematch`` message; a
+        seat-less host's socket gets the host token it said hello with (the rematch room keeps
+        it). A seat moved already from this process, or taken there (from another process), or
+        a room closed or started meanwhile: nothing is sent to that socket."""
+        room = handle.room
+        made = room.rematch
+        assert made is not None
+        code, host = made["code"], made["host"]
+        url = f"/r/{code}"
+        seated: dict[int, Connection] = {}
+        for c in conns:
+            if not c.closed and c.seat is not None and room.seats[c.seat].kind == "human":
+                seated.setdefault(c.seat, c)
+        for seat, c in sorted(seated.items()):
+            if seat in handle.moved:
+                continue
+            handle.moved.add(seat)
+            try:
+                joined = await self.service.join(code, room.seats[seat].name, seat, host=seat == host)
+            except RoomError:
+                continue
+            own = joined["token"] if seat == host else None  # a host seat's token is a host token
+            seat_token = joined["token"]
+            c.send(made_frame(code=code, url=url, seat=joined["seat"], token=seat_token, host_token=own))
+        if host is not None:
+            return
+        for c in conns:
+            if c.seat is None and c.host and c.host_token is not None and not c.closed:
+                token, c.host_token = c.host_token, None  # told once
+                c.send(made_frame(code=code, url=url, seat=None, token=None, host_token=token))
+
+
+def made_frame(**fields: Any) -> protocol.Rematch:
+    """The ``rematch`` frame of one socket: the rematch room's ``code``, ``url``, and this
+    socket's ``seat``, ``token`` and ``host_token``."""
+    return protocol.Rematch.model_construct(type="rematch", **fields)

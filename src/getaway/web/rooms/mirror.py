@@ -1,0 +1,165 @@
+"""What the processes of a cluster tell each other of a room: the owner's news (version,
+connected seats, the turn timer, an absence) and a mirror's presence (the seats it has sockets
+for), and a mirror catching up with the log.
+
+Owns: news, presence and catch-up. Imports :mod:`.errors`, :mod:`.commands`, :mod:`.frames`,
+:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any
+
+from ...text.i18n import N_
+from .. import protocol
+from ..broker import BrokerDown, NoOwner
+from .commands import Reclaim, logged
+from .errors import RoomError
+from .frames import encode
+from .handles import Job, RoomHandle
+from .state import Room
+
+log = logging.getLogger("getaway.web")
+
+
+class Mirror:
+    """News and presence between the owner of a room and its mirrors."""
+
+    def __init__(self, service: Any) -> None:
+        #: the :class:`~getaway.web.rooms.service.RoomService` façade (its settings, rooms and
+        #: the other components), not imported here: the arrows point to it, not from it
+        self.service = service
+
+    def presence(self, handle: RoomHandle, process: str, seats: frozenset[int], host: bool = False) -> None:
+        """Process ``process`` has sockets for ``seats`` of the owned room, and one of the host
+        without a seat if ``host`` (run by the worker)."""
+        if handle.mirror:
+            return
+        before = handle.connected()
+        if seats or host:
+            handle.remote[process] = (seats, self.service.timer())
+        else:
+            handle.remote.pop(process, None)
+        if host:
+            handle.hosting.add(process)
+        else:
+            handle.hosting.discard(process)
+        self.seats_changed(handle, before)
+
+    def seats_changed(self, handle: RoomHandle, before: set[int]) -> None:
+        """The owner's connected seats changed from ``before`` (sockets on other processes):
+        a seat back cancels its absence (and reclaims it from the bot), a seat gone starts it."""
+        now = handle.connected()
+        if now == before:
+            return
+        room = handle.room
+        for seat in now - before:
+            timer = handle.timers.pop(seat, None)
+            if timer is not None:
+                timer.cancel()
+            handle.deadlines.pop(seat, None)
+            if room.seats[seat].bot_playing and room.status != "closed":
+                handle.queue.put_nowait(Job(Reclaim(seat)))
+        announced = False
+        for seat in before - now:
+            announced = self.service.timers.start_absence(handle, seat, announce=True) or announced
+        self.service.timers.plan_turn_timer(handle)
+        if not announced:
+            self.service.sockets.broadcast(handle)
+
+    def tell_presence(self, handle: RoomHandle) -> None:
+        """Tell the owner of a mirrored room which seats have sockets here (in the background;
+        the heartbeat tells it again, so a lost message or a new owner is mended)."""
+        host = any(c.host and c.seat is None and not c.closed for c in handle.conns)
+        body = {
+            "kind": "presence",
+            "process": self.service.broker.process,
+            "seats": sorted(handle.local_seats()),
+            "host": host,
+        }
+
+        async def tell() -> None:
+            with contextlib.suppress(NoOwner, BrokerDown, TimeoutError):
+                await self.service.broker.forward(handle.room.code, body, 1.0)
+
+        self.service.background(tell())
+
+    def publish(self, handle: RoomHandle, absent: tuple[int, float] | None = None) -> None:
+        """The owner's news for the room's mirrors: its version and public facts only (seats
+        connected, seconds left of the turn timer, an absence's deadline). No card: a mirror
+        reads the commands from the log and builds each socket's view itself."""
+        if handle.lease is None:
+            return
+        news: dict[str, Any] = {
+            "v": handle.room.version,
+            "connected": sorted(handle.connected()),
+            "turn_ends_in": self.service.timers.turn_left(handle),
+        }
+        if absent is not None:
+            news["absent"] = list(absent)
+        self.service.broker.publish(handle.room.code, news)
+        self.service.matchmaking.list(handle)
+
+    def on_news(self, code: str, news: dict[str, Any]) -> None:
+        """The broker heard the owner's ``news`` of room ``code``: a mirror here queues it (:meth:`heard`)."""
+        handle = self.service.rooms.get(code)
+        if handle is not None and handle.mirror:
+            handle.queue.put_nowait(Job(label="news", call=lambda: self.heard(handle, news)))
+
+    async def heard(self, handle: RoomHandle, news: dict[str, Any]) -> None:
+        """The owner's news of a mirrored room (run by the worker): catch up with the log, then
+        send the sockets here their updates (and an absence notice) if anything changed."""
+        if not handle.mirror:
+            return
+        changed = await self.catch_up(handle)
+        room = handle.room
+        reported = frozenset(int(s) for s in news.get("connected", ()))
+        if reported != handle.reported:
+            handle.reported, changed = reported, True
+        left = news.get("turn_ends_in")
+        if news.get("v") == room.version:
+            key = (room.version, room.to_act()) if left is not None else None
+            if key != handle.turn_key or left is not None:
+                handle.turn_key = key
+                handle.turn_deadline = None if left is None else self.service.timer() + float(left)
+                changed = True
+        if changed and room.status != "closed":
+            self.service.sockets.broadcast(handle)
+        absent = news.get("absent")
+        if absent is not None and not 0 <= int(absent[0]) < len(room.seats):
+            log.warning("room %s: dropped news of an absence of seat %s it does not have", room.code, absent[0])
+        elif absent is not None:
+            frame = protocol.Absent.model_construct(type="absent", seat=int(absent[0]), deadline=float(absent[1]))
+            text = encode(frame)
+            for conn in list(handle.conns):
+                conn.send_text(text)
+
+    async def catch_up(self, handle: RoomHandle) -> bool:
+        """Apply to a mirrored (or newly owned) room the commands the log holds beyond its
+        version; whether there were any. A close closes the sockets here (``closed``)."""
+        room = handle.room
+        entries = await self.service.reads.in_reader(self.service.store.log_after, room.code, room.version)
+        if not entries:
+            return False
+        room.replaying = True
+        try:
+            for entry in entries:
+                if entry.version != room.version + 1:
+                    raise RoomError("corrupt_log", N_("room log: version {v} out of order"), 500, v=entry.version)
+                room.apply(logged(entry.kind, entry.payload), entry.time)
+        except RoomError:  # a gap (read mid-commit) or a refusal: rebuild from the whole log
+            stored = await self.service.worker.in_db(self.service.store.load_room, room.code)
+            room = handle.room = Room.restore(stored)
+        finally:
+            room.replaying = False
+        if any(entry.kind == "rematch" for entry in entries):
+            self.service.matchmaking.rematch_made(handle)
+        if room.status == "closed" and handle.mirror:
+            reason = next((e.payload.get("reason") for e in reversed(entries) if e.kind == "close"), "closed")
+            closed = encode(protocol.Closed.model_construct(type="closed", reason=reason))
+            for conn in list(handle.conns):
+                conn.send_text(closed)
+                conn.close()
+        return True

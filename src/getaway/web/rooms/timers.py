@@ -1,0 +1,211 @@
+"""The clocks of a room, in one place: the planner run after every command (:meth:`Timers.schedule`:
+a bot's move, the bots' takes, a human's turn timer, the next deal of a room without a host),
+the absence timer of a seat whose player left, the idle sweep, and a lead held in a take window.
+
+Owns: those timers (their tasks live on the :class:`~.handles.RoomHandle`). Imports
+:mod:`.errors`, :mod:`.commands`, :mod:`.frames` and :mod:`.handles`; never :mod:`.service`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, Final
+
+from ...core.events import PASS, TAKE
+from .. import protocol
+from .commands import Absent, Close, NextDeal
+from .errors import RoomError
+from .frames import encode
+from .handles import Job, RoomHandle
+
+log = logging.getLogger("getaway.web")
+
+#: The moment of a take window (after a trick, as a share of the bot delay) at which bots
+#: announce their takes, whatever they hold: no timing tells their thinking (docs/web.md "Takes").
+TAKE_MOMENT: Final = 0.5
+
+
+class Timers:
+    """Turn, take, absence, idle and auto-next timers of every room."""
+
+    def __init__(self, service: Any) -> None:
+        #: the :class:`~getaway.web.rooms.service.RoomService` façade (its settings, rooms and
+        #: the other components), not imported here: the arrows point to it, not from it
+        self.service = service
+        self.sweeper: asyncio.Task[None] | None = None  # the idle sweep
+
+    async def hold_lead(self, handle: RoomHandle, action: Any) -> None:
+        """Hold a human's move made in a take window (a lead; a take is never held) until the
+        window has lasted the bot delay, as a bot's lead would: whoever leads, the others have
+        the same time to take (docs/web.md "Takes"). A take made meanwhile moves the room on,
+        and the held move is then refused as stale."""
+        window = handle.window
+        if window is None or window[0] != handle.room.version or action == "take":
+            return
+        wait = window[1] + self.service.bot_delay - self.service.timer()
+        if wait > 0:
+            await self.service.sleep(wait)
+
+    def turn_left(self, handle: RoomHandle) -> float | None:
+        """Seconds left of the turn timer of the human to act (public: whose turn it is is), or ``None``."""
+        if handle.turn_deadline is None or handle.turn_key != (handle.room.version, handle.room.to_act()):
+            return None
+        return round(max(0.0, handle.turn_deadline - self.service.timer()), 3)
+
+    def schedule(self, handle: RoomHandle) -> None:
+        """Start a bot's move if a bot is to act (cancelling one planned for an older version),
+        or the next deal of a room without a host to press "next" (a bot-only room, or an
+        absent host). Called by the worker after every command. A room played by bots alone
+        runs only while it holds a slot (:meth:`Bots.take_slot`); otherwise it waits, paused (with
+        many processes, while the cluster is asked for one too). A mirror plans nothing (its
+        owner does)."""
+        if handle.mirror:
+            return
+        room = handle.room
+        if self.service.bots.alone(room):
+            if not handle.slot and not self.service.bots.take_slot(handle):
+                if not handle.paused and not handle.asking:
+                    log.info("room %s: played by bots alone and no slot free: paused", room.code)
+                handle.paused = handle.paused or not handle.asking
+                if handle.bot_task is not None:
+                    handle.bot_task.cancel()
+                handle.bot_task, handle.bot_key = None, None
+                return
+        elif handle.slot:
+            self.service.bots.free_slot(handle)
+        handle.paused = False
+        seat = room.to_act()
+        key = (room.version, seat) if seat is not None and room.seats[seat].bot_controlled else None
+        if handle.bot_key != key:
+            if handle.bot_task is not None and not handle.bot_task.done():
+                handle.bot_task.cancel()
+            handle.bot_task = None
+            handle.bot_key = key
+            if key is not None:
+                handle.bot_task = asyncio.create_task(self.service.bots.move(handle, *key, self.service.timer()))
+        self.plan_takes(handle)
+        self.plan_turn_timer(handle)
+        idle_next = handle.next_task is None or handle.next_task.done()
+        if room.status == "between_deals" and idle_next and self.no_host(handle):
+            handle.next_task = asyncio.create_task(self.auto_next(handle, room.version))
+
+    def plan_takes(self, handle: RoomHandle) -> None:
+        """In a take window (interject protocol, R-P-TAKE): note when it opened (a human's lead
+        waits the bot delay from then, :meth:`hold_lead`), and plan the takes of the bots not to
+        act, each decided now and announced at :data:`TAKE_MOMENT` of the bot delay, whatever
+        they decided (the bot to act decides with its move)."""
+        room = handle.room
+        version = room.version
+        if not room.take_window():
+            handle.window = None
+            return
+        if handle.window is None or handle.window[0] != version:
+            handle.window = (version, self.service.timer())
+        if handle.takes_key == version:
+            return
+        for task in handle.take_tasks:
+            task.cancel()
+        handle.takes_key, handle.take_tasks = version, []
+        began = handle.window[1]
+        for seat in room.takers():
+            if not room.seats[seat].bot_controlled:
+                continue
+            view = room.view(seat)
+            assert view is not None
+            if handle.take_bot.act(view, [TAKE, PASS], handle.bot_rng) is TAKE:
+                handle.take_tasks.append(asyncio.create_task(self.service.bots.take(handle, version, seat, began)))
+
+    def plan_turn_timer(self, handle: RoomHandle) -> None:
+        """Start the turn timer of a connected human to act (the room's ``turn_time``): when it
+        runs out, a bot plays for them and they are away (``absent``) until they act again."""
+        if handle.mirror:
+            return  # the owner's timer; the mirror shows its deadline (news)
+        room = handle.room
+        seat = room.to_act()
+        key = None
+        human = seat is not None and room.seats[seat].kind == "human" and not room.seats[seat].bot_playing
+        if human and seat in handle.connected() and not room.deal_over:
+            assert seat is not None
+            key = (room.version, seat)
+        running = handle.turn_task is not None and not handle.turn_task.done()
+        if handle.turn_key == key and (key is None or running):
+            return  # (a timer that ran out while its player was disconnected starts again on their return)
+        if handle.turn_task is not None:
+            handle.turn_task.cancel()
+        handle.turn_task, handle.turn_key, handle.turn_deadline = None, key, None
+        if key is None:
+            return
+        handle.turn_deadline = self.service.timer() + room.turn_time
+
+        async def timeout(version: int, seat: int) -> None:
+            await self.service.sleep(room.turn_time)
+            live = handle.room
+            if live.version == version and not live.seats[seat].bot_playing and seat in handle.connected():
+                with contextlib.suppress(RoomError):
+                    await self.service.submit(handle, Job(Absent(seat)))
+
+        handle.turn_task = asyncio.create_task(timeout(*key))
+
+    @staticmethod
+    def no_host(handle: RoomHandle) -> bool:
+        """Whether nobody can press "next": no human seat, or the host has no socket and their
+        seat is played by a bot."""
+        room = handle.room
+        if not any(s.kind == "human" for s in room.seats):
+            return True
+        hosts = [i for i, s in enumerate(room.seats) if s.host]
+        host_present = any(c.host and not c.closed for c in handle.conns)
+        return not host_present and all(room.seats[i].bot_playing for i in hosts)
+
+    async def auto_next(self, handle: RoomHandle, version: int) -> None:
+        """Start the next deal of a room without a host, three bot delays after ``version``."""
+        await self.service.sleep(max(self.service.bot_delay * 3, 0.0))
+        if handle.room.version == version and handle.room.status == "between_deals":
+            with contextlib.suppress(RoomError):
+                await self.service.submit(handle, Job(NextDeal()))
+
+    def start_absence(self, handle: RoomHandle, seat: int, *, announce: bool) -> bool:
+        """The seat's player left: after the grace period a bot plays for them. Announces
+        ``absent`` with the deadline to the others; returns whether it was announced."""
+        room = handle.room
+        if handle.mirror:
+            return False  # the owner's timer
+        if room.status not in ("lobby", "playing", "between_deals") or room.seats[seat].bot_playing:
+            return False
+        if room.seats[seat].kind != "human" or seat in handle.timers:
+            return False
+        if room.status == "lobby":
+            return False  # nothing to play yet; the start announces absent players
+        deadline = self.service.clock() + self.service.grace
+        handle.deadlines[seat] = deadline
+
+        async def takeover() -> None:
+            await asyncio.sleep(self.service.grace)
+            handle.timers.pop(seat, None)
+            handle.deadlines.pop(seat, None)
+            if seat not in handle.connected():
+                with contextlib.suppress(RoomError):
+                    await self.service.submit(handle, Job(Absent(seat)))
+
+        handle.timers[seat] = asyncio.create_task(takeover())
+        if announce:
+            self.service.sockets.broadcast(handle)
+            self.service.mirror.publish(handle, absent=(seat, round(deadline, 3)))
+            frame = encode(protocol.Absent.model_construct(type="absent", seat=seat, deadline=round(deadline, 3)))
+            for conn in list(handle.conns):
+                conn.send_text(frame)
+        return announce
+
+    async def sweep(self) -> None:
+        """Close rooms idle for longer than ``idle`` seconds (checked a few times per period)."""
+        period = min(max(self.service.idle / 4, 0.05), 60.0)
+        while True:
+            await asyncio.sleep(period)
+            now = self.service.clock()
+            for handle in list(self.service.rooms.values()):
+                if handle.mirror:
+                    continue  # its owner closes it
+                if now - handle.room.updated >= self.service.idle and handle.room.status != "closed":
+                    handle.queue.put_nowait(Job(Close("idle")))
