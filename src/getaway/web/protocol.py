@@ -551,7 +551,9 @@ _CLIENT: Final = TypeAdapter(ClientMessage)
 
 def _tags(union: Any) -> tuple[str, ...]:
     """The ``type`` tags of a discriminated union of message models, in the union's order."""
-    return tuple(tag for model in get_args(get_args(union)[0]) for tag in get_args(model.model_fields["type"].annotation))
+    return tuple(
+        tag for model in get_args(get_args(union)[0]) for tag in get_args(model.model_fields["type"].annotation)
+    )
 
 
 #: Every client message's ``type`` (from :data:`ClientMessage`): ``("hello", "act", …)``.
