@@ -408,6 +408,9 @@ def test_every_frame_sent_across_processes_fits_the_protocol(cluster):
         for s in (*socks, watcher):  # each has read all it was sent: a ping is answered last
             s.ws.send(json.dumps({"type": "ping"}))
             s.until(lambda m: m["type"] == "pong")
+        for s in (*socks, watcher):  # and whatever comes after it, a moment
+            with contextlib.suppress(TimeoutError):
+                s.until(lambda m: False, timeout=0.3)
         there = Sock(f"{c.ws}/ws/{made[0]['code']}", made[0]["token"])  # the new room, followed on C
         try:
             closed = httpx.post(
