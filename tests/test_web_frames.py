@@ -247,6 +247,7 @@ def test_the_socket_schema_describes_every_message_of_both_directions():
     assert served == protocol.socket_schema()
     for side, tags in (("client", protocol.CLIENT_TAGS), ("server", protocol.SERVER_TAGS)):
         schema = served[side]
+        assert schema["title"] == f"{side.capitalize()}Message" and schema["description"]
         mapping = schema["discriminator"]["mapping"]
         assert set(mapping) == set(tags)
         for tag, ref in mapping.items():
@@ -282,3 +283,16 @@ def test_docs_web_md_message_tables_are_made_from_the_socket_schema():
     listed = re.search(r"append-only log of accepted commands \(([^)]*)\)", text.replace("\n", " "))
     assert listed is not None
     assert "leave" not in re.findall(r"`(\w+)`", listed.group(1))
+
+
+def test_the_page_sends_and_reads_the_messages_of_the_unions():
+    """The page (web/static/*.js) sends every client message and only those, and reads the
+    server's (a ``pong`` needs no reading): a renamed or a new message is noticed here too."""
+    static = Path(protocol.__file__).parent / "static"
+    scripts = {path.name: path.read_text(encoding="utf-8") for path in static.glob("*.js")}
+    sent = {tag for text in scripts.values() for tag in re.findall(r'(?:send|stringify)\(\{ type: "(\w+)"', text)}
+    assert sent == set(protocol.CLIENT_TAGS), sent ^ set(protocol.CLIENT_TAGS)
+    handler = re.search(r"\nfunction onMessage\(msg\) \{\n(.*?)\n\}\n", scripts["app.js"], re.S)
+    assert handler is not None, "app.js: no onMessage(msg)"
+    read = set(re.findall(r'case "(\w+)":', handler.group(1)))
+    assert read <= set(protocol.SERVER_TAGS) and set(protocol.SERVER_TAGS) - read <= {"pong"}, read

@@ -679,11 +679,21 @@ SERVER_TAGS: Final = _tags(ServerMessage)
 
 def socket_schema() -> dict[str, Any]:
     """The JSON Schema of the socket's messages (``GET /api/socket-schema.json``), generated from
-    the models: ``{"client": <schema of ClientMessage>, "server": <schema of ServerMessage>}``."""
+    the models: ``{"client": <schema of ClientMessage>, "server": <schema of ServerMessage>}``,
+    each union titled, every message with its model's title and description (docs/web.md's
+    tables are made from it: :mod:`getaway.web.socketdoc`)."""
     return {
         "$comment": "Getaway WebSocket /ws/{code} (docs/web.md): one JSON object per message, by type",
-        "client": _CLIENT.json_schema(),
-        "server": SERVER.json_schema(),
+        "client": {
+            "title": "ClientMessage",
+            "description": "What a client sends on the socket (hello first).",
+            **_CLIENT.json_schema(),
+        },
+        "server": {
+            "title": "ServerMessage",
+            "description": "What the server sends on the socket.",
+            **SERVER.json_schema(),
+        },
     }
 
 
