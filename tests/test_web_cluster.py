@@ -36,6 +36,7 @@ from web_helpers import (
     SlowBroker,
     check_authority,
     check_bot_room_caps,
+    check_frame,
     cluster_skip,
     free_port,
     fresh_database,
@@ -108,12 +109,15 @@ def cluster(tmp_path, redis_server):
 
 class Sock:
     """A websockets client speaking the protocol: remembers the last state it was sent, and
-    the human moves the server acknowledged (an ``update`` answering them)."""
+    the human moves the server acknowledged (an ``update`` answering them); ``seen``: every
+    frame it read, as sent. Without a token it says hello as a spectator."""
 
-    def __init__(self, url: str, token: str) -> None:
+    def __init__(self, url: str, token: str | None) -> None:
         self._socket = connect(url, open_timeout=5)
         self.ws = self._socket.__enter__()
-        self.ws.send(json.dumps({"type": "hello", "token": token, "lang": "en"}))
+        self.seen: list[str] = []
+        hello = {"token": token} if token is not None else {"spectate": True}
+        self.ws.send(json.dumps({"type": "hello", **hello, "lang": "en"}))
         self.last = self.until(lambda m: m["type"] in ("welcome", "error"))
         assert self.last["type"] == "welcome", self.last
         self.welcome = self.last
@@ -123,7 +127,9 @@ class Sock:
     def until(self, pred, timeout: float = 15):
         deadline = time.time() + timeout
         while True:
-            msg = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.time())))
+            text = self.ws.recv(timeout=max(0.01, deadline - time.time()))
+            self.seen.append(text)
+            msg = json.loads(text)
             if msg["type"] in ("welcome", "update", "sync"):
                 self.last = msg
                 Sock.arrived.setdefault(msg["version"], time.monotonic())
@@ -348,6 +354,81 @@ def test_a_rematch_asked_on_two_processes_is_made_once_and_moves_both(cluster, r
     asks = [json.loads(data) for channel, data in seen if channel.startswith("getaway:proc:")]
     forwarded = [m for m in asks if m["t"] == "ask" and m["code"] == code and m["body"]["kind"] == "rematch"]
     assert len(forwarded) == 1 and forwarded[0]["body"]["payload"]["seat"] == ben["seat"]  # Ben's, B to A
+
+
+@pytest.mark.timeout(150)
+def test_every_frame_sent_across_processes_fits_the_protocol(cluster):
+    """Issue 23 (tests/test_web_frames.py in one process): the room is owned by A; Ben's
+    socket on B forwards his commands to A (a refused start, moves, a hint, the rematch), a
+    spectator follows on C, Ben's socket closes and reopens on C mid-deal (an absence, a
+    welcome), and the rematch room is closed through B (a follower's ``closed``). Every frame
+    each socket read, up to a last ``pong``, fits ``ServerMessage`` strictly (web_helpers.check_frame)."""
+    a, b, c = cluster(3)
+    code, (asha, ben) = _room(a, "Asha", "Ben")
+    socks = [Sock(f"{a.ws}/ws/{code}", asha["token"]), Sock(f"{b.ws}/ws/{code}", ben["token"])]
+    watcher = Sock(f"{c.ws}/ws/{code}", None)
+    read: list[str] = []  # the frames of sockets closed on the way
+    try:
+        socks[0].until(lambda m: m["type"] == "update" and m["room"]["seats"][1]["connected"])  # A hears of Ben
+        socks[1].ws.send(json.dumps({"type": "start"}))  # forwarded to A, refused there
+        assert socks[1].until(lambda m: m["type"] == "error")["code"] == "not_host"
+        socks[1].ws.send(json.dumps({"type": "lang", "lang": "fr"}))
+        socks[1].until(lambda m: m["type"] == "sync")
+        socks[0].ws.send(json.dumps({"type": "start"}))
+        for s in (*socks, watcher):
+            s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
+        rng = random.Random(5)
+        _play(socks, rng, [], moves=2)
+        # Ben's socket closes on B and opens again on C: an absence for the others, a welcome for him
+        socks[1].close()
+        read += socks[1].seen
+        assert watcher.until(lambda m: m["type"] == "absent")["seat"] == ben["seat"]
+        socks[1] = Sock(f"{c.ws}/ws/{code}", ben["token"])
+        for _ in range(100):  # on Ben's turn, he asks for a hint (searched for his own decision)
+            newest = max(s.last["version"] for s in socks)
+            for s in socks:
+                if s.last["version"] < newest:
+                    s.until(lambda m, v=newest: m["type"] == "update" and m["version"] >= v)
+            if socks[1].last["view"]["outcome"] is not None:
+                break
+            if socks[1].mine():
+                socks[1].ws.send(json.dumps({"type": "hint"}))
+                assert socks[1].until(lambda m: m["type"] in ("hint", "error"))["type"] == "hint"
+                break
+            _play(socks, rng, [], moves=1)
+        _play(socks, rng, [])
+        for s in (*socks, watcher):
+            if s.last["room"]["status"] != "finished":
+                s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "finished")
+        time.sleep(2.2)  # each socket's flood control forgets the moves just made
+        socks[1].ws.send(json.dumps({"type": "rematch"}))  # forwarded from C to A
+        made = [s.until(lambda m: m["type"] == "rematch") for s in socks]
+        socks[1].ws.send(json.dumps({"type": "rematch"}))
+        assert socks[1].until(lambda m: m["type"] == "error")["code"] == "rematch_made"
+        for s in (*socks, watcher):  # each has read all it was sent: a ping is answered last
+            s.ws.send(json.dumps({"type": "ping"}))
+            s.until(lambda m: m["type"] == "pong")
+        for s in (*socks, watcher):  # and whatever comes after it, a moment
+            with contextlib.suppress(TimeoutError):
+                s.until(lambda m: False, timeout=0.3)
+        there = Sock(f"{c.ws}/ws/{made[0]['code']}", made[0]["token"])  # the new room, followed on C
+        try:
+            closed = httpx.post(
+                f"{b.base}/api/rooms/{made[0]['code']}/close",
+                headers={"Authorization": f"Bearer {made[0]['host_token']}"},
+                timeout=10,
+            )
+            assert closed.status_code == 200, closed.text
+            assert there.until(lambda m: m["type"] == "closed")["type"] == "closed"
+        finally:
+            there.close()
+            read += there.seen
+    finally:
+        for s in (*socks, watcher):
+            s.close()
+    frames = [check_frame(text) for text in read + [t for s in (*socks, watcher) for t in s.seen]]
+    seen = {m["type"] for m in frames}
+    assert seen >= {"welcome", "sync", "update", "absent", "error", "pong", "rematch", "closed"}, seen
 
 
 @pytest.mark.timeout(150)

@@ -26,6 +26,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from getaway.web.app import create_app
+from getaway.web.protocol import SERVER, SERVER_TAGS
 from getaway.web.store import metadata
 
 
@@ -81,6 +82,44 @@ def create_room(client: TestClient, name: str | None = "Asha", **config: Any) ->
     r = client.post("/api/rooms", json=body)
     assert r.status_code == 201, r.text
     return r.json()
+
+
+def check_frame(text: str) -> dict[str, Any]:
+    """One frame the server sent, checked against the protocol's models strictly, and returned
+    as JSON: an object whose ``type`` is a tag of ``ServerMessage``, that validates against the
+    union in strict mode (no ``"4"`` for 4; no undeclared field: the socket models forbid
+    them), and that their dump gives back exactly (so that a field undeclared in a nested model
+    shared with the HTTP side, ``room``'s ``RoomState``, or a default filled in, fails too).
+
+    Raises:
+        AssertionError: the frame does not fit, naming it.
+    """
+    frame = json.loads(text)
+    assert isinstance(frame, dict) and frame.get("type") in SERVER_TAGS, f"no model for the frame {text[:200]}"
+    try:
+        model = SERVER.validate_json(text, strict=True)
+    except ValueError as exc:  # pydantic's ValidationError
+        raise AssertionError(f"{exc}\nin the frame {text[:400]}") from None
+    again = model.model_dump(mode="json")
+    assert again == frame, f"the frame differs from its model's dump: {_difference(frame, again)} in {text[:400]}"
+    return frame
+
+
+def _difference(sent: Any, model: Any, where: str = "") -> str:
+    """Where ``sent`` and ``model`` (JSON values) first differ: ``room.seats.0.x`` and how."""
+    if isinstance(sent, dict) and isinstance(model, dict):
+        for key in sorted(set(sent) | set(model)):
+            if key not in model:
+                return f"{where}{key}: sent, not in the model"
+            if key not in sent:
+                return f"{where}{key}: in the model, not sent"
+            if sent[key] != model[key]:
+                return _difference(sent[key], model[key], f"{where}{key}.")
+    if isinstance(sent, list) and isinstance(model, list) and len(sent) == len(model):
+        for i, (a, b) in enumerate(zip(sent, model, strict=True)):
+            if a != b:
+                return _difference(a, b, f"{where}{i}.")
+    return f"{where.rstrip('.')}: sent {sent!r:.80}, model {model!r:.80}"
 
 
 class Player:

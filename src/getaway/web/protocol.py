@@ -18,7 +18,7 @@ Act(type='act', action='10h', version=3)
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -64,6 +64,8 @@ __all__ = [
     "RulesSummary",
     "ClientMessage",
     "ServerMessage",
+    "CLIENT_TAGS",
+    "SERVER_TAGS",
     "Hello",
     "Act",
     "parse_client",
@@ -548,10 +550,37 @@ ClientMessage = Annotated[
 _CLIENT: Final = TypeAdapter(ClientMessage)
 
 
+def _tags(union: Any) -> tuple[str, ...]:
+    """The ``type`` tags of a discriminated union of message models, in the union's order."""
+    return tuple(
+        tag for model in get_args(get_args(union)[0]) for tag in get_args(model.model_fields["type"].annotation)
+    )
+
+
+#: Every client message's ``type`` (from :data:`ClientMessage`): ``("hello", "act", …)``.
+CLIENT_TAGS: Final = _tags(ClientMessage)
+
+
 # ---------------------------------------------------------------------- socket: server → client
 
 
-class Welcome(BaseModel):
+class _Out(BaseModel):
+    """A message the server sends: nothing but its declared fields (``additionalProperties:
+    false`` in the socket schema; tests/test_web_frames.py checks every frame sent against it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Illegal(_Out):
+    """Why a card of this seat's hand may not be played now: the ``card``, the engine's
+    ``reason`` code (``Deal.why_illegal``) and its ``text`` in the socket's language."""
+
+    card: str
+    reason: str
+    text: str
+
+
+class Welcome(_Out):
     """The answer to ``hello`` (and ``sync``: the same, after ``lang`` or a reconnect): the whole
     state this socket may see; ``view`` is ``PlayerView.to_dict()`` of its seat (docs/engine.md);
     ``illegal``: why each card of this seat's hand may not be played now (``{"card", "reason",
@@ -562,14 +591,14 @@ class Welcome(BaseModel):
     host: bool
     room: RoomState
     view: dict[str, Any] | None
-    illegal: list[dict[str, Any]]
+    illegal: list[Illegal]
     version: int
     log: list[str]
     #: seconds left of the turn timer of the human to act, ``None`` when no human's turn is timed
     turn_ends_in: float | None = None
 
 
-class Update(BaseModel):
+class Update(_Out):
     """After every accepted command: the view without ``history``, the new redacted ``events``
     (the whole deal's when a deal began), ``history_length`` to check against, new narration."""
 
@@ -579,13 +608,13 @@ class Update(BaseModel):
     view: dict[str, Any] | None
     events: list[dict[str, Any]]
     history_length: int
-    illegal: list[dict[str, Any]]
+    illegal: list[Illegal]
     log: list[str]
     #: as in :class:`Welcome`
     turn_ends_in: float | None = None
 
 
-class Absent(BaseModel):
+class Absent(_Out):
     """A seat's player left: a bot takes over at ``deadline`` (Unix seconds)."""
 
     type: Literal["absent"]
@@ -593,7 +622,7 @@ class Absent(BaseModel):
     deadline: float
 
 
-class ErrorMessage(BaseModel):
+class ErrorMessage(_Out):
     """A refused message: nothing changed; ``version`` is the room's (``None`` before a room)."""
 
     type: Literal["error"]
@@ -602,19 +631,23 @@ class ErrorMessage(BaseModel):
     version: int | None
 
 
-class Pong(BaseModel):
+class Pong(_Out):
+    """The answer to ``ping``."""
+
     type: Literal["pong"]
 
 
-class Closed(BaseModel):
-    """The room is closed: the socket closes after it. ``reason``: ``idle``, ``host`` (the host
-    closed it), ``restart`` (a bot-only room not resumed after a restart)."""
+class Closed(_Out):
+    """The room is closed, and the socket closes after it: ``reason`` is the logged close's
+    (``idle``: no command for ``--idle``; ``host``: the host closed it; ``restart``: a started room
+    without a human seat at start-up), ``closed`` where a follower of another process's room
+    found no close in the log."""
 
     type: Literal["closed"]
-    reason: str
+    reason: Literal["idle", "host", "restart", "closed"]
 
 
-class Hint(BaseModel):
+class Hint(_Out):
     """The answer to ``hint``, to that socket only: the expert's ``action`` (``"7♠"``, ``"take"``)
     and ``text``, the move and its reason in the socket's language, for the room ``version``."""
 
@@ -624,7 +657,7 @@ class Hint(BaseModel):
     version: int
 
 
-class Rematch(BaseModel):
+class Rematch(_Out):
     """The rematch room of a finished match, to one socket: its ``code`` and ``url``, this
     socket's new ``seat`` and secret ``token`` (``None`` for a host without a seat), and the new
     ``host_token`` for the host's socket only (else ``None``)."""
@@ -641,22 +674,34 @@ ServerMessage = Annotated[
     Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint | Rematch, Field(discriminator="type")
 ]
 SERVER: Final = TypeAdapter(ServerMessage)
+#: Every server message's ``type`` (from :data:`ServerMessage`): ``("welcome", "sync", "update", …)``.
+SERVER_TAGS: Final = _tags(ServerMessage)
 
 
 def socket_schema() -> dict[str, Any]:
     """The JSON Schema of the socket's messages (``GET /api/socket-schema.json``), generated from
-    the models: ``{"client": <schema of ClientMessage>, "server": <schema of ServerMessage>}``."""
+    the models: ``{"client": <schema of ClientMessage>, "server": <schema of ServerMessage>}``,
+    each union titled, every message with its model's title and description (docs/web.md's
+    tables are made from it: :mod:`getaway.web.socketdoc`)."""
     return {
         "$comment": "Getaway WebSocket /ws/{code} (docs/web.md): one JSON object per message, by type",
-        "client": _CLIENT.json_schema(),
-        "server": SERVER.json_schema(),
+        "client": {
+            "title": "ClientMessage",
+            "description": "What a client sends on the socket (hello first).",
+            **_CLIENT.json_schema(),
+        },
+        "server": {
+            "title": "ServerMessage",
+            "description": "What the server sends on the socket.",
+            **SERVER.json_schema(),
+        },
     }
 
 
 # ---------------------------------------------------------------------- parsing and refusals
 
 
-def parse_client(text: str) -> Hello | Act | Start | Next | SetLang | Ping:
+def parse_client(text: str) -> ClientMessage:
     """One client socket message, parsed and checked.
 
     Raises:
@@ -715,7 +760,7 @@ def refusal(error: ValidationError | list[Any], *, body: bool = False, field: st
         if body:
             return RoomError("bad_message", N_("expected a JSON object"))
         return RoomError("bad_message", N_("expected a JSON object with a type"))
-    if not body and loc and loc[0] in ("hello", "act", "start", "next", "lang", "ping", "hint", "rematch"):
+    if not body and loc and loc[0] in CLIENT_TAGS:
         loc = loc[1:]  # the socket union's tag (an HTTP body has no union: a field may be called "lang")
     whole = "body" if body else "message"
     if "template" in ctx:  # our own checks (names, text): their code and message
