@@ -150,7 +150,7 @@ class PlayerView:
                 if history[i].kind in ("pickup", "waste", "lead"):
                     break
                 start = i
-            acted |= {e.seat for e in history[start:] if e.kind == "void"}
+            acted |= {e.seat for e in history[start:] if e.kind == "void" and e.seat is not None}
         return [s for s in self.active_after() if s not in acted]
 
     def to_dict(self, history: bool = True) -> dict[str, Any]:
