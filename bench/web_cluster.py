@@ -368,7 +368,7 @@ def _service_pids(redis_url: str, front: Path) -> dict[str, int]:
 async def _renewals(redis_url: str, counts: list[int], repeats: int = 20) -> list[dict[str, Any]]:
     import redis
 
-    from getaway.web.broker import RedisBroker
+    from getaway.web.redis_broker import RedisBroker
 
     broker, client = RedisBroker(redis_url), redis.Redis.from_url(redis_url)
     rows = []

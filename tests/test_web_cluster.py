@@ -26,7 +26,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from getaway.core.record import deal_from_record
-from getaway.web.broker import BrokerDown, Lease, RedisBroker
+from getaway.web.broker import BrokerDown, Lease
+from getaway.web.redis_broker import RedisBroker
 from getaway.web.rooms import Room, RoomService
 from getaway.web.store import Store
 from web_helpers import (

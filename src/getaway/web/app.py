@@ -75,7 +75,7 @@ def create_app(settings: ServeSettings | str | None = None, /, **overrides: Any)
         store = Store(config.database)
         broker = None
         if config.redis_url:
-            from .broker import RedisBroker
+            from .redis_broker import RedisBroker
 
             broker = RedisBroker(config.redis_url)
         service = RoomService(

@@ -1,6 +1,6 @@
 """The commands of a room, one typed union: what a room's queue carries, what :meth:`Room.apply
 <getaway.web.rooms.state.Room.apply>` dispatches on (``match``), what the log keeps and what a
-mirror forwards to the owner (web/broker.py carries a command as ``{"kind", "payload"}``).
+mirror forwards to the owner (web/redis_broker.py carries a command as ``{"kind", "payload"}``).
 
 A command is a small frozen dataclass; its ``kind`` names it in the log and on the wire, and its
 fields, in order, are its payload (:meth:`payload`): the log's JSON of a command is its fields,

@@ -1,0 +1,452 @@
+"""The :class:`~getaway.web.broker.Broker` on Redis (``serve --redis-url``): leases as keys set by
+Lua scripts with a fencing counter, news and forwarded requests as pub/sub messages, every
+message read from Redis checked against its pydantic shape (anything else dropped with one log
+line). The interface, its errors and the in-process :class:`~getaway.web.broker.MemoryBroker` are
+in :mod:`getaway.web.broker`; docs/web.md "More than one process".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Sequence
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+from .broker import (
+    FORWARD_TIMEOUT,
+    LEASE_MS,
+    SLOT_MS,
+    Broker,
+    BrokerDown,
+    Lease,
+    NoOwner,
+    OnNews,
+    OnRequest,
+    process_id,
+    process_of,
+)
+
+__all__ = ["RedisBroker"]
+
+log = logging.getLogger("getaway.web")
+
+#: Take a free lease: KEYS = lease key, fencing counter; ARGV = process, lifetime (ms). The token
+#: (INCR of the counter) and the key are set together, so tokens increase with each new holder.
+_ACQUIRE: Final = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
+return token
+"""
+#: Extend leases, each only by its holder: KEYS = lease keys; ARGV = their "process:token"s, then
+#: the lifetime (ms). Returns 1 (extended) or 0 (not held) for each key, in order.
+_RENEW_ALL: Final = """
+local life = ARGV[#KEYS + 1]
+local held = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i] then held[i] = redis.call('PEXPIRE', key, life) else held[i] = 0 end
+end
+return held
+"""
+#: Give a lease up, only by its holder: KEYS = lease key; ARGV = "process:token".
+_RELEASE: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+#: Take or renew a slot: KEYS = the slots' sorted set (member → expiry, ms of Redis's clock);
+#: ARGV = member, cap, lifetime (ms). Expired members are dropped first.
+_SLOT: Final = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return 1
+end
+return 0
+"""
+#: Renew slots whatever the cap: KEYS = the slots' sorted sets; ARGV = their members, then the
+#: lifetime (ms).
+_RENEW_SLOTS: Final = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local life = tonumber(ARGV[#KEYS + 1])
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + life, ARGV[i])
+  redis.call('PEXPIRE', key, life)
+end
+return #KEYS
+"""
+
+_PREFIX: Final = "getaway:"
+
+
+# What the processes publish on Redis (the shapes :meth:`RedisBroker._listen` accepts; anything
+# else is dropped with one log line).
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+#: A seat number as it may cross Redis (a room has at most 8 seats; the room checks its own count).
+_Seat = Annotated[int, Field(ge=0, lt=16)]
+
+
+class _News(_Shape):
+    """News of a room (:meth:`getaway.web.rooms.mirror.Mirror.publish`): public facts only."""
+
+    v: Annotated[int, Field(ge=0)]
+    connected: list[_Seat] = []
+    turn_ends_in: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    absent: tuple[_Seat, Annotated[float, Field(allow_inf_nan=False)]] | None = None
+
+
+class _Request(_Shape):
+    """A forwarded request: a mirror's ``presence`` (its ``process`` has sockets for ``seats``,
+    and one of a seat-less host if ``host``), or a command (``kind``, ``payload``, ``version``,
+    ``address``; checked by the room itself). A command's ``payload`` is its fields
+    (:mod:`getaway.web.rooms.commands`: written and read from its class, so a new field of a
+    command needs no edit here)."""
+
+    kind: str
+    process: str | None = None
+    seats: list[_Seat] | None = None
+    host: bool | None = None
+    payload: dict[str, Any] | None = None
+    version: int | None = None
+    address: str | None = None
+
+    @model_validator(mode="after")
+    def _presence_names_its_seats(self) -> _Request:
+        if self.kind == "presence" and (self.process is None or self.seats is None):
+            raise ValueError("a presence names its process and seats")
+        return self
+
+
+class _Refusal(_Shape):
+    """A relayed refusal (``RelayedError.relay``)."""
+
+    code: str
+    template: str
+    args: dict[str, int | float | str | bool | None]
+    status: int
+    texts: dict[str, str] | None = None
+
+
+class _Logged(_Shape):
+    seat: int | None = None
+
+
+class _Reply(_Shape):
+    """The owner's answer to a request: ``ok`` (presence), ``retry`` (not the owner), a
+    command's ``logged`` facts and ``version``, or its ``error``."""
+
+    ok: bool | None = None
+    retry: bool | None = None
+    logged: _Logged | None = None
+    version: int | None = None
+    error: _Refusal | None = None
+
+
+class _NewsMessage(_Shape):
+    t: Literal["news"]
+    code: str
+    news: _News
+
+
+class _AskMessage(_Shape):
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    t: Literal["ask"]
+    id: str
+    sender: str = Field(alias="from")
+    code: str
+    body: _Request
+
+
+class _AnswerMessage(_Shape):
+    t: Literal["answer"]
+    id: str
+    body: _Reply
+
+
+_MESSAGE: Final = TypeAdapter(Annotated[_NewsMessage | _AskMessage | _AnswerMessage, Field(discriminator="t")])
+
+
+def _problem(exc: ValidationError) -> str:
+    """The first problem of a message that does not parse, in one line (never its content)."""
+    error = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+class RedisBroker(Broker):
+    """A :class:`Broker` on Redis (``redis.asyncio``): every process of the cluster uses the same
+    Redis. Keys: ``getaway:lease:{code}`` (``"process:token"``, expiring), ``getaway:fence:{code}``
+    (the fencing counter); pub/sub channels: ``getaway:room:{code}`` (news), and
+    ``getaway:proc:{process}`` (requests to a process, and the answers to its own requests).
+
+    Args:
+        url: ``redis://[:password@]host:port/db``, ``rediss://…`` for TLS, or ``unix://…``.
+        lease_ms: the lease's lifetime (milliseconds).
+
+    When Redis cannot be reached, calls raise :class:`BrokerDown` and one line is logged (and
+    one more when it is back); listening resumes by itself (redis-py subscribes again).
+    """
+
+    shared = True
+
+    def __init__(self, url: str, *, lease_ms: int = LEASE_MS) -> None:
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        self.url = url
+        self.lease_ms = lease_ms
+        self.process = process_id()
+        # One quick retry (a connection broken by a Redis restart), never seconds of backoff: a
+        # command waits at most a few seconds for an unreachable Redis before it is refused.
+        self.redis = aioredis.from_url(
+            url, socket_timeout=2.0, socket_connect_timeout=2.0, decode_responses=True, retry=Retry(NoBackoff(), 1)
+        )
+        # The listener reads bytes: a message that is not UTF-8 text is dropped like any other
+        # malformed one (a decoding client would raise inside get_message and stop the listener).
+        self._raw = aioredis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0, retry=Retry(NoBackoff(), 1))
+        self._acquire = self.redis.register_script(_ACQUIRE)
+        self._renew_all = self.redis.register_script(_RENEW_ALL)
+        self._release = self.redis.register_script(_RELEASE)
+        self._slot = self.redis.register_script(_SLOT)
+        self._renew_slots = self.redis.register_script(_RENEW_SLOTS)
+        self._pubsub: Any = None
+        self._listener: asyncio.Task[None] | None = None
+        self._sender: asyncio.Task[None] | None = None
+        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._wanted: set[str] = set()  # the room channels to hear (subscribed again if a subscribe failed)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.on_request: OnRequest | None = None
+        self.on_news: OnNews | None = None
+        self.down = False  # Redis unreachable (logged once)
+
+    # -------------------------------------------------------------- reachability
+
+    async def _call(self, awaitable: Awaitable[Any]) -> Any:
+        """Await one Redis call; a connection failure becomes :class:`BrokerDown` (logged once)."""
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+
+        try:
+            result = await awaitable
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            self._went_down(exc)
+            raise BrokerDown(str(exc)) from None
+        self._came_back()
+        return result
+
+    def _went_down(self, exc: BaseException) -> None:
+        if not self.down:
+            self.down = True
+            log.error("redis %s unreachable (%s): commands are refused until it is back", self._shown(), exc)
+
+    def _came_back(self) -> None:
+        if self.down:
+            self.down = False
+            log.warning("redis %s reachable again", self._shown())
+
+    def _shown(self) -> str:
+        return self.url.split("@")[-1]  # no password in the log
+
+    # -------------------------------------------------------------- life cycle
+
+    async def start(self, on_request: OnRequest, on_news: OnNews) -> None:
+        self.on_request, self.on_news = on_request, on_news
+        self._pubsub = self._raw.pubsub(ignore_subscribe_messages=True)
+        await self._call(self._pubsub.subscribe(self._inbox(self.process)))
+        self._listener = asyncio.create_task(self._listen(), name="broker-listen")
+        self._sender = asyncio.create_task(self._send(), name="broker-send")
+
+    async def stop(self) -> None:
+        for task in (self._listener, self._sender, *self._tasks):
+            if task is not None:
+                task.cancel()
+        for task in (self._listener, self._sender, *self._tasks):
+            if task is not None:
+                with contextlib.suppress(BaseException):
+                    await task
+        with contextlib.suppress(Exception):
+            if self._pubsub is not None:
+                await self._pubsub.aclose()
+        for client in (self._raw, self.redis):
+            with contextlib.suppress(Exception):
+                await client.aclose()
+
+    @staticmethod
+    def _inbox(process: str) -> str:
+        return f"{_PREFIX}proc:{process}"
+
+    @staticmethod
+    def _room(code: str) -> str:
+        return f"{_PREFIX}room:{code}"
+
+    # -------------------------------------------------------------- leases
+
+    async def acquire(self, code: str) -> Lease | None:
+        keys = [f"{_PREFIX}lease:{code}", f"{_PREFIX}fence:{code}"]
+        token = int(await self._call(self._acquire(keys=keys, args=[self.process, self.lease_ms])))
+        return Lease(code, self.process, token) if token else None
+
+    async def renew_all(self, leases: Sequence[Lease]) -> list[bool]:
+        if not leases:
+            return []
+        keys = [f"{_PREFIX}lease:{lease.code}" for lease in leases]
+        held = await self._call(self._renew_all(keys=keys, args=[*(lease.value for lease in leases), self.lease_ms]))
+        return [bool(h) for h in held]
+
+    async def release(self, lease: Lease) -> None:
+        await self._call(self._release(keys=[f"{_PREFIX}lease:{lease.code}"], args=[lease.value]))
+
+    async def holds(self, lease: Lease) -> bool:
+        return await self._call(self.redis.get(f"{_PREFIX}lease:{lease.code}")) == lease.value
+
+    async def holders(self, codes: Sequence[str]) -> list[str | None]:
+        if not codes:
+            return []
+        values = await self._call(self.redis.mget([f"{_PREFIX}lease:{code}" for code in codes]))
+        return [process_of(value) for value in values]
+
+    # -------------------------------------------------------------- slots
+
+    async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
+        keys = [f"{_PREFIX}slots:{group}:{key}"]
+        return bool(await self._call(self._slot(keys=keys, args=[member, cap, SLOT_MS])))
+
+    async def renew_slots(self, slots: Sequence[tuple[str, str, str]]) -> None:
+        if slots:
+            keys = [f"{_PREFIX}slots:{group}:{key}" for group, key, _ in slots]
+            await self._call(self._renew_slots(keys=keys, args=[*(member for _, _, member in slots), SLOT_MS]))
+
+    async def free_slot(self, group: str, key: str, member: str) -> None:
+        await self._call(self.redis.zrem(f"{_PREFIX}slots:{group}:{key}", member))
+
+    # -------------------------------------------------------------- the lobby
+
+    async def list_room(self, code: str, entry: str | None) -> None:
+        if entry is None:
+            await self._call(self.redis.hdel(f"{_PREFIX}lobby", code))
+        else:
+            await self._call(self.redis.hset(f"{_PREFIX}lobby", code, entry))
+
+    async def lobby(self) -> list[str]:
+        return list(await self._call(self.redis.hvals(f"{_PREFIX}lobby")))
+
+    # -------------------------------------------------------------- news
+
+    def publish(self, code: str, news: dict[str, Any]) -> None:
+        self._outbox.put_nowait((self._room(code), json.dumps({"t": "news", "code": code, "news": news})))
+
+    async def _send(self) -> None:
+        """Send the queued messages in order (news of one room arrive in version order)."""
+        while True:
+            channel, text = await self._outbox.get()
+            with contextlib.suppress(BrokerDown):  # logged; the followers catch up with later news
+                await self._call(self.redis.publish(channel, text))
+
+    async def follow(self, code: str) -> None:
+        self._wanted.add(self._room(code))  # kept even if this fails: the listener subscribes later
+        await self._call(self._pubsub.subscribe(self._room(code)))
+
+    async def unfollow(self, code: str) -> None:
+        self._wanted.discard(self._room(code))
+        with contextlib.suppress(BrokerDown):
+            await self._call(self._pubsub.unsubscribe(self._room(code)))
+
+    async def _resubscribe(self) -> None:
+        """Subscribe to the room channels whose subscription failed (Redis was unreachable);
+        redis-py itself subscribes again to those it had, on reconnection."""
+        have = {c.decode() if isinstance(c, bytes) else str(c) for c in self._pubsub.channels}
+        missing = self._wanted - have
+        if missing:
+            await self._call(self._pubsub.subscribe(*missing))
+
+    # -------------------------------------------------------------- forwarding
+
+    async def forward(self, code: str, body: dict[str, Any], timeout: float = FORWARD_TIMEOUT) -> dict[str, Any]:
+        holder = await self.holder(code)
+        if holder is None or holder == self.process:
+            raise NoOwner(code)
+        ask = secrets.token_hex(8)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[ask] = answer
+        try:
+            message = {"t": "ask", "id": ask, "from": self.process, "code": code, "body": body}
+            heard = await self._call(self.redis.publish(self._inbox(holder), json.dumps(message)))
+            if not heard:  # the holder's connection is gone (a dead process): its lease will expire
+                raise NoOwner(code)
+            return await asyncio.wait_for(answer, timeout)
+        finally:
+            self._waiting.pop(ask, None)
+
+    # -------------------------------------------------------------- listening
+
+    async def _listen(self) -> None:
+        """Read this process's inbox and the news of the rooms it follows, for ever; while Redis
+        is unreachable, try again every half second (redis-py subscribes again on reconnection)."""
+        while True:
+            try:
+                await self._resubscribe()
+                message = await self._call(self._pubsub.get_message(timeout=1.0))
+            except BrokerDown:
+                await asyncio.sleep(0.5)
+                continue
+            except Exception as exc:  # never let one bad read end the listening: one line, go on
+                log.error("broker: cannot read a message (%s: %s); listening goes on", type(exc).__name__, exc)
+                await asyncio.sleep(0.1)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            channel = message.get("channel")
+            if isinstance(channel, bytes):
+                channel = channel.decode("utf-8", "replace")
+            try:
+                parsed = _MESSAGE.validate_json(message["data"])
+                if isinstance(parsed, _NewsMessage) and channel != self._room(parsed.code):
+                    raise ValueError(f"news of room {parsed.code!r} on another room's channel")
+            except (ValidationError, ValueError) as exc:  # one line, no traceback: the message is dropped
+                problem = _problem(exc) if isinstance(exc, ValidationError) else str(exc)
+                log.warning("broker: dropped a malformed message on %s: %s", channel, problem)
+                continue
+            try:
+                self._dispatch(parsed)
+            except Exception:  # one failure must not stop the listener
+                log.exception("broker: cannot handle a message on %s", channel)
+
+    def _dispatch(self, message: _NewsMessage | _AskMessage | _AnswerMessage) -> None:
+        if isinstance(message, _NewsMessage):
+            if self.on_news is not None:
+                self.on_news(message.code, message.news.model_dump(exclude_unset=True))
+        elif isinstance(message, _AnswerMessage):
+            waiting = self._waiting.get(message.id)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(message.body.model_dump(exclude_unset=True))
+        elif self.on_request is not None:
+            task = asyncio.create_task(self._answer(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, message: _AskMessage) -> None:
+        assert self.on_request is not None
+        try:
+            body = await self.on_request(message.code, message.body.model_dump(exclude_unset=True))
+        except Exception:
+            log.exception("broker: a forwarded command of room %s failed", message.code)
+            body = {"error": {"code": "server_error", "template": "internal error", "args": {}, "status": 500}}
+        answer = json.dumps({"t": "answer", "id": message.id, "body": body})
+        self._outbox.put_nowait((self._inbox(message.sender), answer))
