@@ -1,7 +1,7 @@
 """Every frame the server sends fits the protocol's models (issue 23, item 2): the frames of
 real sockets (the test client's), recorded where the server writes them, during a whole match
 and its rematch, a take, and a reconnect with an absence, a ``back`` and a ``finish``, are each
-checked strictly against ``ServerMessage`` (web/protocol.py: a known ``type``, no undeclared
+checked strictly against ``ServerMessage`` (web/protocol/socket.py: a known ``type``, no undeclared
 field, nothing missing: :func:`web_helpers.check_frame`). A cluster forward (a command sent to a
 process that does not own the room) is checked the same way in tests/test_web_cluster.py.
 
@@ -22,6 +22,7 @@ import pytest
 from starlette.websockets import WebSocket
 
 from getaway.web import protocol, socketdoc
+from getaway.web.routes.pages import STATIC_DIR
 from web_helpers import Player, check_frame, create_room, make_client, play_deal
 from web_helpers import seeded as seeded  # the fixture
 
@@ -288,7 +289,7 @@ def test_docs_web_md_message_tables_are_made_from_the_socket_schema():
 def test_the_page_sends_and_reads_the_messages_of_the_unions():
     """The page (web/static/*.js) sends every client message and only those, and reads the
     server's (a ``pong`` needs no reading): a renamed or a new message is noticed here too."""
-    static = Path(protocol.__file__).parent / "static"
+    static = STATIC_DIR
     scripts = {path.name: path.read_text(encoding="utf-8") for path in static.glob("*.js")}
     sent = {tag for text in scripts.values() for tag in re.findall(r'(?:send|stringify)\(\{ type: "(\w+)"', text)}
     assert sent == set(protocol.CLIENT_TAGS), sent ^ set(protocol.CLIENT_TAGS)
