@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from starlette.websockets import WebSocketDisconnect
 
 from getaway.core.rules import Rules
+from getaway.web import protocol
 from getaway.web.protocol import SERVER, printable
 from web_helpers import Player, create_room, make_client, play_deal, running_server
 
@@ -422,8 +423,9 @@ def test_openapi_and_socket_schema_come_from_the_models_and_match_what_is_sent()
         sockets = client.get("/api/socket-schema.json").json()
         client_types = set(sockets["client"]["discriminator"]["mapping"])
         server_types = set(sockets["server"]["discriminator"]["mapping"])
-        assert client_types == {"hello", "act", "back", "finish", "start", "next", "lang", "ping", "hint", "rematch"}
-        assert server_types == {"welcome", "sync", "update", "absent", "error", "pong", "closed", "hint", "rematch"}
+        # the served schema's messages are the unions' (one list of messages: the models)
+        assert client_types == set(protocol.CLIENT_TAGS) and {"hello", "act", "ping"} <= client_types
+        assert server_types == set(protocol.SERVER_TAGS) and {"welcome", "update", "error"} <= server_types
         assert {"/api/quickplay", "/api/rooms"} <= set(openapi["paths"]) and "get" in openapi["paths"]["/api/rooms"]
         # what the server sends fits its models
         room = create_room(client)
