@@ -37,6 +37,7 @@ from ..bots import LEVELS
 from ..bots.review import REVIEW_ITERATIONS
 from ..core.rules import Rules
 from ..text import i18n
+from ..text.chat import PHRASES
 from ..text.i18n import N_
 from .rooms.checks import MAX_DEALS, MAX_TURN_TIME, MIN_TURN_TIME, TURN_TIME, check_name
 from .rooms.errors import RoomError
@@ -68,6 +69,8 @@ __all__ = [
     "SERVER_TAGS",
     "Hello",
     "Act",
+    "Chat",
+    "ChatFrame",
     "parse_client",
     "client_error",
     "refusal",
@@ -299,6 +302,8 @@ class Strings(BaseModel):
     ranks: dict[str, str]
     suits: dict[str, str]
     suit_plurals: dict[str, str]
+    #: the quick chat's phrases and emotes (:data:`getaway.text.chat.PHRASES`): key → text
+    chat: dict[str, str]
 
 
 class RulesSection(BaseModel):
@@ -544,8 +549,18 @@ class AskRematch(_Model):
     type: Literal["rematch"]
 
 
+class Chat(_Model):
+    """Quick chat: a seated player says one of the preset phrases or emotes (``phrase``, a key of
+    :data:`getaway.text.chat.PHRASES`: no free text); everyone in the room gets a ``chat``. Refused
+    for a spectator (``spectator``) and beyond a few per seat (``rate_limited``)."""
+
+    type: Literal["chat"]
+    phrase: Literal[PHRASES]  # type: ignore[valid-type]
+
+
 ClientMessage = Annotated[
-    Hello | Act | Back | Finish | Start | Next | SetLang | Ping | AskHint | AskRematch, Field(discriminator="type")
+    Hello | Act | Back | Finish | Start | Next | SetLang | Ping | AskHint | AskRematch | Chat,
+    Field(discriminator="type"),
 ]
 _CLIENT: Final = TypeAdapter(ClientMessage)
 
@@ -670,8 +685,18 @@ class Rematch(_Out):
     host_token: str | None
 
 
+class ChatFrame(_Out):
+    """A seat's quick chat, to every socket of the room (spectators too): the sender's ``seat``
+    (0-based) and the ``phrase``'s key (the page shows its text from ``/api/strings``)."""
+
+    type: Literal["chat"]
+    seat: int
+    phrase: str
+
+
 ServerMessage = Annotated[
-    Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint | Rematch, Field(discriminator="type")
+    Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint | Rematch | ChatFrame,
+    Field(discriminator="type"),
 ]
 SERVER: Final = TypeAdapter(ServerMessage)
 #: Every server message's ``type`` (from :data:`ServerMessage`): ``("welcome", "sync", "update", …)``.

@@ -20,6 +20,7 @@ import logging
 import math
 from typing import Any
 
+from ...text.chat import PHRASES
 from ..broker import FORWARD_TIMEOUT, LEASE_MS, BrokerDown, Lease, NoOwner
 from .commands import Act, Close
 from .errors import RelayedError, RoomError, unsaved
@@ -272,6 +273,13 @@ class Cluster:
                 label="presence", call=lambda: self.service.mirror.presence(handle, body["process"], seats, host)
             )
             handle.queue.put_nowait(presence)
+            return {"ok": True}
+        if kind == "chat":  # a quick chat of a socket there (Mirror.tell_chat): said here and to the mirrors
+            seats, phrase = body.get("seats") or [], (body.get("payload") or {}).get("phrase")
+            if len(seats) == 1 and 0 <= int(seats[0]) < len(handle.room.seats) and phrase in PHRASES:
+                self.service.sockets.say(handle, int(seats[0]), phrase)
+            else:
+                log.warning("room %s: dropped a chat naming a seat or phrase it does not have", code)
             return {"ok": True}
         try:
             job = job_of(kind, body.get("payload"), version=body.get("version"), address=body.get("address"))
