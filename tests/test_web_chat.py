@@ -83,7 +83,7 @@ def test_chat_is_rate_limited_per_seat():
                 asha.send(type="chat", phrase="oops")
                 assert _chat(asha)["type"] == "chat"
             again.send(type="chat", phrase="oops")
-            refused = _chat(again)
+            refused = again.until(lambda m: m["type"] == "error")
             assert refused["type"] == "error" and refused["code"] == "rate_limited", refused
             asha.send(type="chat", phrase="oops")
             assert _chat(asha)["code"] == "rate_limited"
