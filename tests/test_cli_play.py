@@ -311,7 +311,8 @@ def test_the_terminal_s_quick_chat_says_a_phrase_and_the_bots_answer_the_same_wa
     assert silent.match.deal.actions == game.match.deal.actions  # saying things changes no bot's move
     bots_said = [line for line in shown.splitlines() if line.startswith(("  B: ", "  C: ", "  D: "))]
     assert bots_said == [line for line in quiet.splitlines() if line.startswith(("  B: ", "  C: ", "  D: "))]
-    assert bots_said and all(line.split(": ", 1)[1] in ("Nice take!", "Well played!", "Good game!") for line in bots_said)
+    assert bots_said
+    assert all(line.split(": ", 1)[1] in ("Nice take!", "Well played!", "Good game!") for line in bots_said)
     _, again = _chatty_game(11, [])
     assert again == quiet  # the same seed, the same game and the same words
     _, french = _chatty_game(11, ["dire 3"], lang="fr")
