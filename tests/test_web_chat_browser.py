@@ -56,7 +56,7 @@ def test_a_phrase_said_in_one_browser_shows_as_a_bubble_in_the_other_which_can_m
     bubble = ben.get_by_test_id("chat-bubble-0")
     bubble.wait_for()
     assert bubble.inner_text() == "Well played!"
-    assert ben.evaluate("() => !!document.querySelector('[data-testid=\"seat-0\"] [data-testid=\"chat-bubble-0\"]')")
+    assert ben.evaluate('() => !!document.querySelector(\'[data-testid="seat-0"] [data-testid="chat-bubble-0"]\')')
     assert not ben.evaluate(_OVERLAP, ['[data-testid="chat-bubble-0"]', '[data-testid="hand"]'])  # never over his hand
     assert ben.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
     watcher.get_by_test_id("chat-bubble-0").wait_for()  # the spectator sees it too
