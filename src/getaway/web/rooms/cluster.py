@@ -259,7 +259,8 @@ class Cluster:
 
     async def on_request(self, code: str, body: dict[str, Any]) -> dict[str, Any]:
         """Answer a request of another process for room ``code``: its sockets' seats
-        (``presence``) or a command, run as if it came from a socket here."""
+        (``presence``), a quick ``chat`` of a socket there, or a command, run as if it came from
+        a socket here."""
         handle = self.service.rooms.get(code)
         if handle is None or handle.lease is None:
             return {"retry": True}  # not the owner (any more): the asker looks again

@@ -1,9 +1,9 @@
 """What the processes of a cluster tell each other of a room: the owner's news (version,
-connected seats, the turn timer, an absence) and a mirror's presence (the seats it has sockets
-for), and a mirror catching up with the log.
+connected seats, the turn timer, an absence, a quick chat) and a mirror's presence (the seats it
+has sockets for) and quick chats (told to the owner), and a mirror catching up with the log.
 
-Owns: news, presence and catch-up. Imports :mod:`.errors`, :mod:`.commands`, :mod:`.frames`,
-:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
+Owns: news, presence, the quick chat between processes and catch-up. Imports :mod:`.errors`,
+:mod:`.commands`, :mod:`.frames`, :mod:`.state` and :mod:`.handles`; never :mod:`.service`.
 """
 
 from __future__ import annotations
