@@ -275,3 +275,45 @@ def test_an_option_error_says_none_not_null():
     res = CliRunner().invoke(cli, ["demo", "-o", "trump=hearts"])
     assert res.exit_code == 2
     assert "none" in res.output and "null" not in res.output
+
+
+def _chatty_game(seed: int, says: list[str], lang: str = "en") -> tuple[TerminalGame, str]:
+    """A one-deal game (takes allowed) where the human first types each line of ``says``, then
+    always plays their first legal action (Enter at a take question); the whole output."""
+    from getaway.text import i18n
+
+    out = io.StringIO()
+    console = Console(width=200, no_color=True, file=out)
+    match = Match(Rules.profile("punjab", deals=1), ["A", "B", "C", "D"], seed)
+    game = TerminalGame(console, match, 0, ["human", "easy", "easy", "easy"], seed)
+    pending = list(says)
+
+    def ask(prompt: str) -> str:
+        if pending:
+            return pending.pop(0)
+        deal = game.match.deal
+        view = player_view(deal, 0)
+        return "" if view.decision == "take" else str(view.legal_actions[0])
+
+    game.ask = ask
+    with i18n.language(lang):
+        assert game.run() == 0
+    return game, out.getvalue()
+
+
+def test_the_terminal_s_quick_chat_says_a_phrase_and_the_bots_answer_the_same_way_under_a_seed():
+    from getaway.text.chat import PHRASES
+
+    game, shown = _chatty_game(11, ["say", f"say {PHRASES.index('well_played') + 1}", "say hello"])
+    assert "Quick chat: type say and a number, e.g. say 3:" in shown and "1: Hello!" in shown and "12: !" in shown
+    assert "  A: Well played!" in shown and "  A: Hello!" in shown
+    silent, quiet = _chatty_game(11, [])
+    assert silent.match.deal.actions == game.match.deal.actions  # saying things changes no bot's move
+    bots_said = [line for line in shown.splitlines() if line.startswith(("  B: ", "  C: ", "  D: "))]
+    assert bots_said == [line for line in quiet.splitlines() if line.startswith(("  B: ", "  C: ", "  D: "))]
+    assert bots_said
+    assert all(line.split(": ", 1)[1] in ("Nice take!", "Well played!", "Good game!") for line in bots_said)
+    _, again = _chatty_game(11, [])
+    assert again == quiet  # the same seed, the same game and the same words
+    _, french = _chatty_game(11, ["dire 3"], lang="fr")
+    assert "  A : Bien joué !" in french

@@ -432,6 +432,35 @@ def test_every_frame_sent_across_processes_fits_the_protocol(cluster):
     assert seen >= {"welcome", "sync", "update", "absent", "error", "pong", "rematch", "closed"}, seen
 
 
+@pytest.mark.timeout(60)
+def test_a_quick_chat_reaches_the_sockets_of_every_process(cluster):
+    """Issue 23 item 8: the room is owned by A; Ben's chat on B goes through A to every socket
+    (A's, B's, a spectator's on C), Asha's on A too; the spectator's is refused. Not logged."""
+    a, b, c = cluster(3)
+    code, (asha, ben) = _room(a, "Asha", "Ben")
+    socks = [Sock(f"{a.ws}/ws/{code}", asha["token"]), Sock(f"{b.ws}/ws/{code}", ben["token"])]
+    watcher = Sock(f"{c.ws}/ws/{code}", None)
+    try:
+        socks[0].until(lambda m: m["type"] == "update" and m["room"]["seats"][1]["connected"])  # A hears of Ben
+        version = _version(a, code)
+        socks[1].ws.send(json.dumps({"type": "chat", "phrase": "good_luck"}))
+        for s in (*socks, watcher):
+            said = s.until(lambda m: m["type"] == "chat")
+            assert said == {"type": "chat", "seat": ben["seat"], "phrase": "good_luck"}, said
+        socks[0].ws.send(json.dumps({"type": "chat", "phrase": "star"}))
+        for s in (socks[1], watcher):
+            assert s.until(lambda m: m["type"] == "chat")["seat"] == asha["seat"]
+        watcher.ws.send(json.dumps({"type": "chat", "phrase": "hello"}))
+        assert watcher.until(lambda m: m["type"] in ("chat", "error"))["code"] == "spectator"
+        assert _version(a, code) == version  # a chat is no command: nothing logged
+    finally:
+        for s in (*socks, watcher):
+            s.close()
+    for s in (*socks, watcher):
+        for text in s.seen:
+            check_frame(text)
+
+
 @pytest.mark.timeout(150)
 def test_the_owner_drained_with_sigterm_hands_its_room_over(cluster, redis_server):
     """SIGTERM (a deploy): the owner commits what it acknowledged, gives its lease up and closes

@@ -30,7 +30,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 #: The server messages each scenario below must have sent (their union: every server message).
 EXPECTED: dict[str, set[str]] = {
-    "match": {"welcome", "sync", "update", "error", "pong", "hint", "rematch", "closed"},
+    "match": {"welcome", "sync", "update", "error", "pong", "hint", "rematch", "closed", "chat"},
     "take": {"welcome", "update"},
     "reconnect": {"welcome", "update", "absent", "error"},
 }
@@ -87,6 +87,10 @@ def test_every_frame_of_a_match_its_rematch_and_a_close_fits_the_protocol(frames
             assert asha.hello(token=room["token"])["type"] == "welcome"
             assert watcher.hello(spectate=True)["type"] == "welcome"
             assert host.hello(token=room["host_token"])["host"] is True  # a seat-less socket with host rights
+            asha.send(type="chat", phrase="good_luck")  # quick chat: to every socket, the watcher's too
+            assert watcher.until(lambda m: m["type"] == "chat")["seat"] == room["seat"]
+            watcher.send(type="chat", phrase="hello")  # a spectator's: refused
+            assert watcher.until(lambda m: m["type"] == "error")["code"] == "spectator"
             asha.send(type="hint")  # nothing to hint before the start
             assert asha.until(lambda m: m["type"] == "error")["code"]
             asha.send(type="start")
@@ -239,7 +243,7 @@ def test_the_tag_lists_are_the_unions():
     for tag in protocol.CLIENT_TAGS:
         refused = protocol.refusal(protocol.client_error(f'{{"type": "{tag}", "zz": 1}}'))
         named = refused.args_["fields"]
-        assert refused.code == "bad_message" and named in ("zz", "action", "lang"), (tag, refused.args_)
+        assert refused.code == "bad_message" and named in ("zz", "action", "lang", "phrase"), (tag, refused.args_)
 
 
 def test_the_socket_schema_describes_every_message_of_both_directions():

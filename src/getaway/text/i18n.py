@@ -267,6 +267,7 @@ def command_word(word: str) -> str:
         "take": pgettext("command", "take"),
         "pass": pgettext("command", "pass"),
         "pickup": pgettext("command", "pickup"),
+        "say": pgettext("command", "say"),
         "yes": pgettext("command", "yes"),
         "no": pgettext("command", "no"),
     }[word]

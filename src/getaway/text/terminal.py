@@ -30,6 +30,7 @@ from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
 from ..core.match import Match
 from ..core.record import dumps, record_of
 from ..core.view import PlayerView, player_view
+from .chat import PHRASES, phrase_text
 from .i18n import _, card_name, command_word, localize, ngettext
 from .narrate import Narrator
 
@@ -54,7 +55,7 @@ def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None =
 
 def _command_of(text: str) -> str | None:
     key = text.strip().lower()
-    for word in ("hint", "rules", "history", "save", "quit", "help", "take", "pass", "pickup"):
+    for word in ("hint", "rules", "history", "save", "quit", "help", "take", "pass", "pickup", "say"):
         if key in (word, command_word(word).lower()):
             return word
     if key in ("?",):
@@ -129,6 +130,8 @@ class TerminalGame:
         actions = sum(len(d.actions) for d in match.deals)
         self.rng = random.Random(seed * 1_000_003 + actions)
         self.hint_rng = random.Random(seed * 7 + 1)
+        #: the bots' quick chat (:meth:`_bots_chat`): its own generator, so that their moves are the same
+        self.chat_rng = random.Random(seed * 1_000_033 + actions + 1)
         self.ask = ask or self._input
         self.save_path = save_path
         self.rules_text = rules_text
@@ -265,6 +268,41 @@ class TerminalGame:
         self._seen = len(history)
         for line in self._narrator.feed(new):
             self.console.print(Text("  " + line))
+        self._bots_chat(new)
+
+    def _bots_chat(self, events: Sequence[Any]) -> None:
+        """Now and then a bot says a quick-chat phrase about ``events`` (drawn from
+        :attr:`chat_rng`: the same under the same seed): "Nice take!" after a take, "Well
+        played!" when someone gets away, "Good game!" at the end of the deal."""
+        for event in events:
+            key, chance = {"take": ("nice_take", 0.3), "out": ("well_played", 0.3), "over": ("good_game", 0.5)}.get(
+                event.kind, (None, 0.0)
+            )
+            if key is None or self.chat_rng.random() >= chance:
+                continue
+            speakers = [s for s, bot in enumerate(self.bots) if bot is not None and s != event.seat]
+            if speakers:
+                self._chat_line(self.chat_rng.choice(speakers), key)
+
+    def _chat_line(self, seat: int, key: str) -> None:
+        """Seat ``seat`` says quick-chat phrase ``key``: ``A: Well played!``."""
+        line = _("{name}: {phrase}").format(name=self.names[seat], phrase=phrase_text(key))
+        self.console.print(Text("  " + line, style="cyan"), highlight=False)
+
+    def _say(self, text: str) -> None:
+        """``say N``: the player says phrase ``N`` of the quick chat (``say`` alone lists them)."""
+        parts = text.split(maxsplit=1)
+        choice = parts[1].strip() if len(parts) > 1 else ""
+        if choice.isdigit() and 1 <= int(choice) <= len(PHRASES):
+            self._chat_line(self.human, PHRASES[int(choice) - 1])
+            return
+        if choice in PHRASES:
+            self._chat_line(self.human, choice)
+            return
+        say = command_word("say")
+        head = _("Quick chat: type {say} and a number, e.g. {say} 3:").format(say=say)
+        listed = "  ".join(f"{k}: {phrase_text(key)}" for k, key in enumerate(PHRASES, 1))
+        self.console.print(Text(head + "\n  " + listed), highlight=False)
 
     def _hand_line(self, view: PlayerView, mark: bool = True) -> Text:
         hand = view.hand or ()
@@ -373,7 +411,7 @@ class TerminalGame:
                 deal.apply(PASS, self.human)
                 return
             command = _command_of(line.split()[0])
-            if command not in ("take", "pass", "hint", "rules", "history", "save", "quit", "help"):
+            if command not in ("take", "pass", "hint", "rules", "history", "save", "quit", "help", "say"):
                 # a card, a number or anything else: only take or pass answer this question
                 answer = _("'{text}' is not an answer here: type {take} or {pass} (Enter = {pass}).")
                 words = {"take": command_word("take"), "pass": command_word("pass")}
@@ -417,6 +455,7 @@ class TerminalGame:
             "save": lambda: self._save(text),
             "quit": self._quit,
             "help": self._help,
+            "say": lambda: self._say(text),
         }
         if command in handlers:
             handlers[command]()
@@ -480,6 +519,8 @@ class TerminalGame:
                 )
             )
         )
+        say = command_word("say")
+        self.console.print(Text(_("Quick chat: {say} lists the phrases, {say} N says one.").format(say=say)))
 
     def save_data(self) -> dict[str, Any]:
         """The save: the match (``Match.to_dict``) plus who plays which seat."""

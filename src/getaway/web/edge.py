@@ -40,6 +40,8 @@ __all__ = [
     "SECURITY_HEADERS",
     "MAX_BODY",
     "MAX_FRAME",
+    "CHATS_PER_WINDOW",
+    "CHAT_WINDOW",
     "client_lang",
     "same_origin",
 ]
@@ -47,6 +49,10 @@ __all__ = [
 #: Largest WebSocket frame (bytes): 4,096 characters of up to 4 UTF-8 bytes. The server (uvicorn's
 #: ``ws_max_size``) closes a socket that sends a longer one with 1009 before buffering it.
 MAX_FRAME: Final = 16_384
+
+#: Quick chats a seat may say per :data:`CHAT_WINDOW` seconds (a burst, then a wait).
+CHATS_PER_WINDOW: Final = 3
+CHAT_WINDOW: Final = 10
 
 #: Headers of every HTTP answer. The page has no inline script or style attribute (styles are
 #: set through the CSSOM, which ``style-src 'self'`` allows), loads nothing from elsewhere and
@@ -120,6 +126,7 @@ class Limits:
         self.rooms = RateLimitItemPerMinute(max(1, round(2 * rooms_per_minute)), 2)
         self.messages = RateLimitItemPerSecond(max(1, round(burst)), max(1, round(burst / max(rate, 1e-9))))
         self.reads = RateLimitItemPerSecond(max(1, round(3 * reads_per_second)), 3)
+        self.chats = RateLimitItemPerSecond(CHATS_PER_WINDOW, CHAT_WINDOW)
 
     def room(self, address: str) -> bool:
         """Count a room creation or join from ``address``; ``False``: over the limit (refuse it)."""
@@ -143,6 +150,12 @@ class Limits:
     def message(self, socket: str) -> bool:
         """Count a message of socket ``socket`` (a unique id); ``False``: over the limit (drop it)."""
         return self._hit(self.messages, "socket", socket)
+
+    def chat(self, code: str, seat: int) -> bool:
+        """Count a quick chat of seat ``seat`` of room ``code`` (:data:`CHATS_PER_WINDOW` per
+        :data:`CHAT_WINDOW` seconds, whichever socket or process it comes through when the
+        storage is shared); ``False``: over the limit (refuse it)."""
+        return self._hit(self.chats, "chat", code, str(seat))
 
     def _hit(self, item: Any, *identifiers: str) -> bool:
         try:

@@ -101,17 +101,21 @@ _Seat = Annotated[int, Field(ge=0, lt=16)]
 
 
 class _News(_Shape):
-    """News of a room (:meth:`getaway.web.rooms.mirror.Mirror.publish`): public facts only."""
+    """News of a room (:meth:`getaway.web.rooms.mirror.Mirror.publish`): public facts only (a
+    quick chat's news carries the version and the chat alone)."""
 
     v: Annotated[int, Field(ge=0)]
     connected: list[_Seat] = []
     turn_ends_in: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
     absent: tuple[_Seat, Annotated[float, Field(allow_inf_nan=False)]] | None = None
+    #: a seat's quick chat: the seat and the phrase's key (checked by the mirror)
+    chat: tuple[_Seat, Annotated[str, Field(max_length=32)]] | None = None
 
 
 class _Request(_Shape):
     """A forwarded request: a mirror's ``presence`` (its ``process`` has sockets for ``seats``,
-    and one of a seat-less host if ``host``), or a command (``kind``, ``payload``, ``version``,
+    and one of a seat-less host if ``host``), a ``chat`` (``seats``: the sender's; ``payload``:
+    its ``phrase``), or a command (``kind``, ``payload``, ``version``,
     ``address``; checked by the room itself). A command's ``payload`` is its fields
     (:mod:`getaway.web.rooms.commands`: written and read from its class, so a new field of a
     command needs no edit here)."""

@@ -200,6 +200,10 @@ _PAGE: tuple[str, ...] = (
     N_("Finish the deal"),
     N_("You were away: a bot plays for you."),
     N_("{s} s left: then a bot plays for you"),
+    # quick chat at the table (issue 23 item 8; its phrases: getaway.text.chat)
+    N_("Quick chat"),
+    N_("Mute"),
+    N_("Mute {name}"),
 )
 
 #: Every msgid the page shows: its own texts, then the option schema's.

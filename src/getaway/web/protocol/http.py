@@ -230,6 +230,8 @@ class Strings(BaseModel):
     ranks: dict[str, str]
     suits: dict[str, str]
     suit_plurals: dict[str, str]
+    #: the quick chat's phrases and emotes (:data:`getaway.text.chat.PHRASES`): key → text
+    chat: dict[str, str]
 
 
 class RulesSection(BaseModel):

@@ -18,6 +18,7 @@ from pydantic import (
     ValidationError,
 )
 
+from ...text.chat import PHRASES
 from .base import Lang, Text, Token, Version, _Model
 from .http import RoomState
 
@@ -32,6 +33,7 @@ __all__ = [
     "Ping",
     "AskHint",
     "AskRematch",
+    "Chat",
     "ClientMessage",
     "CLIENT_TAGS",
     "Illegal",
@@ -43,6 +45,7 @@ __all__ = [
     "Closed",
     "Hint",
     "Rematch",
+    "ChatFrame",
     "ServerMessage",
     "SERVER",
     "SERVER_TAGS",
@@ -130,8 +133,18 @@ class AskRematch(_Model):
     type: Literal["rematch"]
 
 
+class Chat(_Model):
+    """Quick chat: a seated player says one of the preset phrases or emotes (``phrase``, a key of
+    :data:`getaway.text.chat.PHRASES`: no free text); everyone in the room gets a ``chat``. Refused
+    for a spectator (``spectator``) and beyond a few per seat (``rate_limited``)."""
+
+    type: Literal["chat"]
+    phrase: Literal[PHRASES]  # type: ignore[valid-type]
+
+
 ClientMessage = Annotated[
-    Hello | Act | Back | Finish | Start | Next | SetLang | Ping | AskHint | AskRematch, Field(discriminator="type")
+    Hello | Act | Back | Finish | Start | Next | SetLang | Ping | AskHint | AskRematch | Chat,
+    Field(discriminator="type"),
 ]
 _CLIENT: Final = TypeAdapter(ClientMessage)
 
@@ -256,8 +269,18 @@ class Rematch(_Out):
     host_token: str | None
 
 
+class ChatFrame(_Out):
+    """A seat's quick chat, to every socket of the room (spectators too): the sender's ``seat``
+    (0-based) and the ``phrase``'s key (the page shows its text from ``/api/strings``)."""
+
+    type: Literal["chat"]
+    seat: int
+    phrase: str
+
+
 ServerMessage = Annotated[
-    Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint | Rematch, Field(discriminator="type")
+    Welcome | Update | Absent | ErrorMessage | Pong | Closed | Hint | Rematch | ChatFrame,
+    Field(discriminator="type"),
 ]
 SERVER: Final = TypeAdapter(ServerMessage)
 #: Every server message's ``type`` (from :data:`ServerMessage`): ``("welcome", "sync", "update", …)``.

@@ -20,6 +20,7 @@ import logging
 import math
 from typing import Any
 
+from ...text.chat import PHRASES
 from ..broker import FORWARD_TIMEOUT, LEASE_MS, BrokerDown, Lease, NoOwner
 from .commands import Act, Close
 from .errors import RelayedError, RoomError, unsaved
@@ -258,7 +259,8 @@ class Cluster:
 
     async def on_request(self, code: str, body: dict[str, Any]) -> dict[str, Any]:
         """Answer a request of another process for room ``code``: its sockets' seats
-        (``presence``) or a command, run as if it came from a socket here."""
+        (``presence``), a quick ``chat`` of a socket there, or a command, run as if it came from
+        a socket here."""
         handle = self.service.rooms.get(code)
         if handle is None or handle.lease is None:
             return {"retry": True}  # not the owner (any more): the asker looks again
@@ -272,6 +274,13 @@ class Cluster:
                 label="presence", call=lambda: self.service.mirror.presence(handle, body["process"], seats, host)
             )
             handle.queue.put_nowait(presence)
+            return {"ok": True}
+        if kind == "chat":  # a quick chat of a socket there (Mirror.tell_chat): said here and to the mirrors
+            seats, phrase = body.get("seats") or [], (body.get("payload") or {}).get("phrase")
+            if len(seats) == 1 and 0 <= int(seats[0]) < len(handle.room.seats) and phrase in PHRASES:
+                self.service.sockets.say(handle, int(seats[0]), phrase)
+            else:
+                log.warning("room %s: dropped a chat naming a seat or phrase it does not have", code)
             return {"ok": True}
         try:
             job = job_of(kind, body.get("payload"), version=body.get("version"), address=body.get("address"))

@@ -1,6 +1,6 @@
 """The frames the server sends on a socket, each built from its model of
 :mod:`getaway.web.protocol` (the ``ServerMessage`` union: ``welcome``/``sync``, ``update``,
-``absent``, ``error``, ``pong``, ``closed``, ``hint``, ``rematch``) and encoded once: a frame for
+``absent``, ``error``, ``pong``, ``closed``, ``hint``, ``rematch``, ``chat``) and encoded once: a frame for
 many sockets is encoded once and its text queued on each (:meth:`~.handles.Connection.send_text`).
 
 The models are built with ``model_construct`` (no validation on the hot path: what the server

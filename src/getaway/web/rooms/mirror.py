@@ -1,9 +1,9 @@
 """What the processes of a cluster tell each other of a room: the owner's news (version,
-connected seats, the turn timer, an absence) and a mirror's presence (the seats it has sockets
-for), and a mirror catching up with the log.
+connected seats, the turn timer, an absence, a quick chat) and a mirror's presence (the seats it
+has sockets for) and quick chats (told to the owner), and a mirror catching up with the log.
 
-Owns: news, presence and catch-up. Imports :mod:`.errors`, :mod:`.commands`, :mod:`.frames`,
-:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
+Owns: news, presence, the quick chat between processes and catch-up. Imports :mod:`.errors`,
+:mod:`.commands`, :mod:`.frames`, :mod:`.state` and :mod:`.handles`; never :mod:`.service`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import contextlib
 import logging
 from typing import Any
 
+from ...text.chat import PHRASES
 from ...text.i18n import N_
 from .. import protocol
 from ..broker import BrokerDown, NoOwner
@@ -86,11 +87,28 @@ class Mirror:
 
         self.service.background(tell())
 
-    def publish(self, handle: RoomHandle, absent: tuple[int, float] | None = None) -> None:
+    def tell_chat(self, handle: RoomHandle, seat: int, phrase: str) -> None:
+        """Give a quick chat of a socket here to the owner of the mirrored room, which says it to
+        every process's sockets (:meth:`Sockets.say`; in the background: a chat lost with its
+        owner is not said again)."""
+        body = {"kind": "chat", "seats": [seat], "payload": {"phrase": phrase}}
+
+        async def tell() -> None:
+            with contextlib.suppress(NoOwner, BrokerDown, TimeoutError):
+                await self.service.broker.forward(handle.room.code, body, 1.0)
+
+        self.service.background(tell())
+
+    def publish(
+        self, handle: RoomHandle, absent: tuple[int, float] | None = None, chat: tuple[int, str] | None = None
+    ) -> None:
         """The owner's news for the room's mirrors: its version and public facts only (seats
-        connected, seconds left of the turn timer, an absence's deadline). No card: a mirror
-        reads the commands from the log and builds each socket's view itself."""
+        connected, seconds left of the turn timer, an absence's deadline, a seat's quick chat).
+        No card: a mirror reads the commands from the log and builds each socket's view itself."""
         if handle.lease is None:
+            return
+        if chat is not None:  # nothing else changed: the chat alone
+            self.service.broker.publish(handle.room.code, {"v": handle.room.version, "chat": list(chat)})
             return
         news: dict[str, Any] = {
             "v": handle.room.version,
@@ -105,6 +123,14 @@ class Mirror:
     def on_news(self, code: str, news: dict[str, Any]) -> None:
         """The broker heard the owner's ``news`` of room ``code``: a mirror here queues it (:meth:`heard`)."""
         handle = self.service.rooms.get(code)
+        if handle is not None and handle.mirror and news.get("chat") is not None:
+            seat, phrase = news["chat"]
+            if 0 <= int(seat) < len(handle.room.seats) and phrase in PHRASES:
+                frame = protocol.ChatFrame.model_construct(type="chat", seat=int(seat), phrase=phrase)
+                text = encode(frame)
+                for conn in list(handle.conns):
+                    conn.send_text(text)
+            return
         if handle is not None and handle.mirror:
             handle.queue.put_nowait(Job(label="news", call=lambda: self.heard(handle, news)))
 

@@ -110,8 +110,9 @@ class Sockets:
 
     async def message(self, handle: RoomHandle, conn: Connection, msg: protocol.ClientMessage) -> None:
         """Handle one parsed client message of an attached socket (``act``, ``back``, ``finish``,
-        ``start``, ``next``, ``lang``, ``ping``, ``hint``; the app answers ``hello`` and
-        ``rematch`` itself); errors go back to that socket only."""
+        ``start``, ``next``, ``lang``, ``ping``, ``hint``, ``chat``; the app answers ``hello`` and
+        ``rematch`` itself, and counts a ``chat`` against its seat's limit); errors go back to
+        that socket only."""
         room = handle.room
         match msg:
             case protocol.Ping():
@@ -122,6 +123,9 @@ class Sockets:
                 return
             case protocol.AskHint():
                 await self.hint(handle, conn)
+                return
+            case protocol.Chat(phrase=phrase):
+                self.chat(handle, conn, phrase)
                 return
             case protocol.Act() | protocol.Back() | protocol.Finish() if conn.seat is None:
                 conn.error(RoomError("spectator", N_("spectators cannot play")), room.version)
@@ -179,6 +183,26 @@ class Sockets:
             conn.send(protocol.Hint.model_construct(**hint, version=version))
             return
         conn.error(error, version)
+
+    def chat(self, handle: RoomHandle, conn: Connection, phrase: str) -> None:
+        """A quick chat of ``conn``'s seat (a key of :data:`getaway.text.chat.PHRASES`): refused
+        for a spectator (``spectator``, nothing sent); else said to the room (:meth:`say`), by its
+        owner when the room is another process's (:meth:`Mirror.tell_chat`). Not a command: not
+        logged, no version, nothing of any card."""
+        if conn.seat is None:
+            conn.error(RoomError("spectator", N_("spectators cannot chat")), handle.room.version)
+        elif handle.mirror:
+            self.service.mirror.tell_chat(handle, conn.seat, phrase)
+        else:
+            self.say(handle, conn.seat, phrase)
+
+    def say(self, handle: RoomHandle, seat: int, phrase: str) -> None:
+        """Send every socket of the room here a ``chat`` of ``seat`` (and tell the other
+        processes' sockets: :meth:`Mirror.publish`)."""
+        text = encode(protocol.ChatFrame.model_construct(type="chat", seat=seat, phrase=phrase))
+        for conn in list(handle.conns):
+            conn.send_text(text)
+        self.service.mirror.publish(handle, chat=(seat, phrase))
 
     def relang(self, handle: RoomHandle, conn: Connection, lang: Any) -> None:
         """Switch ``conn`` to language ``lang`` and send it a ``sync`` (a bad language: an ``error``)."""

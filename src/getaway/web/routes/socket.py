@@ -133,6 +133,11 @@ async def _serve(websocket: WebSocket, code: str, lang: str, socket_id: str) -> 
             if isinstance(msg, protocol.Hello):
                 conn.error(RoomError("bad_message", N_("already said hello")), handle.room.version)
                 continue
+            seat = conn.seat
+            if isinstance(msg, protocol.Chat) and seat is not None and not limits.chat(handle.room.code, seat):
+                err = RoomError("rate_limited", N_("too many chat messages: wait a few seconds"))
+                conn.error(err, handle.room.version)
+                continue
             if isinstance(msg, protocol.AskRematch):  # makes a room: the address's room limit
                 await _rematch(limits, service, handle, conn, _address(websocket))
                 continue

@@ -33,7 +33,8 @@ def page_strings(lang: str) -> dict[str, Any]:
     :data:`getaway.web.strings.UI_STRINGS` → its translation; ``cards``: card name such as
     ``Q♥`` → ``queen of hearts`` (the Joker included); ``ranks``: ``"Q"`` → ``queen``;
     ``suits``: symbol → name as in "queen of hearts"; ``suit_plurals``: symbol → name as
-    in "no hearts"."""
+    in "no hearts"; ``chat``: each quick-chat phrase's key → its text (:mod:`getaway.text.chat`)."""
+    from ...text.chat import chat_texts
     from ..strings import UI_STRINGS
 
     with i18n.language(lang):
@@ -42,7 +43,9 @@ def page_strings(lang: str) -> dict[str, Any]:
         ranks = {str(Card(i))[:-1]: name for i, name in enumerate(i18n._rank_names())}
         suits = {symbol: i18n.suit_name(s) for s, symbol in enumerate(_SUIT_SYMBOLS)}
         plurals = {symbol: i18n.suit_plural(s) for s, symbol in enumerate(_SUIT_SYMBOLS)}
-    return {"lang": lang, "strings": strings, "cards": cards, "ranks": ranks, "suits": suits, "suit_plurals": plurals}
+        chat = chat_texts()
+    answer = {"lang": lang, "strings": strings, "cards": cards, "ranks": ranks, "suits": suits}
+    return {**answer, "suit_plurals": plurals, "chat": chat}
 
 
 def rules_summary(lang: str, profile: str, rules: Rules | None = None) -> dict[str, Any]:

@@ -319,6 +319,9 @@ function onMessage(msg) {
     case "hint":
       tableView && tableView.showHint(msg);
       break;
+    case "chat":
+      tableView && tableView.chat.heard(msg);
+      break;
     case "absent":
       S.absent[msg.seat] = msg.deadline;
       render();
@@ -421,6 +424,7 @@ function renderRoom() {
       act: sendAct,
       next: () => send({ type: "next" }),
       hint: () => send({ type: "hint" }),
+      chat: (phrase) => send({ type: "chat", phrase }),
       back: () => send({ type: "back" }),
       finish: () => send({ type: "finish" }),
       rematch: () => { S.rematchAsked = true; send({ type: "rematch" }); render(); },

@@ -17,6 +17,7 @@ let cardNames = {};   // "Q♠" -> "queen of spades"
 let rankNames = {};   // "Q" -> "queen"
 let suitNames = {};   // "♠" -> "spades" (as in "queen of spades")
 let suitPlurals = {}; // "♠" -> "spades" (as in "no spades")
+let chatTexts = {};   // quick chat: "well_played" -> "Well played!" (getaway.text.chat.PHRASES, in order)
 
 export function currentLang() { return lang; }
 
@@ -89,6 +90,7 @@ export async function loadLang(code) {
   suitNames = asMap(data.suits_of ?? data.suit_names ?? data.suits, (i) => suitKeys[i]);
   suitPlurals = asMap(data.suit_plurals ?? data.suits_plural ?? data.suits, (i) => suitKeys[i]);
   for (const m of [rankNames, suitNames, suitPlurals]) normalizeSuitKeys(m);
+  chatTexts = data.chat && typeof data.chat === "object" ? data.chat : {};
   lang = code;
   document.documentElement.lang = code;
 }
@@ -121,6 +123,12 @@ export function cardName(card) {
   const s = suitNames[suit] ?? EN_SUITS[SUITS[suit]];
   return t("{rank} of {suit}", { rank: r, suit: s });
 }
+
+/** The quick chat's phrase keys, in the palette's order (from GET /api/strings). */
+export function chatKeys() { return Object.keys(chatTexts); }
+
+/** A quick-chat phrase's text in the page's language (its key if unknown). */
+export function chatText(key) { return chatTexts[key] ?? key; }
 
 /** A suit as in "no hearts". */
 export function suitPlural(suit) {

@@ -7,6 +7,7 @@ import { t, cardName, suitIndex, rankValue } from "./i18n.js";
 import { tableFromHistory } from "./trick.js";
 import { cardFace, cardBack } from "./cards.js";
 import { reducedMotion, slideIn, flyAway, moveBacks, turnCue } from "./motion.js";
+import { ChatView } from "./chat.js";
 
 export { cardFace };
 // Hand order: suits alternate in colour (♠ ♥ ♣ ♦), low to high within a suit.
@@ -54,7 +55,7 @@ export function cardSpeech(text) {
 }
 
 export class TableView {
-  /** `actions`: {act(action), next(), hint(), notice(text)} */
+  /** `actions`: {act(action), next(), hint(), chat(phrase), notice(text)} */
   constructor(root, actions) {
     this.actions = actions;
     this.seen = new Set();        // trick items already shown (no second animation)
@@ -95,8 +96,9 @@ export class TableView {
     this.side = h("aside", { class: "side", id: "side" }, this.closeSide,
       h("section", { class: "panel" }, h("h2", { id: "log-title" }, t("Narration")), this.log),
       h("section", { class: "panel" }, h("h2", {}, t("Standings")), this.standings, this.records));
+    this.chat = new ChatView(actions.chat, seatName);  // quick chat (chat.js): its button, palette and bubbles
     this.el = h("div", { class: "game" },
-      h("div", { class: "board" }, this.status, this.felt, this.lastAction, this.handWrap), this.side, this.announce);
+      h("div", { class: "board" }, this.status, this.felt, this.chat.el, this.lastAction, this.handWrap), this.side, this.announce);
     this.el.addEventListener("keydown", (e) => { if (e.key === "Escape" && this.el.classList.contains("side-open")) this.toggleSide(false); });
     this.motion = { fresh: [], sweep: null };  // what the update being rendered will animate (runMotion)
     this.swept = null;                         // the settled trick already swept away
@@ -110,7 +112,7 @@ export class TableView {
     this.narrow.addEventListener("change", this.onNarrow);
   }
 
-  destroy() { this.resize.disconnect(); this.narrow.removeEventListener("change", this.onNarrow); clearTimeout(this.sweepTimer); }
+  destroy() { this.chat.destroy(); this.resize.disconnect(); this.narrow.removeEventListener("change", this.onNarrow); clearTimeout(this.sweepTimer); }
 
   /** Show a hint the server sent (`{action, text, version}`) if it is for the position shown. */
   showHint(msg) {
@@ -142,6 +144,7 @@ export class TableView {
     this.renderStatus(S);
     this.renderLog(S);
     this.renderStandings(S);
+    this.chat.update(S, this.seats, this.me);
     this.layoutFelt();
     // The events new since the last update (none on a page load or a reconnect), for the motion.
     const deal = room.deal_index ?? 0;
