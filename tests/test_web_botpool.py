@@ -61,7 +61,9 @@ async def _play_room(service: RoomService, bot: Any, kill: bool = False) -> tupl
     while handle.room.status != "finished":
         assert time.monotonic() < deadline, "the room did not finish"
         await asyncio.sleep(0.01)
-    while len(log := service.store.load_room(answer["code"]).log) < handle.room.version:
+    # read on the service's database thread: the in-memory SQLite connection is one for both
+    # threads, and a read from this one while the writer commits fails ("cannot rollback")
+    while len(log := (await service.worker.in_db(service.store.load_room, answer["code"])).log) < handle.room.version:
         await asyncio.sleep(0.01)  # the last command is applied, its commit on its way
     return [(e.kind, e.payload) for e in log], handle.room.status
 
