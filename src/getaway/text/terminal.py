@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -28,13 +29,14 @@ from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
 from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
 from ..core.match import Match
+from ..core.messages import addressed
 from ..core.record import dumps, record_of
 from ..core.view import PlayerView, player_view
 from .chat import PHRASES, phrase_text
 from .i18n import _, card_name, command_word, localize, ngettext
 from .narrate import Narrator
 
-__all__ = ["TerminalGame", "explain", "standings_table"]
+__all__ = ["TerminalGame", "explain", "standings_table", "without_rule_ids"]
 
 
 def bot_label(name: str) -> str:
@@ -43,14 +45,34 @@ def bot_label(name: str) -> str:
     return _(name) if name in LEVELS else name
 
 
-def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None = None) -> str:
-    """Why ``action`` is not legal for ``seat`` now, in the current language: the engine's own
-    reason (:meth:`~getaway.core.deal.Deal.why_illegal`, read from that seat's hand and the
-    public trick only), its seats called by ``names``; ``""`` if the action is legal."""
+_RULE_ID = re.compile(r"\s*\((?:R|V)-[A-Z0-9-]+\)")
+
+
+def without_rule_ids(text: str) -> str:
+    """``text`` without its rule ids (`` (R-ACE)``, `` (V-JOKER)`` …): a player's message names
+    the rule in words; docs/rules.md and ``--verbose`` keep the ids.
+
+    >>> without_rule_ids("the first trick must be led with the A♠ (R-ACE)")
+    'the first trick must be led with the A♠'
+    """
+    return _RULE_ID.sub("", text)
+
+
+def explain(
+    deal: Deal, seat: int, action: Action, names: Sequence[str] | None = None, *, verbose: bool = False
+) -> str:
+    """Why ``action`` is not legal for ``seat`` now, in the current language, as the player at
+    ``seat`` reads it: the engine's own reason (:meth:`~getaway.core.deal.Deal.why_illegal`,
+    read from that seat's hand and the public trick only) in its second-person form
+    (:func:`getaway.core.messages.addressed`: "You hold a ♠: you must follow suit"), without rule
+    ids; ``verbose``: the engine's text as it is ("seat A holds ♠ and must follow suit, not play
+    3♥", rule ids kept). Seats are called by ``names``; ``""`` if the action is legal."""
     why = deal.why_illegal(action, seat)
     if why is None:
         return ""
-    return localize(why.params["message"], names)
+    if verbose:
+        return localize(why.params["message"], names)
+    return without_rule_ids(localize(addressed(why.params["message"], seat), names))
 
 
 def _command_of(text: str) -> str | None:
@@ -121,8 +143,11 @@ class TerminalGame:
         save_path: str = "getaway-save.json",
         rules_text: Callable[[Console], None] | None = None,
         record_path: str | None = None,
+        verbose: bool = False,
     ) -> None:
         self.console = console
+        #: show the engine's texts as they are (third person, rule ids kept) rather than to the player
+        self.verbose = verbose
         self.match = match
         self.human = human
         self.bot_names = list(bots)
@@ -390,7 +415,8 @@ class TerminalGame:
             try:
                 deal.apply(action, self.human)
             except IllegalActionError as exc:  # the view said legal; should not happen
-                self.console.print(Text(localize(exc), style="yellow"))
+                said = localize(exc)
+                self.console.print(Text(said if self.verbose else without_rule_ids(said), style="yellow"))
                 continue
             return
 
@@ -436,7 +462,8 @@ class TerminalGame:
         """Whether ``action`` is legal for the player now; if not, the engine's reason is shown."""
         if action in view.legal_actions:
             return True
-        self.console.print(Text(explain(self.match.deal, self.human, action, self.names), style="yellow"))
+        why = explain(self.match.deal, self.human, action, self.names, verbose=self.verbose)
+        self.console.print(Text(why, style="yellow"))
         return False
 
     def _read(self, line: str, view: PlayerView) -> Action | None:
