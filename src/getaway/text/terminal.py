@@ -148,6 +148,8 @@ class TerminalGame:
         self.console = console
         #: show the engine's texts as they are (third person, rule ids kept) rather than to the player
         self.verbose = verbose
+        #: the take key was pressed: the player takes the left hand at the next take poll
+        self._take_armed = False
         self.match = match
         self.human = human
         self.bot_names = list(bots)
@@ -407,8 +409,11 @@ class TerminalGame:
         else:
             say = _("Your turn. Card (name or number), or hint, rules, history, save, quit:")
         self.console.print(Text(say, style="bold"))
+        self._take_footer(view)
         while True:
             line = self._line("> ")
+            if self._arms_take(line, view):
+                continue
             action = self._read(line, view)
             if action is None or not self._legal(action, view):
                 continue
@@ -421,33 +426,47 @@ class TerminalGame:
             return
 
     def _poll(self, view: PlayerView) -> None:
-        deal = self.match.deal
+        """The take poll asks the player (R-P-TAKE): no question; a take armed with the take key
+        (:meth:`_arms_take`) is made now if it is legal, else the player passes."""
+        armed, self._take_armed = self._take_armed, False
+        self.match.deal.apply(TAKE if armed and TAKE in view.legal_actions else PASS, self.human)
+
+    def _takes_by_key(self) -> bool:
+        """Whether takes are offered by the take key (``t``) between tricks: a poll with takes on."""
+        rules = self.match.rules
+        return rules.takes != "off" and rules.take_protocol == "poll"
+
+    def _take_footer(self, view: PlayerView) -> None:
+        """The footer of the player's prompt: the take key and whose hand it would take before
+        the next trick (or that a take is armed)."""
         target = view.left_active()
-        size = view.hand_sizes[target] if target is not None else 0
-        name = self.names[target] if target is not None else "?"
-        self._screen(view, marks=False)
-        prompt = ngettext(
-            "Take {name}'s hand ({n} card)? take/pass, Enter = pass: ",
-            "Take {name}'s hand ({n} cards)? take/pass, Enter = pass: ",
-            size,
-        ).format(name=name, n=size)
-        while True:
-            line = self._line(prompt)
-            if not line.strip():
-                deal.apply(PASS, self.human)
-                return
-            command = _command_of(line.split()[0])
-            if command not in ("take", "pass", "hint", "rules", "history", "save", "quit", "help", "say"):
-                # a card, a number or anything else: only take or pass answer this question
-                answer = _("'{text}' is not an answer here: type {take} or {pass} (Enter = {pass}).")
-                words = {"take": command_word("take"), "pass": command_word("pass")}
-                self.console.print(Text(answer.format(text=line.strip(), **words), style="yellow"))
-                continue
-            action = self._read(line, view)
-            if action is None or not self._legal(action, view):
-                continue
-            deal.apply(action, self.human)
+        if not self._takes_by_key() or target is None:
             return
+        name, size = self.names[target], view.hand_sizes[target]
+        if self._take_armed:
+            line = _("Take armed: you take {name}'s hand before the next trick (t again cancels).").format(name=name)
+        else:
+            line = ngettext(
+                "t = take {name}'s hand before the next trick ({n} card)",
+                "t = take {name}'s hand before the next trick ({n} cards)",
+                size,
+            ).format(name=name, n=size)
+        self.console.print(Text(line, style="dim"), highlight=False)
+
+    def _arms_take(self, line: str, view: PlayerView) -> bool:
+        """Whether ``line`` is the take key (``t`` or the take word) offered between tricks: it arms
+        the take (or cancels an armed one), said in the footer; a take that is legal now is made
+        as before (:meth:`_read`)."""
+        key = line.strip().lower()
+        if not self._takes_by_key() or TAKE in view.legal_actions:
+            return False
+        if key != "t" and _command_of(key) != "take":
+            return False
+        self._take_armed = not self._take_armed
+        if not self._take_armed:
+            self.console.print(Text(_("Take cancelled."), style="dim"))
+        self._take_footer(view)
+        return True
 
     def _line(self, prompt: str) -> str:
         """The line the player types at ``prompt``; Ctrl-D (end of input) is as ``quit``, with
