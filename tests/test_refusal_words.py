@@ -88,4 +88,7 @@ def test_every_second_person_form_keeps_the_fields_it_shows_and_is_translated() 
 
 def test_rule_ids_go_from_players_messages() -> None:
     assert without_rule_ids("One Joker joins the pack (V-JOKER).") == "One Joker joins the pack."
-    assert without_rule_ids("only after the first trick under punjab (R-P-DRAW)") == "only after the first trick under punjab"
+    assert (
+        without_rule_ids("only after the first trick under punjab (R-P-DRAW)")
+        == "only after the first trick under punjab"
+    )

@@ -67,4 +67,4 @@ def test_a_refusal_shows_next_to_the_hand_without_moving_it_until_the_next_legal
         page.screenshot(path=str(Path(shots) / f"refusal-{viewport['width']}x{viewport['height']}.png"))
     s = state(page)
     click_card(page, s["legal"][0])
-    page.wait_for_function('() => document.querySelector(\'[data-testid="refusal"]\').hidden', timeout=1_000)
+    page.wait_for_function("() => document.querySelector('[data-testid=\"refusal\"]').hidden", timeout=1_000)

@@ -58,9 +58,7 @@ def without_rule_ids(text: str) -> str:
     return _RULE_ID.sub("", text)
 
 
-def explain(
-    deal: Deal, seat: int, action: Action, names: Sequence[str] | None = None, *, verbose: bool = False
-) -> str:
+def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None = None, *, verbose: bool = False) -> str:
     """Why ``action`` is not legal for ``seat`` now, in the current language, as the player at
     ``seat`` reads it: the engine's own reason (:meth:`~getaway.core.deal.Deal.why_illegal`,
     read from that seat's hand and the public trick only) in its second-person form

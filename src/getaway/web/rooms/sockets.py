@@ -246,7 +246,11 @@ class Sockets:
         labels = seat_numbers(room.rules.players)
         with i18n.language(conn.lang):
             return [
-                {"card": card, "reason": why.reason, "text": i18n.localize(addressed(why.params["message"], conn.seat), labels)}
+                {
+                    "card": card,
+                    "reason": why.reason,
+                    "text": i18n.localize(addressed(why.params["message"], conn.seat), labels),
+                }
                 for card, why in reasons.items()
             ]
 
