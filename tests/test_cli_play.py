@@ -317,3 +317,68 @@ def test_the_terminal_s_quick_chat_says_a_phrase_and_the_bots_answer_the_same_wa
     assert again == quiet  # the same seed, the same game and the same words
     _, french = _chatty_game(11, ["dire 3"], lang="fr")
     assert "  A : Bien joué !" in french
+
+
+def _scripted_game(seed: int, answer, *, verbose: bool = False, options: dict | None = None):
+    """A one-deal punjab game at seat A against easy bots, each prompt answered by
+    ``answer(game, prompt, view)``; the game, the prompts asked and the whole output."""
+    out = io.StringIO()
+    console = Console(width=200, no_color=True, file=out)
+    match = Match(Rules.profile("punjab", deals=1, **(options or {})), ["A", "B", "C", "D"], seed)
+    game = TerminalGame(console, match, 0, ["human", "easy", "easy", "easy"], seed, verbose=verbose)
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        if len(prompts) > 400:
+            return "quit" if len(prompts) == 401 else "no"
+        return answer(game, prompt, player_view(game.match.deal, 0))
+
+    game.ask = ask
+    assert game.run() == 0
+    return game, prompts, out.getvalue()
+
+
+def _refuse_once():
+    tried = []
+
+    def answer(game, prompt, view):
+        cards = [c for c in view.hand if c not in view.legal_actions]
+        if not tried and cards and view.to_act == 0:
+            tried.append(cards[0])
+            return str(cards[0])
+        return str(view.legal_actions[0])
+
+    return answer, tried
+
+
+def test_the_terminal_keeps_rule_ids_out_of_players_messages_and_verbose_keeps_them():
+    for seed in range(30):  # a deal where the player leads trick 1 (holds the A♠), takes off
+        deal = Match(Rules.profile("punjab", deals=1, takes="off"), ["A", "B", "C", "D"], seed).deal
+        if deal.to_act == 0:
+            break
+    answer, tried = _refuse_once()
+    _, _, shown = _scripted_game(seed, answer, options={"takes": "off"})
+    assert tried and "The first trick must be led with your A♠" in shown, shown[:2000]
+    assert "(R-" not in shown and "(V-" not in shown
+    answer, tried = _refuse_once()
+    _, _, verbose = _scripted_game(seed, answer, verbose=True, options={"takes": "off"})
+    assert "the first trick must be led with the A♠ (R-ACE)" in verbose
+
+
+def test_the_terminal_offers_takes_by_a_key_between_tricks_not_a_question():
+    pressed = []
+
+    def answer(game, prompt, view):
+        if not pressed and view.tricks_played >= 1 and view.to_act == 0 and len(view.hand) > 1:
+            pressed.append(view.tricks_played)
+            return "t"
+        return str(view.legal_actions[0])
+
+    game, prompts, shown = _scripted_game(4, answer)
+    assert not [p for p in prompts if "Take" in p or "pass" in p], prompts  # no question, trick 1 included
+    assert re.search(r"t = take [BCD]'s hand before the next trick \(\d+ cards?\)", shown), shown[:3000]
+    assert "Take armed: you take" in shown
+    takes = [(seat, str(a)) for seat, a in game.match.deals[0].actions if str(a) == "take"]
+    assert takes and takes[0][0] == 0, game.match.deals[0].actions  # the armed take fired
+    assert re.search(r"A takes [BCD]'s hand", shown), shown

@@ -460,7 +460,7 @@ def test_an_unplayable_card_says_the_engines_reason(new_page):
     assert tip and ("must" in tip or "is to play" in tip), tip
     page.mouse.move(1, 1)
     card(page, unplayable[0]).click(position={"x": 8, "y": 12}, force=True)  # aria-disabled, yet clickable
-    notice = page.get_by_test_id("error")
+    notice = page.get_by_test_id("refusal")  # next to the hand (issue 24), no longer the page's notice
     notice.wait_for(state="visible")
     assert notice.inner_text() == tip
     assert state(page)["version"] == s["version"]  # nothing was sent

@@ -235,8 +235,8 @@ def test_each_unplayable_card_comes_with_the_engines_reason_for_that_seat_only()
             play_deal([asha], random.Random(3), stop=check)
             spec.until(lambda m: m["type"] == "update" and m["view"]["outcome"] is not None)
     assert {"not_your_turn", "must_follow_suit"} <= set(seen), seen
-    assert re.fullmatch(r"seat [2-4] is to play, not seat 1", seen["not_your_turn"]), seen
-    assert re.fullmatch(r"seat 1 holds [♠♥♦♣] and must follow suit, not play \S+", seen["must_follow_suit"]), seen
+    assert re.fullmatch(r"Wait for your turn: seat [2-4] is to play", seen["not_your_turn"]), seen
+    assert re.fullmatch(r"You hold a [♠♥♦♣]: you must follow suit", seen["must_follow_suit"]), seen
     assert all(m.get("illegal", []) == [] for m in spec.seen)
 
 

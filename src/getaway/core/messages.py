@@ -24,10 +24,12 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ADDRESSED",
     "N_",
     "Reason",
     "Text",
     "TextError",
+    "addressed",
     "at",
     "error_text",
     "seat_letter",
@@ -193,3 +195,41 @@ def parse_seat(text: str, players: int) -> int | None:
     else:
         return None
     return seat if 0 <= seat < players else None
+
+
+# ---------------------------------------------------------------------- refusals to the seat itself
+#
+# The engine words each refusal once, in the third person ("seat {seat} holds …"), for any
+# reader: a log, a record's check, another seat. Read by the seat concerned, the same refusal
+# speaks to the player: the second-person form of its template, kept here beside it (the reason
+# code and its fields are the same; only the wording differs) and without the rule id.
+
+#: the second-person form of each engine refusal a player can meet at the table, by its template
+ADDRESSED: dict[str, str] = {
+    N_("seat {seat} holds {suit} and must follow suit, not play {card}"): N_("You hold a {suit}: you must follow suit"),
+    N_("seat {seat} does not hold {card}"): N_("You do not hold {card}"),
+    N_("seat {turn} is to play, not seat {seat}"): N_("Wait for your turn: seat {turn} is to play"),
+    N_("seat {turn} is to act, not seat {seat}"): N_("Wait for your turn: seat {turn} is to act"),
+    N_("the first trick must be led with the A♠ (R-ACE)"): N_("The first trick must be led with your A♠"),
+    N_("seat {seat} must lead the card drawn from the waste"): N_("You must lead the card you drew from the waste"),
+    N_("seat {seat} cannot follow and plays no card here (it picks up or passes)"): N_(
+        "You cannot follow, so you play no card here: pick up or pass"
+    ),
+    N_("seat {seat} must first answer the take poll: take or pass"): N_("First answer the take: take or pass"),
+    N_("{call} is not a choice for seat {seat} now"): N_("{call} is not a choice for you now"),
+}
+
+
+def addressed(text: Text, reader: int | None) -> Text:
+    """``text`` as the seat ``reader`` (0-based) reads it: the second-person form of an engine
+    refusal (:data:`ADDRESSED`) when it is about that seat (its ``seat`` field is ``reader``, or
+    it names no seat), else ``text`` unchanged (also for ``reader=None``: another reader).
+
+    >>> t = Text(N_("seat {seat} holds {suit} and must follow suit, not play {card}"), seat=0, suit="♠", card="3♥")
+    >>> addressed(t, 0), addressed(t, 1)
+    ('You hold a ♠: you must follow suit', 'seat 0 holds ♠ and must follow suit, not play 3♥')
+    """
+    form = ADDRESSED.get(getattr(text, "template", ""))
+    if reader is None or form is None or text.args.get("seat", reader) != reader:
+        return text
+    return Text(form, **text.args)

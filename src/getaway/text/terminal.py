@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -28,13 +29,14 @@ from ..core.cards import SUIT_SYMBOLS, Card, InvalidCardError
 from ..core.deal import Deal
 from ..core.events import PASS, PICKUP, TAKE, Action, IllegalActionError
 from ..core.match import Match
+from ..core.messages import addressed
 from ..core.record import dumps, record_of
 from ..core.view import PlayerView, player_view
 from .chat import PHRASES, phrase_text
 from .i18n import _, card_name, command_word, localize, ngettext
 from .narrate import Narrator
 
-__all__ = ["TerminalGame", "explain", "standings_table"]
+__all__ = ["TerminalGame", "explain", "standings_table", "without_rule_ids"]
 
 
 def bot_label(name: str) -> str:
@@ -43,14 +45,32 @@ def bot_label(name: str) -> str:
     return _(name) if name in LEVELS else name
 
 
-def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None = None) -> str:
-    """Why ``action`` is not legal for ``seat`` now, in the current language: the engine's own
-    reason (:meth:`~getaway.core.deal.Deal.why_illegal`, read from that seat's hand and the
-    public trick only), its seats called by ``names``; ``""`` if the action is legal."""
+_RULE_ID = re.compile(r"\s*\((?:R|V)-[A-Z0-9-]+\)")
+
+
+def without_rule_ids(text: str) -> str:
+    """``text`` without its rule ids (`` (R-ACE)``, `` (V-JOKER)`` …): a player's message names
+    the rule in words; docs/rules.md and ``--verbose`` keep the ids.
+
+    >>> without_rule_ids("the first trick must be led with the A♠ (R-ACE)")
+    'the first trick must be led with the A♠'
+    """
+    return _RULE_ID.sub("", text)
+
+
+def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None = None, *, verbose: bool = False) -> str:
+    """Why ``action`` is not legal for ``seat`` now, in the current language, as the player at
+    ``seat`` reads it: the engine's own reason (:meth:`~getaway.core.deal.Deal.why_illegal`,
+    read from that seat's hand and the public trick only) in its second-person form
+    (:func:`getaway.core.messages.addressed`: "You hold a ♠: you must follow suit"), without rule
+    ids; ``verbose``: the engine's text as it is ("seat A holds ♠ and must follow suit, not play
+    3♥", rule ids kept). Seats are called by ``names``; ``""`` if the action is legal."""
     why = deal.why_illegal(action, seat)
     if why is None:
         return ""
-    return localize(why.params["message"], names)
+    if verbose:
+        return localize(why.params["message"], names)
+    return without_rule_ids(localize(addressed(why.params["message"], seat), names))
 
 
 def _command_of(text: str) -> str | None:
@@ -121,8 +141,13 @@ class TerminalGame:
         save_path: str = "getaway-save.json",
         rules_text: Callable[[Console], None] | None = None,
         record_path: str | None = None,
+        verbose: bool = False,
     ) -> None:
         self.console = console
+        #: show the engine's texts as they are (third person, rule ids kept) rather than to the player
+        self.verbose = verbose
+        #: the take key was pressed: the player takes the left hand at the next take poll
+        self._take_armed = False
         self.match = match
         self.human = human
         self.bot_names = list(bots)
@@ -382,46 +407,64 @@ class TerminalGame:
         else:
             say = _("Your turn. Card (name or number), or hint, rules, history, save, quit:")
         self.console.print(Text(say, style="bold"))
+        self._take_footer(view)
         while True:
             line = self._line("> ")
+            if self._arms_take(line, view):
+                continue
             action = self._read(line, view)
             if action is None or not self._legal(action, view):
                 continue
             try:
                 deal.apply(action, self.human)
             except IllegalActionError as exc:  # the view said legal; should not happen
-                self.console.print(Text(localize(exc), style="yellow"))
+                said = localize(exc)
+                self.console.print(Text(said if self.verbose else without_rule_ids(said), style="yellow"))
                 continue
             return
 
     def _poll(self, view: PlayerView) -> None:
-        deal = self.match.deal
+        """The take poll asks the player (R-P-TAKE): no question; a take armed with the take key
+        (:meth:`_arms_take`) is made now if it is legal, else the player passes."""
+        armed, self._take_armed = self._take_armed, False
+        self.match.deal.apply(TAKE if armed and TAKE in view.legal_actions else PASS, self.human)
+
+    def _takes_by_key(self) -> bool:
+        """Whether takes are offered by the take key (``t``) between tricks: a poll with takes on."""
+        rules = self.match.rules
+        return rules.takes != "off" and rules.take_protocol == "poll"
+
+    def _take_footer(self, view: PlayerView) -> None:
+        """The footer of the player's prompt: the take key and whose hand it would take before
+        the next trick (or that a take is armed)."""
         target = view.left_active()
-        size = view.hand_sizes[target] if target is not None else 0
-        name = self.names[target] if target is not None else "?"
-        self._screen(view, marks=False)
-        prompt = ngettext(
-            "Take {name}'s hand ({n} card)? take/pass, Enter = pass: ",
-            "Take {name}'s hand ({n} cards)? take/pass, Enter = pass: ",
-            size,
-        ).format(name=name, n=size)
-        while True:
-            line = self._line(prompt)
-            if not line.strip():
-                deal.apply(PASS, self.human)
-                return
-            command = _command_of(line.split()[0])
-            if command not in ("take", "pass", "hint", "rules", "history", "save", "quit", "help", "say"):
-                # a card, a number or anything else: only take or pass answer this question
-                answer = _("'{text}' is not an answer here: type {take} or {pass} (Enter = {pass}).")
-                words = {"take": command_word("take"), "pass": command_word("pass")}
-                self.console.print(Text(answer.format(text=line.strip(), **words), style="yellow"))
-                continue
-            action = self._read(line, view)
-            if action is None or not self._legal(action, view):
-                continue
-            deal.apply(action, self.human)
+        if not self._takes_by_key() or target is None:
             return
+        name, size = self.names[target], view.hand_sizes[target]
+        if self._take_armed:
+            line = _("Take armed: you take {name}'s hand before the next trick (t again cancels).").format(name=name)
+        else:
+            line = ngettext(
+                "t = take {name}'s hand before the next trick ({n} card)",
+                "t = take {name}'s hand before the next trick ({n} cards)",
+                size,
+            ).format(name=name, n=size)
+        self.console.print(Text(line, style="dim"), highlight=False)
+
+    def _arms_take(self, line: str, view: PlayerView) -> bool:
+        """Whether ``line`` is the take key (``t`` or the take word) offered between tricks: it arms
+        the take (or cancels an armed one), said in the footer; a take that is legal now is made
+        as before (:meth:`_read`)."""
+        key = line.strip().lower()
+        if not self._takes_by_key() or TAKE in view.legal_actions:
+            return False
+        if key != "t" and _command_of(key) != "take":
+            return False
+        self._take_armed = not self._take_armed
+        if not self._take_armed:
+            self.console.print(Text(_("Take cancelled."), style="dim"))
+        self._take_footer(view)
+        return True
 
     def _line(self, prompt: str) -> str:
         """The line the player types at ``prompt``; Ctrl-D (end of input) is as ``quit``, with
@@ -436,7 +479,8 @@ class TerminalGame:
         """Whether ``action`` is legal for the player now; if not, the engine's reason is shown."""
         if action in view.legal_actions:
             return True
-        self.console.print(Text(explain(self.match.deal, self.human, action, self.names), style="yellow"))
+        why = explain(self.match.deal, self.human, action, self.names, verbose=self.verbose)
+        self.console.print(Text(why, style="yellow"))
         return False
 
     def _read(self, line: str, view: PlayerView) -> Action | None:

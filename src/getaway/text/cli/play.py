@@ -104,6 +104,9 @@ def _play_settings(data: dict[str, Any], players: int) -> tuple[int, list[str]]:
     type=click.Path(dir_okay=False, writable=True),
     help=N_("Write the record here after each deal (getaway replay reads it)."),
 )
+@click.option(
+    "--verbose", is_flag=True, help=N_("Show refusals as the engine words them, rule ids (R-ACE …) included.")
+)
 @lang_option
 def play(
     profile: str,
@@ -115,6 +118,7 @@ def play(
     seed: int | None,
     load_path: str | None,
     record_path: str | None,
+    verbose: bool,
     lang: str | None,
 ) -> None:
     """Play against bots in the terminal (one human, bots in the other seats)."""
@@ -162,6 +166,7 @@ def play(
         seed_used,
         rules_text=lambda c: print_rules(c, match.rules.profile, match.rules),
         record_path=record_path,
+        verbose=verbose,
     )
     sys.exit(game.run())
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.events import IllegalActionError
-from ...core.messages import error_text, seat_numbers
+from ...core.messages import Text, addressed, error_text, seat_numbers
 from ...text import i18n
 from ...text.i18n import N_
 
@@ -47,6 +47,8 @@ class RoomError(ValueError):
                 # An engine refusal reads "reason: message"; the reason is already in ``code``.
                 text = error_text(self.cause)
                 inner = text.args.get("message", text) if isinstance(self.cause, IllegalActionError) else text
+                if isinstance(self.cause, IllegalActionError) and isinstance(inner, Text):
+                    inner = addressed(inner, self.cause.seat)  # said to the player who tried it
                 players = self.args_.get("players")  # a move's refusal names seats as the page does
                 return i18n.localize(inner, seat_numbers(players) if isinstance(players, int) else None)
             message = i18n._(self.template)

@@ -14,7 +14,7 @@ import logging
 from typing import Any, Literal
 
 from ...core.events import IllegalActionError
-from ...core.messages import seat_numbers
+from ...core.messages import addressed, seat_numbers
 from ...core.view import PlayerView
 from ...text import i18n
 from ...text.i18n import N_
@@ -239,13 +239,18 @@ class Sockets:
     def illegal(room: Room, conn: Connection, reasons: dict[str, IllegalActionError]) -> list[dict[str, Any]]:
         """``illegal`` of a message: for each card of the hand that may not be played now,
         ``{"card", "reason": the engine's code, "text": its message in the connection's
-        language}``, seats counted from 1 as the page shows them."""
+        language}``, spoken to the player (:func:`getaway.core.messages.addressed`: "You hold a ♠:
+        you must follow suit"), seats counted from 1 as the page shows them."""
         if not reasons:
             return []
         labels = seat_numbers(room.rules.players)
         with i18n.language(conn.lang):
             return [
-                {"card": card, "reason": why.reason, "text": i18n.localize(why.params["message"], labels)}
+                {
+                    "card": card,
+                    "reason": why.reason,
+                    "text": i18n.localize(addressed(why.params["message"], conn.seat), labels),
+                }
                 for card, why in reasons.items()
             ]
 

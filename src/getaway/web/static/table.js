@@ -78,7 +78,10 @@ export class TableView {
     this.hand = h("div", { class: "hand", role: "group", "data-testid": "hand", "aria-labelledby": "hand-title" });
     this.hand.addEventListener("keydown", (e) => this.onHandKey(e));
     this.handTitle = h("h2", { id: "hand-title", class: "sr-only" });
-    this.handWrap = h("section", { class: "hand-wrap" }, this.handTitle, this.me, this.buttons, this.hintLine, this.hand);
+    // Why the card just tapped is refused, said to the player: over the table just above the hand
+    // (absolutely placed, so the hand does not move), until the player's next legal move.
+    this.refusal = h("p", { class: "refusal", role: "alert", "data-testid": "refusal", hidden: true });
+    this.handWrap = h("section", { class: "hand-wrap" }, this.refusal, this.handTitle, this.me, this.buttons, this.hintLine, this.hand);
     // The narration: a live region (role=log) holding a list of lines (a role=log list would no
     // longer be a list for its items).
     this.logList = h("ol", { class: "log-lines" });
@@ -418,11 +421,11 @@ export class TableView {
     if (legal.has("take") && view.decision === "take") {
       // The take poll of rooms made before interject (docs/web.md "Takes"): never the main button.
       btns.push(h("button", { "data-testid": "take", "aria-describedby": "status",
-        title: t("Take {name}'s hand", { name: who }), onclick: () => this.actions.act("take") }, t("Take left hand")));
+        title: t("Take {name}'s hand", { name: who }), onclick: () => this.act("take") }, t("Take left hand")));
     } else if (interject && legal.has("take")) {
       // Between tricks: a secondary control (docs/web.md "Takes"), explained once.
       btns.push(h("button", { type: "button", class: "secondary take-hand", "data-testid": "take-hand", "aria-describedby": "take-explain",
-        onclick: () => { localStorage.setItem(TAKE_EXPLAINED, "1"); this.actions.act("take"); } }, t("Take {name}'s hand", { name: who })));
+        onclick: () => { localStorage.setItem(TAKE_EXPLAINED, "1"); this.act("take"); } }, t("Take {name}'s hand", { name: who })));
       if (!localStorage.getItem(TAKE_EXPLAINED)) {
         btns.push(h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain" },
           t("Their cards join yours and they get away: take only when it helps you.")));
@@ -439,8 +442,8 @@ export class TableView {
     if (live && noHumanToAct(room, view)) {  // you got away (or are away) and only bots are left to act
       btns.push(h("button", { type: "button", class: "primary", "data-testid": "finish", onclick: () => this.actions.finish() }, t("Finish the deal")));
     }
-    if (legal.has("pass")) btns.push(h("button", { "data-testid": "pass", onclick: () => this.actions.act("pass") }, t("Pass")));
-    if (legal.has("pickup")) btns.push(h("button", { "data-testid": "pickup", onclick: () => this.actions.act("pickup") }, t("Pick up")));
+    if (legal.has("pass")) btns.push(h("button", { "data-testid": "pass", onclick: () => this.act("pass") }, t("Pass")));
+    if (legal.has("pickup")) btns.push(h("button", { "data-testid": "pickup", onclick: () => this.act("pickup") }, t("Pick up")));
     // The hint (web/hints.py): on your own decision, unless the host switched hints off.
     const mine = view && !view.outcome && view.to_act === S.seat && S.seat !== null && S.seat !== undefined;
     if (mine && !(room.config && room.config.hints === false)) {
@@ -546,11 +549,22 @@ export class TableView {
     const view = this.S && this.S.view;
     if (!view || this.S.pending) return;
     if (!view.legal_actions.includes(card)) {
-      const why = this.whyNot(card);
-      if (why) this.actions.notice(why);
+      this.refuse(this.whyNot(card));
       return;
     }
-    this.actions.act(card);
+    this.act(card);
+  }
+
+  /** Play or say `action` (a legal move): the refusal shown, if any, goes. */
+  act(action) {
+    this.refuse("");
+    this.actions.act(action);
+  }
+
+  /** Show `text` (a refusal in the player's words) next to the hand; `""` hides it. */
+  refuse(text) {
+    this.refusal.textContent = text;
+    this.refusal.hidden = !text;
   }
 
   /** Why `card` may not be played now: the engine's reason, sent by the server for this seat only. */
