@@ -28,6 +28,7 @@ part of, and held by others since (the check's own mistake, not a leak).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -43,7 +44,7 @@ from getaway.core.cards import ACE_OF_SPADES, Card
 from getaway.core.deal import Deal, replay
 from getaway.core.events import EventKind
 from getaway.core.record import parse_record
-from web_helpers import Player, make_client
+from web_helpers import SEED_BASE, Player, make_client
 
 SOAK = max(1, int(os.environ.get("GETAWAY_SOAK", "1")))
 
@@ -138,13 +139,23 @@ def _catch_up(players: list[Player]) -> int:
     return newest
 
 
-def play_room(players: int, protocol: str, seed: int, take_rate: float) -> dict[str, Any]:
+def play_room(
+    players: int, protocol: str, seed: int, take_rate: float, script: tuple[int, ...] = (), resync: tuple[int, ...] = ()
+) -> dict[str, Any]:
     """Play one deal of a punjab room with takes on, every seat a human on a socket, a spectator
-    watching; return what each reader received (``(seat, version, what, body)``), the room's
-    code-keyed audit and counts of takes."""
+    watching: the seats of ``script`` take first, one after another, then each decision is a
+    take by a seat allowed one with probability ``take_rate``, else a random other move of the
+    seat to act. The room's seed and deal secret come from ``seed`` (a failure replays).
+
+    Returns:
+        ``received``: what each reader received, ``(seat or None, version, what, body)``;
+        ``audit``: the room's :class:`Audit`; ``takes``: how many takes were sent.
+    """
     rng = random.Random(seed)
     received: list[tuple[int | None, int, str, Any]] = []
-    with make_client(rate=1000, burst=1000) as client:
+    with pytest.MonkeyPatch.context() as patch, make_client(rate=1000, burst=1000) as client:
+        patch.setattr("getaway.web.rooms.checks.new_seed", lambda: SEED_BASE + seed)
+        patch.setattr("getaway.web.rooms.checks.new_secret", lambda: hashlib.sha256(b"leak %d" % seed).digest())
         r = client.post(
             "/api/rooms",
             json={
@@ -182,8 +193,20 @@ def play_room(players: int, protocol: str, seed: int, take_rate: float) -> dict[
                 if rng.random() < 0.1:  # a spectator's HTTP reads while the deal goes on
                     received.append((None, version, "GET state", client.get(f"/api/rooms/{code}").json()))
                     received.append((None, version, "GET history", client.get(f"/api/rooms/{code}/history").json()))
+                if resync and not script:
+                    for i in resync:
+                        seats[i].send(type="lang", lang="en")
+                        seats[i].until(lambda m: m["type"] == "sync")
+                    resync = ()
+                elif rng.random() < 0.05:
+                    rng.choice(seats).send(type="lang", lang=rng.choice(["en", "fr"]))
+                    continue  # its sync is read by the catching up
                 can_take = [p for p in seats if "take" in p.view["legal_actions"]]
-                if can_take and rng.random() < take_rate:
+                if script:
+                    mover, action = seats[script[0]], "take"
+                    assert mover in can_take, f"seat {script[0]} may not take now"
+                    script = script[1:]
+                elif can_take and rng.random() < take_rate:
                     mover, action = rng.choice(can_take), "take"
                 else:
                     mover = seats[view["to_act"]]
@@ -237,7 +260,7 @@ ROOMS = {
     "players": st.integers(3, 8),
     "protocol": st.sampled_from(["interject", "poll"]),
     "seed": st.integers(0, 2**32 - 1),
-    "take_rate": st.sampled_from([0.3, 0.6, 0.9]),
+    "take_rate": st.sampled_from([0.01, 0.05, 0.2, 0.6, 0.9]),
 }
 
 
@@ -254,3 +277,42 @@ def test_no_message_names_a_card_its_reader_may_not_know(players, protocol, seed
 @given(**ROOMS)
 def test_no_message_names_a_card_its_reader_may_not_know_soak(players, protocol, seed, take_rate):
     _check(players, protocol, seed, take_rate)
+
+
+@pytest.mark.timeout(60)
+def test_a_taken_seat_is_named_only_its_own_former_cards():
+    """Issue 28's flagged case: seat 2 takes seat 3's hand, then seat 0's (interject, two takes
+    by one seat before the first trick). Seat 3, out since the first take, holds nothing, and
+    frames it receives name 13 cards another seat holds: the ``update`` of the first take and a
+    ``sync`` after the second (its history). They are seat 3's own dealt hand, named in the
+    ``take`` event it was part of (R-P-TAKE: the taken player knows which cards were in its
+    hand); the second take, which it was not part of, reaches it without cards (``hidden``
+    counts them). A check that forgets a seat's former cards flags them: no leak. The same
+    frames to seat 1, or seat 0's cards to seat 3, fail the check."""
+    run = play_room(4, "interject", 28, 0.0, script=(2, 2), resync=(3,))
+    audit: Audit = run["audit"]
+    first_version, second_version = audit.acts[:2]
+    first, second = [e for e in audit.deal_at(second_version).events if e.kind == EventKind.TAKE]
+    assert (first.seat, first.other, second.seat, second.other) == (2, 3, 2, 0)
+    own = set(audit.dealt[3])
+    assert set(first.cards) == own and len(own) == 13
+    frames = {(what, v): m for s, v, what, m in run["received"] if s == 3 and what in ("update", "sync")}
+    update1, update2 = frames["update", first_version], frames["update", second_version]
+    sync = frames["sync", second_version]
+    deal = audit.deal_at(second_version)
+    held_by_others = {c for s in range(4) if s != 3 for c in deal.hand(s)}
+    assert deal.hand(3) == () and own <= set(deal.hand(2))
+    assert cards_named(update1) & held_by_others == own  # what the check flagged: 13 cards, now seat 2's
+    assert cards_named(sync) & held_by_others == own
+    assert not cards_named(update2) & held_by_others
+    takes = [e for e in sync["view"]["history"] if e["kind"] == "take"]
+    assert [(e["seat"], e["other"]) for e in takes] == [(2, 3), (2, 0)]
+    assert {Card.parse(c) for c in takes[0]["cards"]} == own  # its own take: its own former cards
+    assert "cards" not in takes[1] and takes[1]["hidden"] == 13  # the other take: none
+    assert "cards" not in update2["events"][0] and update2["events"][0]["hidden"] == 13
+    for version, msg in ((first_version, update1), (second_version, update2), (second_version, sync)):
+        audit.check(msg, 3, version, msg["type"])  # cards it held: no leak
+    with pytest.raises(AssertionError, match="may not know"):  # to a seat that was not part of the take
+        audit.check(sync, 1, second_version, "sync")
+    with pytest.raises(AssertionError, match="may not know"):  # the cards of the take seat 3 was not part of
+        audit.check({"type": "update", "log": [str(c) for c in audit.dealt[0]]}, 3, second_version, "update")
