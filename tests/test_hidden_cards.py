@@ -37,7 +37,7 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from getaway.core.cards import ACE_OF_SPADES, Card
@@ -84,13 +84,35 @@ def allowed(deal: Deal, dealt: list[tuple[Card, ...]], seat: int | None) -> set[
     if seat is not None:
         known |= set(dealt[seat])
     for e in deal.events:
-        if e.kind in PUBLIC:
-            known.update(e.cards)
-        elif e.kind == EventKind.DRAW and e.seat == seat and seat is not None:
-            known.update(e.cards)
-        elif e.kind == EventKind.TAKE and seat is not None and seat in (e.seat, e.other):
+        mine = seat is not None and (
+            (e.kind == EventKind.DRAW and e.seat == seat) or (e.kind == EventKind.TAKE and seat in (e.seat, e.other))
+        )
+        if e.kind in PUBLIC or mine:
             known.update(e.cards)
     return known
+
+
+def events_named(obj: Any) -> list[dict[str, Any]]:
+    """Every event (a dict with ``kind``, as ``Event.to_dict`` writes it) anywhere in a JSON value."""
+    if isinstance(obj, dict):
+        own = [obj] if isinstance(obj.get("kind"), str) and "seat" in obj else []
+        return own + [e for v in obj.values() for e in events_named(v)]
+    if isinstance(obj, list):
+        return [e for v in obj for e in events_named(v)]
+    return []
+
+
+def private_events_shown(body: Any, seat: int | None) -> list[dict[str, Any]]:
+    """The ``draw`` and ``take`` events in ``body`` that show their cards to ``seat``, who was not
+    part of them (R-P-DRAW: only the drawer sees the card; R-P-TAKE: only the taker and the
+    taken). A drawn card was seen going to the waste, so naming it is no new card: which one was
+    drawn is the secret, and this is where it would show."""
+    shown = []
+    for e in events_named(body):
+        parties = {e["seat"]} | ({e.get("other")} if e["kind"] == EventKind.TAKE else set())
+        if e["kind"] in (EventKind.DRAW, EventKind.TAKE) and e.get("cards") and seat not in parties:
+            shown.append(e)
+    return shown
 
 
 class Audit:
@@ -120,10 +142,17 @@ class Audit:
         deal = self.deal_at(version)
         leaked = cards_named(body) - allowed(deal, self.dealt, seat)
         holders = {str(c): s for s in range(deal.players) for c in deal.hand(s) if c in leaked}
+        reader = "a spectator" if seat is None else f"seat {seat}"
         assert not leaked, (
-            f"{what} to {'a spectator' if seat is None else f'seat {seat}'} at version {version} names "
-            f"cards it may not know: {holders or sorted(map(str, leaked))}\n{json.dumps(body, ensure_ascii=False)[:600]}"
+            f"{what} to {reader} at version {version} names cards it may not know: "
+            f"{holders or sorted(map(str, leaked))}\n{json.dumps(body, ensure_ascii=False)[:600]}"
         )
+        shown = [] if deal.is_over else private_events_shown(body, seat)
+        assert not shown, f"{what} to seat {seat} at version {version} shows the cards of {shown}"
+        view = body.get("view") if isinstance(body, dict) else None
+        if isinstance(view, dict) and view.get("must_lead") is not None:  # the drawer's card (R-P-DRAW)
+            drawers = [e.seat for e in deal.events if e.kind == EventKind.DRAW and str(e.cards[0]) == view["must_lead"]]
+            assert drawers and drawers[-1] == seat, f"{what} to seat {seat} at version {version}: another's must_lead"
         self.checked += 1
 
 
@@ -170,8 +199,7 @@ def play_room(
         room = r.json()
         code = room["code"]
         tokens = [room["token"]] + [
-            client.post(f"/api/rooms/{code}/join", json={"name": f"P{i}"}).json()["token"]
-            for i in range(1, players)
+            client.post(f"/api/rooms/{code}/join", json={"name": f"P{i}"}).json()["token"] for i in range(1, players)
         ]
         sockets = [client.websocket_connect(f"/ws/{code}") for _ in range(players + 1)]
         opened = [s.__enter__() for s in sockets]
@@ -267,6 +295,8 @@ ROOMS = {
 @pytest.mark.timeout(240)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**ROOMS)
+@example(players=3, protocol="interject", seed=5, take_rate=0.01)  # a blind draw (R-P-DRAW), then a take
+@example(players=8, protocol="poll", seed=5, take_rate=0.05)  # five blind draws, two takes
 def test_no_message_names_a_card_its_reader_may_not_know(players, protocol, seed, take_rate):
     _check(players, protocol, seed, take_rate)
 
