@@ -28,12 +28,14 @@ part of, and held by others since (the check's own mistake, not a leak).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
 import random
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -41,8 +43,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from getaway.core.cards import ACE_OF_SPADES, Card
-from getaway.core.deal import Deal, replay
-from getaway.core.events import EventKind
+from getaway.core.deal import Deal
+from getaway.core.events import Event, EventKind
 from getaway.core.record import parse_record
 from web_helpers import SEED_BASE, Player, make_client
 
@@ -75,7 +77,7 @@ def cards_named(obj: Any) -> set[Card]:
     return set()
 
 
-def allowed(deal: Deal, dealt: list[tuple[Card, ...]], seat: int | None) -> set[Card]:
+def allowed(deal: Deal | Moment, dealt: list[tuple[Card, ...]], seat: int | None) -> set[Card]:
     """The cards ``seat`` (``None``: a spectator) may have seen in ``deal`` so far, from its
     unredacted events and the hands ``dealt`` (see the module's docstring)."""
     if deal.is_over:
@@ -115,28 +117,49 @@ def private_events_shown(body: Any, seat: int | None) -> list[dict[str, Any]]:
     return shown
 
 
+@dataclass(frozen=True)
+class Moment:
+    """The true deal after some act of the room's log: what a check needs of it."""
+
+    is_over: bool
+    events: tuple[Event, ...]
+    hands: tuple[tuple[Card, ...], ...]
+    stripped: tuple[Card, ...]
+    players: int
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        return self.hands[seat]
+
+
 class Audit:
-    """The room's deal rebuilt at any version from its record and log (read once it is over)."""
+    """The room's true deal at any version, rebuilt from its finished deal's record (the deal at
+    its start, its seed) and the room's log of acts (every one, poll passes too: a record keeps
+    no poll pass)."""
 
     def __init__(self, client: Any, code: str) -> None:
-        service = client.app.state.service
-        stored = service.store.load_room(code)
-        self.acts = [e.version for e in stored.log if e.kind == "act"]
+        stored = client.app.state.service.store.load_room(code)
+        acts = [e for e in stored.log if e.kind == "act"]
         r = client.get(f"/api/rooms/{code}/deals/0/record")
         assert r.status_code == 200, r.text
         self.record = r.json()
-        deal, self.actions, _names, _result = parse_record(self.record)
+        deal = parse_record(self.record)[0]
         self.dealt = [deal.hand(s) for s in range(deal.players)]
+        self.acts = [e.version for e in acts]
+        self.moments = [self._moment(deal)]
+        for e in acts:
+            deal.apply(e.payload["action"], e.payload["seat"])
+            self.moments.append(self._moment(deal))
+        assert deal.is_over
         self.checked = 0
-        self._cache: dict[int, Deal] = {}
 
-    def deal_at(self, version: int) -> Deal:
-        k = sum(1 for v in self.acts if v <= version)
-        if k not in self._cache:
-            deal = parse_record(self.record)[0]
-            replay(deal, self.actions[:k])
-            self._cache[k] = deal
-        return self._cache[k]
+    @staticmethod
+    def _moment(deal: Deal) -> Moment:
+        hands = tuple(deal.hand(s) for s in range(deal.players))
+        return Moment(deal.is_over, tuple(deal.events), hands, tuple(deal.stripped), deal.players)
+
+    def deal_at(self, version: int) -> Moment:
+        """The deal once every act up to room version ``version`` is applied."""
+        return self.moments[bisect.bisect_right(self.acts, version)]
 
     def check(self, body: Any, seat: int | None, version: int, what: str) -> None:
         deal = self.deal_at(version)
