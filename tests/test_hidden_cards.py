@@ -333,7 +333,7 @@ def test_no_message_names_a_card_its_reader_may_not_know(players, protocol, seed
 
 @pytest.mark.soak
 @pytest.mark.timeout(0)
-@settings(max_examples=40 * SOAK, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10 * SOAK, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**ROOMS)
 def test_no_message_names_a_card_its_reader_may_not_know_soak(players, protocol, seed, take_rate):
     _check(players, protocol, seed, take_rate)
