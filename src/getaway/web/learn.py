@@ -15,6 +15,7 @@ gets back what to show, computed here with the engine, in the page's language.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any, Final
 
 from ..bots.review import REVIEW_ITERATIONS, review_deal
@@ -56,6 +57,18 @@ _FIELDS: Final = {
 }
 
 
+_MOVE: Final = re.compile(r"actions\[([0-9]+)\]")
+
+
+def _refused(message: Any) -> bool:
+    """Whether ``message`` is an engine's refusal of a move (``"<reason>: <message>"``)."""
+    return (
+        isinstance(message, Text)
+        and message.template == "{where}: {message}"
+        and message.args.get("where") in IllegalActionError.REASONS
+    )
+
+
 def in_words(exc: RecordError, record: Any = None) -> RecordError:
     """A record's refusal (:func:`~getaway.core.record.parse_record`'s, or a move the replay
     refused) in a player's words: what the file is not, the field of the record it is about as a
@@ -74,13 +87,13 @@ def in_words(exc: RecordError, record: Any = None) -> RecordError:
         if isinstance(fmt, str) and fmt.startswith("getaway-match/"):
             words = Text(i18n.N_("this file is a saved match, not the record of one deal: open it with the getaway command"))
         else:
-            words = Text(i18n.N_("the file is not a game record (a deal's record, saved from a finished deal)"))
+            words = Text(i18n.N_("the file is not a game record ({problem})"), problem=text)
     elif where == "record" and isinstance(message, Text) and message.template == "unknown field(s) {names}":
         words = Text(i18n.N_("this record has a field the game does not know: {names}"), **message.args)
-    elif where.startswith("actions[") and exc.index is not None:
-        if exc.reason is not None and isinstance(message, Text) and message.template == "{where}: {message}":
-            message = message.args["message"]  # the refusal without its reason code
-        words = Text(i18n.N_("this record's move {n} cannot be played: {problem}"), n=exc.index + 1, problem=message)
+    elif (move := _MOVE.fullmatch(where)) is not None and _refused(message):
+        message = message.args["message"]  # the refusal without its reason code
+        n = int(move.group(1)) + 1
+        words = Text(i18n.N_("this record's move {n} ({where}) cannot be played: {problem}"), n=n, where=where, problem=message)
     elif where.split(".")[0].split("[")[0] in _FIELDS:
         field = Text(_FIELDS[where.split(".")[0].split("[")[0]])
         words = Text(i18n.N_("this record cannot be read ({field}): {problem}"), field=field, problem=text)

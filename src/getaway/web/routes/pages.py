@@ -55,6 +55,10 @@ def mount_static(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
 
 
+def _text(value: str) -> str:
+    return html.escape(value, quote=False)  # element text: <, > and & only
+
+
 def not_found_page(path: str, lang: str) -> Response:
     """The 404 of a path that is no page (outside ``/api/``, whose refusals stay JSON): a small
     HTML page in ``lang`` (the client's: ``?lang``, else ``Accept-Language``) that says so and
@@ -66,10 +70,10 @@ def not_found_page(path: str, lang: str) -> Response:
     body = (
         f'<!doctype html>\n<html lang="{lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)} · Getaway</title>"
+        f"<title>{_text(title)} · Getaway</title>"
         '<link rel="stylesheet" href="/static/style.css"></head>'
-        f'<body data-status="not_found"><main class="card-panel"><h1>{html.escape(title)}</h1>'
-        f'<p data-testid="not-found">{html.escape(text)}</p>'
-        f'<p><a href="/" data-testid="home-link">{html.escape(home)}</a></p></main></body></html>\n'
+        f'<body data-status="not_found"><main class="card-panel"><h1>{_text(title)}</h1>'
+        f'<p data-testid="not-found">{_text(text)}</p>'
+        f'<p><a href="/" data-testid="home-link">{_text(home)}</a></p></main></body></html>\n'
     )
     return Response(body, status_code=404, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
