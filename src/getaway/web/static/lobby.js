@@ -173,7 +173,8 @@ export async function renderLobby(root, { go, showError }) {
   field(t("Room code"), code),
   h("button", { type: "submit", "data-testid": "go-room" }, t("Go to the room")));
 
-  const createForm = h("form", { class: "card-panel", "aria-labelledby": "create-title", onsubmit: (e) => { e.preventDefault(); create(false); } },
+  // novalidate: a value out of range is sent as typed, and the server's refusal names the limit
+  const createForm = h("form", { class: "card-panel", "aria-labelledby": "create-title", novalidate: true, onsubmit: (e) => { e.preventDefault(); create(false); } },
     h("h2", { id: "create-title" }, t("New game")),
     field(t("Your name"), name),
     field(t(specs.profile.label), profile),
