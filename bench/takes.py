@@ -110,7 +110,9 @@ def _read(path: Path, level: str, seed: int) -> dict[int, dict[str, Any]]:
         except json.JSONDecodeError:
             continue
         if row.get("level") != level or row.get("seed") != seed:
-            raise SystemExit(f"{path}:{n}: a deal of level {row.get('level')} seed {row.get('seed')}, not {level} {seed}")
+            raise SystemExit(
+                f"{path}:{n}: a deal of level {row.get('level')} seed {row.get('seed')}, not {level} {seed}"
+            )
         done[row["deal"]] = row
     return done
 

@@ -36,7 +36,9 @@ def test_a_long_name_and_no_deals_are_refused_naming_the_limit():
             assert long.status_code == 400 and long.json()["error"]["code"] == "name_too_long"
             assert long.json()["error"]["message"] == _said(lang, "names have at most {n} characters", n=24)
             for deals in (0, -3):
-                none = client.post("/api/rooms", json={"name": "Asha", "deals": deals}, headers={"Accept-Language": lang})
+                none = client.post(
+                    "/api/rooms", json={"name": "Asha", "deals": deals}, headers={"Accept-Language": lang}
+                )
                 assert none.status_code == 400 and "1" in none.json()["error"]["message"], none.text
         assert not client.app.state.service.rooms  # nothing was created
 

@@ -85,7 +85,9 @@ def in_words(exc: RecordError, record: Any = None) -> RecordError:
     fmt = record.get("format") if isinstance(record, dict) else None
     if not isinstance(record, dict) and record is not None or where == "format":
         if isinstance(fmt, str) and fmt.startswith("getaway-match/"):
-            words = Text(i18n.N_("this file is a saved match, not the record of one deal: open it with the getaway command"))
+            words = Text(
+                i18n.N_("this file is a saved match, not the record of one deal: open it with the getaway command")
+            )
         else:
             words = Text(i18n.N_("the file is not a game record ({problem})"), problem=text)
     elif where == "record" and isinstance(message, Text) and message.template == "unknown field(s) {names}":
@@ -93,7 +95,9 @@ def in_words(exc: RecordError, record: Any = None) -> RecordError:
     elif (move := _MOVE.fullmatch(where)) is not None and _refused(message):
         message = message.args["message"]  # the refusal without its reason code
         n = int(move.group(1)) + 1
-        words = Text(i18n.N_("this record's move {n} ({where}) cannot be played: {problem}"), n=n, where=where, problem=message)
+        words = Text(
+            i18n.N_("this record's move {n} ({where}) cannot be played: {problem}"), n=n, where=where, problem=message
+        )
     elif where.split(".")[0].split("[")[0] in _FIELDS:
         field = Text(_FIELDS[where.split(".")[0].split("[")[0]])
         words = Text(i18n.N_("this record cannot be read ({field}): {problem}"), field=field, problem=text)
