@@ -406,3 +406,28 @@ def test_every_level_sets_only_declared_settings_of_its_kind():
             s = declared[key]
             assert isinstance(value, s.type) or (s.type is float and isinstance(value, int)), (level, key)
             assert (s.low is None or value >= s.low) and (s.high is None or value <= s.high), (level, key)
+
+
+@pytest.mark.parametrize("protocol", ["poll", "interject"])
+def test_no_levels_noise_applies_to_takes(protocol: str) -> None:
+    """A level is weaker in its card play, not by random takes (R-P-TAKE): at every take poll (and
+    every lead at which a take is offered), a noisy level takes exactly when the noiseless rules of
+    thumb do, whatever its generator draws."""
+    plain = HeuristicBot()
+    polls = 0
+    for seed in range(12):
+        deal = Deal(Rules.profile("punjab", players=4, take_protocol=protocol), seed % 4, 500 + seed)
+        rng = random.Random(seed)
+        while not deal.is_over:
+            seat = deal.to_act
+            view = player_view(deal, seat)
+            legal = view.legal_actions
+            if TAKE in legal and len(legal) > 1:
+                polls += 1
+                takes = plain.act(view, legal, random.Random(0)) is TAKE
+                for level in ("easy", "medium"):
+                    bot = make_bot(level)
+                    for k in range(10):
+                        assert (bot.act(view, legal, random.Random(k)) is TAKE) == takes, (level, seed, k)
+            deal.apply(plain.act(view, legal, rng), seat)
+    assert polls > 100

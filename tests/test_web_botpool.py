@@ -25,7 +25,15 @@ from web_helpers import create_room, make_client
 
 pytestmark = pytest.mark.timeout(90)
 
-CONFIG = {"profile": "punjab", "players": 3, "deals": 1, "options": {"takes": "any"}, "bot_level": "hard"}
+#: Takes by the poll: every take decision is a move of the seat asked (under interject, the take
+#: decisions of the seats not to act are searches of their own, in the pool too: docs/web.md "Takes").
+CONFIG = {
+    "profile": "punjab",
+    "players": 3,
+    "deals": 1,
+    "options": {"takes": "any", "take_protocol": "poll"},
+    "bot_level": "hard",
+}
 
 
 #: The workers of the pool tests build the test's bot when they start.
@@ -44,10 +52,12 @@ def _view(seed: int = 3):
         deal.apply(legal[rng.randrange(len(legal))])
 
 
-async def _play_room(service: RoomService, bot: Any, kill: bool = False) -> tuple[list[Any], str]:
+async def _play_room(
+    service: RoomService, bot: Any, kill: bool = False, config: dict[str, Any] | None = None
+) -> tuple[list[Any], str]:
     """Create a bot-only room with ``bot`` in every seat, play it to its end; its log and status.
-    ``kill``: SIGKILL a worker process while a search runs in it."""
-    answer = await service.create(dict(CONFIG))
+    ``kill``: SIGKILL a worker process while a search runs in it; ``config``: the room's (:data:`CONFIG`)."""
+    answer = await service.create(dict(config or CONFIG))
     handle = service.rooms[answer["code"]]
     handle.bot = bot
     await service.start_match(answer["code"], answer["host_token"])
@@ -514,3 +524,32 @@ def test_every_bot_name_and_level_round_trips_through_its_spec():
     spec = spec_of(searching)
     assert dict(spec.settings)["iterations"] == 7 and "time_limit" not in dict(spec.settings)
     assert spec.build().rollout == "light" and BotPool.takes(searching)
+
+
+def test_a_searching_levels_takes_in_a_take_window_are_searched_in_the_workers():
+    """Under ``interject`` (a new room's protocol), the take decisions of the bots not to act are
+    their level's bot's, searched in the pool as their moves are (docs/web.md "Takes")."""
+
+    async def main() -> tuple[str, list[list[str]]]:
+        service = RoomService(Store("sqlite://"), bot_delay=0, bot_workers=1)
+        await service.start()
+        pool = service.botpool
+        assert pool is not None
+        asked: list[list[str]] = []
+        original = pool.act
+
+        async def act(room, bot, view, legal, rng, **kw):
+            asked.append([str(a) for a in legal])
+            return await original(room, bot, view, legal, rng, **kw)
+
+        pool.act = act  # type: ignore[method-assign]
+        try:
+            config = dict(CONFIG, options={"takes": "any", "take_protocol": "interject"})
+            _log, status = await _play_room(service, SleepyBot(0.0), config=config)
+            return status, asked
+        finally:
+            await service.stop()
+
+    status, asked = asyncio.run(main())
+    assert status == "finished"
+    assert ["take", "pass"] in asked  # a take window's decision went to the pool

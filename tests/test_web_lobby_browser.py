@@ -159,3 +159,28 @@ def test_rematch_moves_both_players_to_a_new_room(new_page, server):
     seats = httpx.get(f"{server}/api/rooms/{new}", timeout=10).json()["seats"]
     assert [s["kind"] for s in seats] == ["human", "human", "bot"]
     assert "Ben" in ben.get_by_test_id("me").inner_text()
+
+
+@pytest.mark.timeout(120)
+def test_the_lobby_sends_a_long_name_and_no_deals_as_typed_and_shows_the_refusal(new_page, server):
+    """Bad input is refused, not changed (issue 24 item 8): the page neither cuts a long name nor
+    turns deals ≤ 0 into 1; the server's refusal, naming the limit, is shown and no room is made."""
+    page = new_page()
+    page.goto("/")
+    wait_status(page, "lobby")
+    long = "Abcdefghij" * 3  # 30 characters
+    page.get_by_test_id("name-input").press_sequentially(long)
+    assert page.get_by_test_id("name-input").input_value() == long
+    page.get_by_test_id("create-room").click()
+    want = httpx.post(f"{server}/api/rooms", json={"name": long}, timeout=10).json()["error"]["message"]
+    assert "24" in want
+    page.wait_for_function("t => document.querySelector('[data-testid=error]').textContent === t", arg=want)
+    assert page.url.rstrip("/") == server.rstrip("/")  # still the lobby: no room
+    page.get_by_test_id("name-input").fill("Asha")
+    for deals in ("-3", "0"):
+        page.get_by_test_id("deals").fill(deals)
+        page.get_by_test_id("create-room").click()
+        body = {"name": "Asha", "deals": int(deals)}
+        want = httpx.post(f"{server}/api/rooms", json=body, timeout=10).json()["error"]["message"]
+        page.wait_for_function("t => document.querySelector('[data-testid=error]').textContent === t", arg=want)
+        assert page.url.rstrip("/") == server.rstrip("/")

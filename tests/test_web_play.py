@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from getaway.core.events import TAKE
+from getaway.core.events import PASS, TAKE
 from getaway.web.rooms import TAKE_MOMENT, Room, RoomError, RoomService, check_config, live_config
 from getaway.web.rooms.handles import job_of as _Job
 from getaway.web.store import Store
@@ -46,13 +46,16 @@ class FirstBot:
         return next((a for a in legal if a is not TAKE), legal[0])
 
 
-class SmallHandTaker:
-    """Decides to take once its own hand is small (a decision that depends on what it holds)."""
+class SmallHandTaker(FirstBot):
+    """Plays as :class:`FirstBot` on its turn; asked to take in a take window (``[TAKE, PASS]``),
+    takes once its own hand is small (a decision that depends on what it holds)."""
 
     name = "taker"
 
     def act(self, view, legal, rng):
-        return TAKE if TAKE in legal and len(view.hand) <= 4 else legal[-1]
+        if list(legal) == [TAKE, PASS]:
+            return TAKE if len(view.hand) <= 4 else PASS
+        return super().act(view, legal, rng)
 
 
 def test_new_punjab_rooms_take_by_interject_and_old_configs_keep_theirs():
@@ -83,7 +86,7 @@ def test_bots_take_at_a_fixed_moment_and_every_lead_waits_the_bot_delay():
         try:
             answer = await service.create(dict(PUNJAB))
             handle = service.rooms[answer["code"]]
-            handle.bot, handle.take_bot = FirstBot(), SmallHandTaker()
+            handle.bot = SmallHandTaker()
             sent: list[tuple[str, float]] = []
             original = service.submit
 
@@ -109,6 +112,49 @@ def test_bots_take_at_a_fixed_moment_and_every_lead_waits_the_bot_delay():
     assert takes == {round(TAKE_MOMENT * 0.7, 9)}, takes  # at least one take, all at the same moment
     assert leads and min(leads) >= 0.7, leads
     assert room.match.deal.outcome is not None and room.match.deal.takes  # the takes were applied
+
+
+class SearchingTaker(SmallHandTaker):
+    """:class:`SmallHandTaker` with a ``time_limit``: a searching bot (its decisions off the loop)."""
+
+    time_limit = None
+
+
+@pytest.mark.parametrize("bot", [SmallHandTaker, SearchingTaker])
+def test_the_bots_takes_are_the_rooms_own_bots_decisions(bot):
+    """Every take of a room's bots is asked of the room's bot (its level's), searching or not:
+    no other bot decides them (R-P-TAKE)."""
+
+    async def main():
+        clock = FakeClock()
+        service = RoomService(Store("sqlite://"), bot_delay=0.7, timer=clock.now, sleep=clock.sleep)
+        await service.start()
+        try:
+            answer = await service.create(dict(PUNJAB, bot_level="medium"))
+            handle = service.rooms[answer["code"]]
+            assert handle.bot.name == "heuristic" and handle.bot.noise == 0.25  # the level's bot
+            asked: list[int] = []
+            handle.bot = bot()
+            act = handle.bot.act
+
+            def spy(view, legal, rng):
+                if list(legal) == [TAKE, PASS]:
+                    asked.append(view.seat)
+                return act(view, legal, rng)
+
+            handle.bot.act = spy  # type: ignore[method-assign]
+            await service.start_match(answer["code"], answer["host_token"])
+            deadline = time.monotonic() + 30
+            while handle.room.status != "finished":
+                assert time.monotonic() < deadline, "the room did not finish"
+                await asyncio.sleep(0.001)
+            return asked, handle.room
+        finally:
+            await service.stop()
+
+    asked, room = asyncio.run(main())
+    assert asked, "the room's bot was never asked to take"
+    assert room.match.deal.takes  # its takes were applied
 
 
 async def _human_room(service: RoomService, **config: Any) -> tuple[Any, Any, dict[str, Any]]:
@@ -188,7 +234,7 @@ def test_a_human_lead_waits_the_take_window_as_a_bots_would():
         await service.start()
         try:
             handle, conn, answer = await _human_room(service, turn_time=600)
-            handle.bot, handle.take_bot = FirstBot(), FirstBot()  # bots never take
+            handle.bot = FirstBot()  # bots never take
             await service.start_match(answer["code"], answer["host_token"])
             deadline = time.monotonic() + 20
             held = []

@@ -448,6 +448,14 @@ def test_a_whole_deal_with_the_keyboard_alone(new_page):
 # --------------------------------------------------------------------------- the page's language
 
 
+#: A page script that delays the page's GET /api/rules/schema by a second (a slow server).
+SLOW_SCHEMA = """(() => {
+  const fetch0 = window.fetch;
+  window.fetch = (url, options) => String(url).includes("/api/rules/schema")
+    ? new Promise((ok) => setTimeout(ok, 1000)).then(() => fetch0(url, options)) : fetch0(url, options);
+})()"""
+
+
 @pytest.mark.timeout(120)
 def test_page_language_picked_then_server_then_browser(new_page, browser, tmp_path):
     # no pick and no serve --lang: the browser's language
@@ -464,11 +472,16 @@ def test_page_language_picked_then_server_then_browser(new_page, browser, tmp_pa
     # serve --lang fr: French for a browser in Italian, unless the user picks another
     with running_server(tmp_path, "--lang", "fr") as base:
         ctx = browser.new_context(base_url=base, locale="it-IT")
+        # the rules' schema answers late, as under CPU load (the lobby's form is drawn once it has come)
+        ctx.add_init_script(SLOW_SCHEMA)
         try:
             other = ctx.new_page()
             other.goto("/")
             wait_status(other, "lobby")
             assert other.evaluate("() => document.documentElement.lang") == "fr"
+            # The status is "lobby" as soon as the lobby is routed; its form is drawn once the rules'
+            # schema has come (GET /api/rules/schema): under load, later. Wait for the form.
+            other.get_by_test_id("create-room").wait_for()
             assert "Nouvelle partie" in other.locator("main").inner_text()
             other.get_by_test_id("lang").select_option("pt")
             other.wait_for_function("() => document.documentElement.lang === 'pt'")

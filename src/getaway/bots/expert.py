@@ -506,7 +506,10 @@ class ExpertBot:
         knowledge = view.knowledge
         me = view.seat
         assert me is not None
-        if view.decision == "take" and not self._take_worth_searching(view):
+        # A take offered to a seat not to act (interject protocol, between tricks): ``legal`` is
+        # ``[TAKE, PASS]``, PASS standing for not taking (the seat to act goes on).
+        aside = me != view.to_act and TAKE in legal
+        if (view.decision == "take" or aside) and not self._take_worth_searching(view):
             return self._fallback.choose(view, legal)[0], {}, 0
         start = time.perf_counter()
         self._plan = plan_checks(view, self.check_tricks) if self.resample and self.check_tricks else None
@@ -547,24 +550,30 @@ class ExpertBot:
             # moves a search or rollout made after the push, and restores the generator.
             for action in legal:
                 value = None
+                # not taking: the world as it is (a copy: a rollout applies its moves, and only a
+                # push lets pop take them back)
+                world = base.clone() if aside and action is PASS else base
                 if exact and self._nodes_left > 0:
                     nodes = self._nodes_left
-                    base.push(action, me)
+                    if world is base:
+                        base.push(action, me)
                     try:
                         if facts is not None:
-                            value = self._solve_model(base, me, facts.copy())
+                            value = self._solve_model(world, me, facts.copy())
                         else:
-                            value = self._solve(base, me)
+                            value = self._solve(world, me)
                     except _Budget:  # stopped mid-search: its moves are still pushed
                         value = None
                     _pop_to(base, 0)
                     self._moves += nodes - max(self._nodes_left, 0)
+                    world = base.clone() if world is not base else base
                 if value is None:
-                    base.push(action, me)
+                    if world is base:
+                        base.push(action, me)
                     if facts is not None:
-                        value = self._model_rollout(base, me, facts.copy(), noise, rollout_seed)
+                        value = self._model_rollout(world, me, facts.copy(), noise, rollout_seed)
                     else:
-                        value = self._rollout(base, me, random.Random(rollout_seed))
+                        value = self._rollout(world, me, random.Random(rollout_seed))
                     _pop_to(base, 0)
                 totals[action] += value
                 counts[action] += 1

@@ -56,8 +56,9 @@ class HeuristicBot:
         takes: whether it ever takes a neighbour's hand (R-P-TAKE) when that pays.
         noise: chance, 0–1, that :meth:`act` plays as the ``random`` bot instead
             (:class:`~getaway.bots.random.RandomBot`: uniform, taking rarely): a weaker player
-            for the levels (``easy``, ``medium``; 1 plays exactly as ``random``),
-            deterministic given the ``rng`` it is handed. 0 (the default) never draws from ``rng``.
+            for the levels (``easy``, ``medium``; 1 plays its cards as ``random``), deterministic
+            given the ``rng`` it is handed. 0 (the default) never draws from ``rng``. Takes are
+            never noisy (:meth:`act`).
         tips: seeds' tips switched on (:mod:`getaway.bots.tips`; none by default): names, or one
             string of names joined by ``/`` (``make_bot("heuristic:tips=keep-high")``). A tip
             switched on overrides the rules of thumb wherever it has a choice (the first tip
@@ -87,10 +88,22 @@ class HeuristicBot:
     # ------------------------------------------------------------------ protocol
 
     def act(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> Action:
-        """The action the rules of thumb prefer; with probability ``noise`` a random legal one
-        (``rng`` is used only then)."""
-        if self.noise and len(legal) > 1 and rng.random() < self.noise:
-            return _RANDOM.act(view, legal, rng)
+        """The action the rules of thumb prefer; with probability ``noise`` a random legal card
+        (or pickup) instead (``rng`` is used only then). Noise never applies to a take (R-P-TAKE):
+        a take poll, and the take offered before a lead, are the rules of thumb's own decision, so
+        a level is weaker in its card play, not by random takes; a lead the noise picks is then
+        a random one among the other actions."""
+        if self.noise and len(legal) > 1 and view.decision != "take":
+            if TAKE in legal:
+                chosen = self.choose(view, legal, rng=rng)[0]
+                if chosen is TAKE:
+                    return TAKE
+                others = [a for a in legal if a is not TAKE]
+                if len(others) > 1 and rng.random() < self.noise:
+                    return others[rng.randrange(len(others))]
+                return chosen
+            if rng.random() < self.noise:
+                return _RANDOM.act(view, legal, rng)
         return self.choose(view, legal, rng=rng)[0]
 
     def hint(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> tuple[Action, str]:

@@ -41,7 +41,7 @@ from typing import Any, Final
 from ..core.cards import JOKER_INDEX, SUIT_MASKS, Card
 from ..core.deal import Deal, replay
 from ..core.events import PASS, TAKE, Action, IllegalActionError
-from ..core.messages import N_, Reason, Text
+from ..core.messages import N_, Reason, Text, at
 from ..core.record import RecordError, parse_record
 from ..core.stats import half_width  # the one Wilson interval (re-exported: getaway.bots.review.half_width)
 from ..core.view import PlayerView, player_view
@@ -186,7 +186,7 @@ def decisions_of(record: Mapping[str, Any], seat: int | None = None) -> list[tup
                 move: tuple[int, Action] = (who, action)
             except IllegalActionError as exc:
                 if deal.decision != "take" or exc.reason not in _POLL_WAIT:
-                    raise RecordError(f"actions[{index}]: {exc}", index=index, reason=exc.reason) from None
+                    raise RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason) from None
                 polled = deal.to_act
                 assert polled is not None
                 move, trial = (polled, PASS), None

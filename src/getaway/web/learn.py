@@ -15,12 +15,13 @@ gets back what to show, computed here with the engine, in the page's language.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any, Final
 
 from ..bots.review import REVIEW_ITERATIONS, review_deal
 from ..core.deal import replay
 from ..core.events import IllegalActionError
-from ..core.messages import at, seat_number
+from ..core.messages import Text, at, error_text, seat_number
 from ..core.record import RecordError, parse_record
 from ..core.view import player_view
 from ..text import i18n
@@ -35,10 +36,74 @@ REVIEW_SLOTS: Final = 1
 _slots: dict[int, asyncio.Semaphore] = {}  # per event loop (a semaphore belongs to one loop)
 
 
-def _bad_record(exc: RecordError) -> RoomError:
-    error = RoomError("bad_record", N_bad_record, 400)
-    error.cause = exc
+def _bad_record(exc: RecordError, record: Any = None) -> RoomError:
+    names = record.get("players") if isinstance(record, dict) else None
+    seats = {"players": len(names)} if isinstance(names, list) and names else {}  # seats named as the page does
+    error = RoomError("bad_record", N_bad_record, 400, **seats)
+    error.cause = in_words(exc, record)
     return error
+
+
+#: Field names of a record as a player reads them (docs/records.md "Fields").
+_FIELDS: Final = {
+    "players": i18n.N_("the players' names"),
+    "rules": i18n.N_("the rules"),
+    "dealer": i18n.N_("the dealer"),
+    "seed": i18n.N_("the seed"),
+    "joker_to": i18n.N_("the Joker's seat"),
+    "start": i18n.N_("the starting hands"),
+    "actions": i18n.N_("the moves"),
+    "result": i18n.N_("the result"),
+}
+
+
+_MOVE: Final = re.compile(r"actions\[([0-9]+)\]")
+
+
+def _refused(message: Any) -> bool:
+    """Whether ``message`` is an engine's refusal of a move (``"<reason>: <message>"``)."""
+    return (
+        isinstance(message, Text)
+        and message.template == "{where}: {message}"
+        and message.args.get("where") in IllegalActionError.REASONS
+    )
+
+
+def in_words(exc: RecordError, record: Any = None) -> RecordError:
+    """A record's refusal (:func:`~getaway.core.record.parse_record`'s, or a move the replay
+    refused) in a player's words: what the file is not, the field of the record it is about as a
+    player names it, the move by its number; the engine's own reason kept after it, translated.
+    ``record``: the uploaded data (tells a saved match or another file from a record).
+
+    >>> from getaway.core.messages import Text
+    >>> print(in_words(RecordError(at("record", Text("unknown field(s) {names}", names="moves")))))
+    this record has a field the game does not know: moves
+    """
+    text = error_text(exc)
+    where = str(text.args.get("where", "")) if text.template == "{where}: {message}" else ""
+    message = text.args.get("message", text)
+    fmt = record.get("format") if isinstance(record, dict) else None
+    if not isinstance(record, dict) and record is not None or where == "format":
+        if isinstance(fmt, str) and fmt.startswith("getaway-match/"):
+            words = Text(
+                i18n.N_("this file is a saved match, not the record of one deal: open it with the getaway command")
+            )
+        else:
+            words = Text(i18n.N_("the file is not a game record ({problem})"), problem=text)
+    elif where == "record" and isinstance(message, Text) and message.template == "unknown field(s) {names}":
+        words = Text(i18n.N_("this record has a field the game does not know: {names}"), **message.args)
+    elif (move := _MOVE.fullmatch(where)) is not None and _refused(message):
+        message = message.args["message"]  # the refusal without its reason code
+        n = int(move.group(1)) + 1
+        words = Text(
+            i18n.N_("this record's move {n} ({where}) cannot be played: {problem}"), n=n, where=where, problem=message
+        )
+    elif where.split(".")[0].split("[")[0] in _FIELDS:
+        field = Text(_FIELDS[where.split(".")[0].split("[")[0]])
+        words = Text(i18n.N_("this record cannot be read ({field}): {problem}"), field=field, problem=text)
+    else:
+        words = Text(i18n.N_("this record cannot be read: {problem}"), problem=text)
+    return RecordError(words, index=exc.index, reason=exc.reason)
 
 
 #: The message of a record that cannot be read (the engine's own text replaces it: ``cause``).
@@ -51,7 +116,7 @@ def _seat(seat: int | None, players: int) -> int | None:
     return seat
 
 
-def replay_frame(record: dict[str, Any], move: int | None, seat: int | None, lang: str) -> dict[str, Any]:
+def replay_frame(record: Any, move: int | None, seat: int | None, lang: str) -> dict[str, Any]:
     """One frame of the replay viewer.
 
     Args:
@@ -70,14 +135,15 @@ def replay_frame(record: dict[str, Any], move: int | None, seat: int | None, lan
     try:
         deal, actions, names, _result = parse_record(record)
     except RecordError as exc:
-        raise _bad_record(exc) from None
+        raise _bad_record(exc, record) from None
     seat = _seat(seat, deal.players)
     k = len(actions) if move is None else max(0, min(move, len(actions)))
     try:
         replay(deal, actions[:k])
     except IllegalActionError as exc:
         index = getattr(exc, "index", None)
-        raise _bad_record(RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason)) from None
+        refused = RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason)
+        raise _bad_record(refused, record) from None
     view = player_view(deal, seat)
     with i18n.language(lang):
         log = Narrator(names, deal.rules.special_first_trick).feed(view.history)
@@ -93,7 +159,7 @@ def replay_frame(record: dict[str, Any], move: int | None, seat: int | None, lan
     }
 
 
-async def review_of(record: dict[str, Any], seat: int, lang: str, iterations: int | None = None) -> dict[str, Any]:
+async def review_of(record: Any, seat: int, lang: str, iterations: int | None = None) -> dict[str, Any]:
     """The review of ``seat``'s play in ``record`` (:func:`getaway.bots.review.review_deal` at
     ``iterations`` rollouts per decision, at most and by default its own budget) as a JSON-ready
     dict with the reasons in ``lang``; computed in a worker thread, one review at a time per
@@ -105,7 +171,7 @@ async def review_of(record: dict[str, Any], seat: int, lang: str, iterations: in
     try:
         _deal, _actions, names, _result = parse_record(record)
     except RecordError as exc:
-        raise _bad_record(exc) from None
+        raise _bad_record(exc, record) from None
     _seat(seat, len(names))
     slots = _slots.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(REVIEW_SLOTS))
     async with slots:
@@ -113,7 +179,7 @@ async def review_of(record: dict[str, Any], seat: int, lang: str, iterations: in
             budget = min(iterations or REVIEW_ITERATIONS, REVIEW_ITERATIONS)
             review = await asyncio.to_thread(review_deal, record, seat, iterations=budget)
         except RecordError as exc:
-            raise _bad_record(exc) from None
+            raise _bad_record(exc, record) from None
     with i18n.language(lang):
         return {"players": names, **review.to_dict(i18n.localize)}
 

@@ -251,7 +251,8 @@ class ReplayRequest(_Model):
     """``POST /api/replay``: a deal's record (``getaway/1``; the body is size-limited by the edge),
     how many recorded actions to apply (``None``: all), whose view (0-based; ``None``: every hand)."""
 
-    record: dict[str, Any]
+    #: any JSON (a file dropped on the page): what is not a record is refused in a player's words
+    record: Any
     move: Annotated[StrictInt, Field(ge=0, le=MAX_VERSION)] | None = None
     seat: Annotated[StrictInt, Field(ge=0, le=7)] | None = None
 
@@ -272,7 +273,8 @@ class ReviewRequest(_Model):
     """``POST /api/review``: a deal's record, the seat to review (0-based), and optionally a smaller
     budget (the expert's rollouts per decision, at most the review's default: a quicker, rougher review)."""
 
-    record: dict[str, Any]
+    #: any JSON (a file dropped on the page): what is not a record is refused in a player's words
+    record: Any
     seat: Annotated[StrictInt, Field(ge=0, le=7)]
     iterations: Annotated[StrictInt, Field(ge=1, le=REVIEW_ITERATIONS)] | None = None
 

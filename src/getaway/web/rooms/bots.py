@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ...core.events import Action
+from ...core.events import PASS, TAKE, Action
 from ...core.view import PlayerView
 from ...text.i18n import N_
 from ..broker import BrokerDown
@@ -73,6 +73,35 @@ class Bots:
             return
         with contextlib.suppress(RoomError):
             await self.service.submit(handle, Job(Act(seat, "take", True), version=version))
+
+    @staticmethod
+    def searches(handle: RoomHandle) -> bool:
+        """Whether the room's bot searches (the ``expert`` kind: it has a ``time_limit``), so that
+        its decisions are made off the event loop (:meth:`search`)."""
+        return hasattr(handle.bot, "time_limit")
+
+    async def decide_take(self, handle: RoomHandle, version: int, seat: int, began: float) -> None:
+        """A searching bot's take in the window opened at ``began`` (``seat`` is not to act): its
+        decision searched as a move is (:meth:`search`: the bot pool, or a thread), due at
+        :data:`TAKE_MOMENT` of the bot delay with that share of the search time, the pool's
+        fallback (the rules of thumb's decision) if it cannot have it by then; a take is then
+        announced at that moment (:meth:`take`)."""
+        try:
+            room = handle.room
+            if room.version != version or not room.seats[seat].bot_controlled:
+                return
+            view = room.view(seat)
+            assert view is not None
+            timed = self.service.bot_delay > 0 and not self.fast(handle)
+            due = began + TAKE_MOMENT * self.service.bot_delay if timed else None
+            action = await self.search(handle, view, [TAKE, PASS], due, part=TAKE_MOMENT * SEARCH_SHARE)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("room %s: take of the bot of seat %d failed", handle.room.code, seat)
+            return
+        if action is TAKE:
+            await self.take(handle, version, seat, began)
 
     @staticmethod
     def alone(room: Room) -> bool:
@@ -186,14 +215,20 @@ class Bots:
             )
 
     async def search(
-        self, handle: RoomHandle, view: PlayerView, legal: Sequence[Action], due: float | None = None
+        self,
+        handle: RoomHandle,
+        view: PlayerView,
+        legal: Sequence[Action],
+        due: float | None = None,
+        part: float = SEARCH_SHARE,
     ) -> Action:
         """The bot's choice, searched in a thread or a bot worker process (:attr:`RoomService.botpool`, for
         the searching bots; its fallback move if no worker can have it by ``due``, the move's
         send time): one search at a time per room (a move cancelled mid-search lets its search
         finish before the next one starts); the rooms played by bots alone share one thread (one
         worker), and the time limit of their searches is the search share of the delay divided
-        among them, so the thread keeps up with their delays."""
+        among them, so the thread keeps up with their delays. ``part``: the share of the bot delay
+        the search may take (:data:`SEARCH_SHARE` for a move; less for a take, due sooner)."""
         while handle.search is not None and not handle.search.done():
             await asyncio.wait({handle.search})
         alone = self.alone(handle.room)
@@ -201,7 +236,7 @@ class Bots:
         if self.service.bot_delay > 0 and getattr(handle.bot, "time_limit", None) is not None:
             # The rooms of bots alone take turns on one thread: their searches share the delay.
             share = max(1, sum(1 for h in self.service.rooms.values() if h.slot)) if alone else 1
-            handle.bot.time_limit = SEARCH_SHARE * self.service.bot_delay / share  # type: ignore[attr-defined]
+            handle.bot.time_limit = part * self.service.bot_delay / share  # type: ignore[attr-defined]
         if self.service.botpool is not None and self.service.botpool.takes(handle.bot):
             search = self.service.botpool.act(
                 handle.room.code, handle.bot, view, legal, handle.bot_rng, due=due, alone=alone

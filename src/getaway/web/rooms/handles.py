@@ -165,7 +165,6 @@ class RoomHandle:
         self.awaited: set[int] = set()  # a rematch room's returning seats (listed once all are taken)
         self.came: set[str] = set()  # a finished room: the rematch room this process moved its sockets to
         self.moved: set[int] = set()  # … and the seats it moved (one socket each)
-        self.take_bot: Bot = self.bot if LEVELS.get(room.level, ("",))[0] == "random" else make_bot("medium")
         self.takes_key: int | None = None  # the version whose take window bots have decided on
         self.take_tasks: list[asyncio.Task[None]] = []  # the bots' takes planned for it
         self.window: tuple[int, float] | None = None  # (version, timer) a take window opened at

@@ -76,6 +76,7 @@ class Timers:
         elif handle.slot:
             self.service.bots.free_slot(handle)
         handle.paused = False
+        self.plan_takes(handle)  # first: the takes are due before the move (a room searches one at a time)
         seat = room.to_act()
         key = (room.version, seat) if seat is not None and room.seats[seat].bot_controlled else None
         if handle.bot_key != key:
@@ -85,7 +86,6 @@ class Timers:
             handle.bot_key = key
             if key is not None:
                 handle.bot_task = asyncio.create_task(self.service.bots.move(handle, *key, self.service.timer()))
-        self.plan_takes(handle)
         self.plan_turn_timer(handle)
         idle_next = handle.next_task is None or handle.next_task.done()
         if room.status == "between_deals" and idle_next and self.no_host(handle):
@@ -94,8 +94,10 @@ class Timers:
     def plan_takes(self, handle: RoomHandle) -> None:
         """In a take window (interject protocol, R-P-TAKE): note when it opened (a human's lead
         waits the bot delay from then, :meth:`hold_lead`), and plan the takes of the bots not to
-        act, each decided now and announced at :data:`TAKE_MOMENT` of the bot delay, whatever
-        they decided (the bot to act decides with its move)."""
+        act, announced at :data:`TAKE_MOMENT` of the bot delay, whatever they decided (the bot to
+        act decides with its move). Each take is the decision of the room's bot (its level's:
+        :func:`~.handles.room_bot`), as its moves are: a bot that does not search decides now; a
+        searching one searches as for a move (:meth:`~.bots.Bots.decide_take`)."""
         room = handle.room
         version = room.version
         if not room.take_window():
@@ -112,9 +114,13 @@ class Timers:
         for seat in room.takers():
             if not room.seats[seat].bot_controlled:
                 continue
+            if self.service.bots.searches(handle):
+                task = self.service.bots.decide_take(handle, version, seat, began)
+                handle.take_tasks.append(asyncio.create_task(task))
+                continue
             view = room.view(seat)
             assert view is not None
-            if handle.take_bot.act(view, [TAKE, PASS], handle.bot_rng) is TAKE:
+            if handle.bot.act(view, [TAKE, PASS], handle.bot_rng) is TAKE:
                 handle.take_tasks.append(asyncio.create_task(self.service.bots.take(handle, version, seat, began)))
 
     def plan_turn_timer(self, handle: RoomHandle) -> None:

@@ -21,6 +21,7 @@ from ..edge import BodyTooLarge, Limits, client_lang, error_json
 from ..protocol import refusal
 from ..rooms.errors import RoomError
 from ..rooms.service import RoomService
+from .pages import not_found_page
 
 __all__ = [
     "REFUSALS",
@@ -116,7 +117,8 @@ def error_response(exc: RoomError, lang: str) -> Response:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Answer FastAPI's own refusals, every route's :class:`RoomError` and a body that does not
-    fit its model in the API's shape, the message in the client's language."""
+    fit its model in the API's shape, the message in the client's language; a page's path that
+    is no page (GET or HEAD outside ``/api/``) gets an HTML page instead (:func:`.pages.not_found_page`)."""
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -125,6 +127,8 @@ def install_error_handlers(app: FastAPI) -> None:
             error = RoomError("bad_message", N_("request too large"), 413)
         elif exc.status_code == 400:  # a body FastAPI could not decode (too deeply nested JSON)
             error = RoomError("bad_json", N_("the request is not valid JSON"))
+        elif exc.status_code == 404 and request.method in ("GET", "HEAD") and not request.url.path.startswith("/api/"):
+            return not_found_page(request.url.path, client_lang(request))  # a page's path: a page says so
         else:
             code = {404: "not_found", 405: "bad_message"}.get(exc.status_code, "bad_message")
             error = RoomError(code, N_("no such page or method: {path}"), exc.status_code, path=request.url.path[:80])

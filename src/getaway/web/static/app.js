@@ -176,7 +176,7 @@ async function showJoin() {
   }
   S.room = room;
   const free = (room.seats || []).filter((s) => s.kind === "empty");
-  const name = h("input", { id: "join-name", "data-testid": "name-input", maxlength: 24, autocomplete: "nickname",
+  const name = h("input", { id: "join-name", "data-testid": "name-input", autocomplete: "nickname",
     value: localStorage.getItem("getaway.name") || "", required: true });
   const seatSel = h("select", { id: "join-seat", "data-testid": "seat-select" },
     h("option", { value: "" }, t("first free seat")), free.map((s) => h("option", { value: s.seat }, t("Seat {n}", { n: s.seat + 1 }))));

@@ -35,7 +35,7 @@ export async function renderLobby(root, { go, showError }) {
   const specs = schema.options;
   const saved = JSON.parse(localStorage.getItem("getaway.lobby") || "{}");
   const savedOptions = saved.options || {};
-  const name = h("input", { id: "name", "data-testid": "name-input", maxlength: 24, autocomplete: "nickname",
+  const name = h("input", { id: "name", "data-testid": "name-input", autocomplete: "nickname",
     value: localStorage.getItem("getaway.name") || "", placeholder: t("Your name") });
   const profile = h("select", { id: "profile", "data-testid": "profile" },
     specs.profile.choices.map((v, i) => h("option", { value: v }, t(specs.profile.choice_labels[i]))));
@@ -137,7 +137,7 @@ export async function renderLobby(root, { go, showError }) {
       if (spec.type === "int" && !spec.nullable && value === schema.profiles[profile.value].defaults[key]) continue;
       options[key] = value;
     }
-    const body = { profile: profile.value, players: Number(players.value), deals: Math.max(specs.deals.min, Number(deals.value) || 1),
+    const body = { profile: profile.value, players: Number(players.value), deals: deals.value === "" ? specs.deals.min : Number(deals.value), // out of range: the server says why
       options, bot_level: level.value, hints: hints.checked, public: isPublic.checked };
     localStorage.setItem("getaway.lobby", JSON.stringify(body));
     const n = name.value.trim();
@@ -173,7 +173,8 @@ export async function renderLobby(root, { go, showError }) {
   field(t("Room code"), code),
   h("button", { type: "submit", "data-testid": "go-room" }, t("Go to the room")));
 
-  const createForm = h("form", { class: "card-panel", "aria-labelledby": "create-title", onsubmit: (e) => { e.preventDefault(); create(false); } },
+  // novalidate: a value out of range is sent as typed, and the server's refusal names the limit
+  const createForm = h("form", { class: "card-panel", "aria-labelledby": "create-title", novalidate: true, onsubmit: (e) => { e.preventDefault(); create(false); } },
     h("h2", { id: "create-title" }, t("New game")),
     field(t("Your name"), name),
     field(t(specs.profile.label), profile),
