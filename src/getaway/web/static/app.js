@@ -114,7 +114,7 @@ async function loadRules() {
   // A room with takes between tricks (interject): its take window (docs/web.md "Takes").
   const config = (S.code && S.room && S.room.config) || null;
   const interject = rules.take_protocol === "interject" || (config && config.options && config.options.take_protocol === "interject");
-  const takeNote = config && interject && rules.takes !== "none" ? h("p", { class: "hint", "data-testid": "take-window-rule" },
+  const takeNote = config && interject && rules.takes !== "off" ? h("p", { class: "hint", "data-testid": "take-window-rule" },
     t("Take window: between tricks, while you may take, a bot's lead waits {s} s (the countdown on the take control); your own lead ends it.",
       { s: config.take_window ?? 2.5 })) : null;
   fill(rulesPanel,
