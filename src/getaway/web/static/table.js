@@ -473,15 +473,16 @@ export class TableView {
         onclick: () => this.actions.hint() }, t("Hint")));
     }
     for (const b of btns) if (S.pending && b.tagName === "BUTTON") b.disabled = true;
+
+    // Keep keyboard focus on the same button across updates.
+    const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
+    fill(this.buttons, btns);
+    if (focused) { const b = this.buttons.querySelector(`[data-testid="${focused}"]`); if (b) b.focus(); }
     if (S.takeEnds !== this.takeEnds) {
       this.takeEnds = S.takeEnds;
       this.takeTotal = S.takeEnds ? Math.max(0.1, S.takeEnds - performance.now() / 1000) : null;
     }
     this.tickTake();
-    // Keep keyboard focus on the same button across updates.
-    const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
-    fill(this.buttons, btns);
-    if (focused) { const b = this.buttons.querySelector(`[data-testid="${focused}"]`); if (b) b.focus(); }
   }
 
   renderHand(S) {
