@@ -43,7 +43,8 @@ window.__rec = { windows: [], tricks: [], leads: [] };
     const now = performance.now();
     const cd = document.querySelector('[data-testid="take-countdown"]');
     if (cd && !win) {
-      win = { start: now, end: null, left: [], mine: !!document.querySelector('[data-testid="hand-card"][data-legal="true"]') };
+      const mine = !!document.querySelector('[data-testid="hand-card"][data-legal="true"]');
+      win = { start: now, end: null, left: [], mine };
       window.__rec.windows.push(win);
     }
     if (cd && win) { const l = Number(cd.dataset.left); if (win.left[win.left.length - 1] !== l) win.left.push(l); }
@@ -234,7 +235,7 @@ def test_a_finished_trick_lingers_at_each_speed(new_page, slow_server, speed, lo
         if len(swept) >= 3:
             break
     assert len(swept) >= 2, _rec(page)["tricks"]
-    assert all(low <= s <= high for s in swept), swept
+    assert all(low <= s <= high for s in swept), (swept, _rec(page)["tricks"])
 
 
 @pytest.mark.timeout(240)
