@@ -51,8 +51,7 @@ window.__rec = { windows: [], tricks: [], leads: [] };
     if (!cd && win) { win.end = now; win = null; }
     const trick = document.querySelector('[data-testid="trick"]');
     const settled = trick && trick.classList.contains("settled") && trick.dataset.skey;
-    const shown = settled && !trick.classList.contains("swept");
-    if (shown && (!tr || tr.key !== trick.dataset.skey)) {
+    if (settled && (!tr || tr.key !== trick.dataset.skey)) {
       tr = { key: trick.dataset.skey, start: now, end: null, how: null,
         cards: [...trick.querySelectorAll('[data-testid="trick-card"]')].map((e) => [e.dataset.seat, e.dataset.card]) };
       window.__rec.tricks.push(tr);
@@ -104,6 +103,12 @@ def _shot(page, name: str) -> None:
         page.screenshot(path=str(Path(SHOTS) / name))
 
 
+def _click(page, name: str) -> None:
+    """Play a hand card (its click handler: these tests measure time, not aim; a big hand's
+    overlap is tests/test_web_e2e.py's)."""
+    e2e.card(page, name).dispatch_event("click")
+
+
 def _lingering(page) -> bool:
     """A finished trick still on the table (not swept yet): a person would look at it."""
     return bool(page.evaluate("() => !!document.querySelector('.trick.settled:not(.swept)')"))
@@ -116,7 +121,7 @@ def _play_deal(page, rng: random.Random, until, seconds: float = 90) -> None:
     while time.time() < deadline and state(page)["status"] == "playing" and not until(page):
         s = state(page)
         if s["legal"] and not _lingering(page):
-            e2e.click_card(page, rng.choice(s["legal"]))
+            _click(page, rng.choice(s["legal"]))
             page.wait_for_timeout(80)
         else:
             page.wait_for_timeout(40)
@@ -177,7 +182,7 @@ def test_our_own_lead_ends_the_window(new_page, slow_server):
             if s["legal"] and leading and not _lingering(page):
                 assert not page.locator('[data-testid="take-countdown"]').count()  # nothing to wait for
                 start = page.evaluate("() => performance.now()")
-                e2e.click_card(page, rng.choice(s["legal"]))
+                _click(page, rng.choice(s["legal"]))
                 page.wait_for_function(
                     "() => { const t = document.querySelector('[data-testid=\"trick\"]');"
                     " return !t.classList.contains('settled') && t.querySelector('[data-testid=\"trick-card\"]'); }",
@@ -185,7 +190,7 @@ def test_our_own_lead_ends_the_window(new_page, slow_server):
                 )
                 waits.append((page.evaluate("() => performance.now()") - start) / 1000)
             elif s["legal"] and not _lingering(page):
-                e2e.click_card(page, rng.choice(s["legal"]))
+                _click(page, rng.choice(s["legal"]))
                 page.wait_for_timeout(80)
             else:
                 page.wait_for_timeout(40)
@@ -194,32 +199,58 @@ def test_our_own_lead_ends_the_window(new_page, slow_server):
     assert waits and all(w < 1.6 for w in waits), waits  # not the 2.5 s window
 
 
-@pytest.mark.timeout(240)
-def test_an_armed_take_is_a_badge_with_a_cancel(new_page, slow_server):
-    page = new_page()
-    rng = random.Random(3)
-    open_api_room(page, slow_server, players=3, bot_level="easy")
-    deadline = time.time() + 60
+def _arm_when_a_trick_begins(page, rng: random.Random, seconds: float = 60) -> bool:
+    """Play on until a trick has just begun (one card down) and a take may be armed; arm it."""
+    deadline = time.time() + seconds
     while time.time() < deadline and state(page)["status"] == "playing":
         arm = page.get_by_test_id("arm-take")
-        if arm.count() and arm.is_enabled():
-            break
+        if arm.count() and arm.is_enabled() and page.locator('[data-testid="trick-card"]').count() == 1:
+            arm.click()
+            return True
         s = state(page)
         if s["legal"] and not _lingering(page):
-            e2e.click_card(page, rng.choice(s["legal"]))
-        page.wait_for_timeout(40)
-    arm = page.get_by_test_id("arm-take")
-    assert arm.count(), "no trick to arm a take in"
-    arm.click()
-    badge = page.get_by_test_id("armed-take")
-    badge.wait_for(state="visible")
-    _shot(page, "armed-take-1280.png")
-    page.set_viewport_size(PHONE)
-    _shot(page, "armed-take-390.png")
-    page.set_viewport_size(DESKTOP)
-    page.get_by_test_id("cancel-take").click()
-    assert not page.get_by_test_id("armed-take").count()
-    assert page.get_by_test_id("arm-take").get_attribute("aria-pressed") == "false"
+            _click(page, rng.choice(s["legal"]))
+        page.wait_for_timeout(30)
+    return False
+
+
+@pytest.mark.timeout(240)
+def test_an_armed_take_is_a_badge_with_a_cancel_and_the_narration_says_when_it_fired(new_page, slow_server):
+    page = new_page()
+    rng = random.Random(3)
+    cancelled = fired = False
+    for _attempt in range(4):
+        open_api_room(page, slow_server, players=3, bot_level="easy")
+        if not cancelled and _arm_when_a_trick_begins(page, rng):
+            badge = page.get_by_test_id("armed-take")
+            assert badge.is_visible()  # a standing badge, with its cancel
+            page.get_by_test_id("cancel-take").click()
+            assert not page.get_by_test_id("armed-take").count()
+            assert page.get_by_test_id("arm-take").get_attribute("aria-pressed") == "false"
+            cancelled = True
+        if cancelled and _arm_when_a_trick_begins(page, rng):
+            _shot(page, "armed-take-1280.png")
+            page.set_viewport_size(PHONE)
+            _shot(page, "armed-take-390.png")
+            page.set_viewport_size(DESKTOP)
+            before = e2e.state(page)["hand"]
+            # play our card of this trick if it is still to come; the take fires at the next chance
+            deadline = time.time() + 30
+            while time.time() < deadline and state(page)["status"] == "playing":
+                if page.get_by_test_id("armed-take").count() == 0:
+                    break
+                s = state(page)
+                if s["legal"]:
+                    _click(page, rng.choice(s["legal"]))
+                page.wait_for_timeout(30)
+            page.wait_for_timeout(800)
+            if len(state(page)["hand"]) > len(before) - 1:  # a hand joined ours: the take fired
+                log = page.locator(".log-lines").inner_text()
+                assert "Your armed take fired: you took" in log, log
+                fired = True
+                break
+    assert cancelled, "no trick to arm a take in"
+    assert fired, "in four deals, our armed take never fired (bots' takes came first)"
 
 
 @pytest.mark.timeout(300)
@@ -266,6 +297,7 @@ def test_the_last_trick_can_be_looked_at_again(new_page, slow_server):
         "() => [...document.querySelectorAll('[data-testid=\"last-trick-view\"] li')]"
         ".map((li) => [li.dataset.seat, li.textContent])"
     )
+    seen = _rec(page)["tricks"][-1]  # the trick settled last (one may have settled meanwhile)
     cards = [(seat, card) for seat, card in seen["cards"] if card]
     assert len(shown) == len(cards), (shown, cards)
     for (seat, card), (shown_seat, text) in zip(cards, shown, strict=True):

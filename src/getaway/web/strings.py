@@ -204,7 +204,7 @@ _PAGE: tuple[str, ...] = (
     N_("Last trick"),
     N_("Speed"),
     N_("Relaxed"),
-    N_("Normal"),
+    N_("Normal pace"),
     N_("Fast"),
     N_(
         "Take window: between tricks, while you may take, a bot's lead waits {s} s "

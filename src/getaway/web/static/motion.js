@@ -29,7 +29,7 @@ export const pace = () => SPEEDS[speedName()];
 
 /** The header's speed control (a select), remembered in localStorage. */
 export function speedSelect() {
-  const names = { relaxed: t("Relaxed"), normal: t("Normal"), fast: t("Fast") };
+  const names = { relaxed: t("Relaxed"), normal: t("Normal pace"), fast: t("Fast") };
   const sel = h("select", { class: "speed", "data-testid": "speed", "aria-label": t("Speed"), title: t("Speed") },
     Object.keys(SPEEDS).map((k) => h("option", { value: k }, names[k])));
   sel.value = speedName();
