@@ -1,6 +1,7 @@
 """The clocks of a room, in one place: the planner run after every command (:meth:`Timers.schedule`:
 a bot's move, the bots' takes, a human's turn timer, the next deal of a room without a host),
-the absence timer of a seat whose player left, the idle sweep, and a lead held in a take window.
+the absence timer of a seat whose player left, the idle sweep, a lead held in a take window,
+and the take window a bot's lead waits for while a connected human may take (``take_window``).
 
 Owns: those timers (their tasks live on the :class:`~.handles.RoomHandle`). Imports
 :mod:`.errors`, :mod:`.commands`, :mod:`.frames` and :mod:`.handles`; never :mod:`.service`.
