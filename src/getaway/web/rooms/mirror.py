@@ -114,8 +114,10 @@ class Mirror:
             "v": handle.room.version,
             "connected": sorted(handle.connected()),
             "turn_ends_in": self.service.timers.turn_left(handle),
-            "take_ends_in": self.service.timers.take_left(handle),
         }
+        window = self.service.timers.take_left(handle)
+        if window is not None:  # a take window people may use (absent: none)
+            news["take_ends_in"] = window
         if absent is not None:
             news["absent"] = list(absent)
         self.service.broker.publish(handle.room.code, news)
