@@ -223,7 +223,7 @@ def test_the_check_refuses_an_undeclared_field_or_type_and_a_missing_field():
     frame = {"type": "closed", "reason": "host"}
     assert check_frame(json.dumps(frame))
     update = {"type": "update", "version": 1, "room": room, "view": None, "events": [], "history_length": 0}
-    update |= {"illegal": [], "log": [], "turn_ends_in": None}
+    update |= {"illegal": [], "log": [], "turn_ends_in": None, "take_ends_in": None}
     check_frame(json.dumps(update))
     room["seats"][0]["extra"] = 1  # a field undeclared in a nested model (RoomState's seats, shared with HTTP)
     with pytest.raises(AssertionError, match="extra"):

@@ -107,6 +107,8 @@ class _News(_Shape):
     v: Annotated[int, Field(ge=0)]
     connected: list[_Seat] = []
     turn_ends_in: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    #: seconds left of the take window a bot's lead waits for (docs/web.md "Takes")
+    take_ends_in: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
     absent: tuple[_Seat, Annotated[float, Field(allow_inf_nan=False)]] | None = None
     #: a seat's quick chat: the seat and the phrase's key (checked by the mirror)
     chat: tuple[_Seat, Annotated[str, Field(max_length=32)]] | None = None

@@ -196,6 +196,20 @@ _PAGE: tuple[str, ...] = (
     N_("Their cards join yours and they get away: take only when it helps you."),
     N_("Take at the next chance"),
     N_("Take armed: cancel"),
+    # the take window, an armed take, the pace and the last trick (issue 24; docs/web.md)
+    N_("Take armed"),
+    N_("Cancel the armed take"),
+    N_("Your armed take fired: you took {name}'s hand."),
+    N_("{s} s"),
+    N_("Last trick"),
+    N_("Speed"),
+    N_("Relaxed"),
+    N_("Normal pace"),
+    N_("Fast"),
+    N_(
+        "Take window: between tricks, while you may take, a bot's lead waits {s} s "
+        "(the countdown on the take control); your own lead ends it."
+    ),
     N_("I'm back"),
     N_("Finish the deal"),
     N_("You were away: a bot plays for you."),

@@ -11,13 +11,22 @@ from pydantic import (
     BaseModel,
     Field,
     StrictBool,
+    StrictFloat,
     StrictInt,
     create_model,
 )
 
 from ...bots.review import REVIEW_ITERATIONS
 from ...core.rules import Rules
-from ..rooms.checks import MAX_DEALS, MAX_TURN_TIME, MIN_TURN_TIME, TURN_TIME
+from ..rooms.checks import (
+    MAX_DEALS,
+    MAX_TAKE_WINDOW,
+    MAX_TURN_TIME,
+    MIN_TAKE_WINDOW,
+    MIN_TURN_TIME,
+    TAKE_WINDOW,
+    TURN_TIME,
+)
 from .base import MAX_VERSION, Level, Name, Text, _Model
 
 __all__ = [
@@ -107,6 +116,8 @@ class CreateRoom(_Model):
     public: StrictBool = False
     #: seconds a connected human has for a turn before a bot plays it and they are away
     turn_time: Annotated[StrictInt, Field(ge=MIN_TURN_TIME, le=MAX_TURN_TIME)] = TURN_TIME
+    #: seconds a bot's lead waits between tricks while a connected human may take (docs/web.md "Takes")
+    take_window: Annotated[StrictInt | StrictFloat, Field(ge=MIN_TAKE_WINDOW, le=MAX_TAKE_WINDOW)] = TAKE_WINDOW
     name: Name | None = None
 
     def config(self) -> dict[str, Any]:

@@ -195,6 +195,9 @@ class Welcome(_Out):
     log: list[str]
     #: seconds left of the turn timer of the human to act, ``None`` when no human's turn is timed
     turn_ends_in: float | None = None
+    #: seconds left of the take window a bot's lead waits for (a connected human may take:
+    #: docs/web.md "Takes"), ``None`` when there is none
+    take_ends_in: float | None = None
 
 
 class Update(_Out):
@@ -211,6 +214,8 @@ class Update(_Out):
     log: list[str]
     #: as in :class:`Welcome`
     turn_ends_in: float | None = None
+    #: as in :class:`Welcome`
+    take_ends_in: float | None = None
 
 
 class Absent(_Out):

@@ -250,7 +250,8 @@ class Bots:
     async def move(self, handle: RoomHandle, version: int, seat: int, began: float) -> None:
         """The bot's move for ``(version, seat)``, sent ``bot_delay`` seconds after ``began``
         (the turn's start, :attr:`RoomService.timer`), however long it took to choose (a search has a time
-        limit below the delay; a move ready late is sent at once and logged)."""
+        limit below the delay; a move ready late is sent at once and logged); a lead in a take
+        window people may use waits until it ends (:meth:`Timers.take_left`)."""
         try:
             room = handle.room
             if room.version != version:
@@ -275,6 +276,9 @@ class Bots:
                     log.warning(
                         "room %s: bot of seat %d decided %.0f ms after its move was due", room.code, seat, -wait * 1000
                     )
+                window = self.service.timers.take_left(handle, version)
+                if window:  # a lead waits for the people who may take (docs/web.md "Takes")
+                    await self.service.sleep(window)
             if handle.room.version != version:
                 return
             job = Job(Act(seat, str(action), True), version=version)

@@ -40,6 +40,14 @@ MIN_TURN_TIME: Final = 1
 
 MAX_TURN_TIME: Final = 600
 
+#: Seconds a bot's lead waits, between tricks, while a connected human may take (a room's
+#: default ``take_window``, docs/web.md "Takes"), and the range a room may choose.
+TAKE_WINDOW: Final = 2.5
+
+MIN_TAKE_WINDOW: Final = 0.0
+
+MAX_TAKE_WINDOW: Final = 10.0
+
 _CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 
 _OPTION_NAMES: Final = frozenset(n for n, spec in Rules.schema()["options"].items() if spec["group"] != "setup")
@@ -115,8 +123,9 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
     """The room configuration of ``POST /api/rooms``, normalized, and its rules.
 
     ``{"profile": "punjab", "players": 4, "deals": 1, "options": {"trump": "spades"},
-    "bot_level": "medium", "hints": true, "turn_time": 45}``; every key optional (defaults: punjab,
-    4 players, 1 deal, medium, hints on, :data:`TURN_TIME` seconds a turn).
+    "bot_level": "medium", "hints": true, "turn_time": 45, "take_window": 2.5}``; every key optional
+    (defaults: punjab, 4 players, 1 deal, medium, hints on, :data:`TURN_TIME` seconds a turn,
+    :data:`TAKE_WINDOW` seconds of a take window).
 
     Raises:
         RoomError: ``bad_message`` naming the bad field (unknown profile or option, bad value).
@@ -162,6 +171,13 @@ def check_config(data: Any) -> tuple[dict[str, Any], Rules]:
         raise RoomError("bad_message", template, low=MIN_TURN_TIME, high=MAX_TURN_TIME)
     if turn_time != TURN_TIME:  # absent means the default (rooms made before the option)
         config["turn_time"] = turn_time
+    window = data.get("take_window", TAKE_WINDOW)
+    number = isinstance(window, (int, float)) and not isinstance(window, bool)
+    if not number or not MIN_TAKE_WINDOW <= window <= MAX_TAKE_WINDOW:
+        template = N_("take_window: expected seconds from {low} to {high}")
+        raise RoomError("bad_message", template, low=MIN_TAKE_WINDOW, high=MAX_TAKE_WINDOW)
+    if window != TAKE_WINDOW:  # absent means the default (rooms made before the option)
+        config["take_window"] = float(window)
     return config, rules
 
 

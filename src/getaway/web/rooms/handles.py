@@ -168,6 +168,7 @@ class RoomHandle:
         self.takes_key: int | None = None  # the version whose take window bots have decided on
         self.take_tasks: list[asyncio.Task[None]] = []  # the bots' takes planned for it
         self.window: tuple[int, float] | None = None  # (version, timer) a take window opened at
+        self.window_ends: float | None = None  # when a bot's lead may end it (a human may take), or None
         self.turn_task: asyncio.Task[None] | None = None  # a human's turn timer
         self.turn_key: tuple[int, int] | None = None  # (version, seat) it runs for
         self.turn_deadline: float | None = None  # its end (:attr:`~.service.RoomService.timer`)

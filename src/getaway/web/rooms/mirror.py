@@ -103,7 +103,7 @@ class Mirror:
         self, handle: RoomHandle, absent: tuple[int, float] | None = None, chat: tuple[int, str] | None = None
     ) -> None:
         """The owner's news for the room's mirrors: its version and public facts only (seats
-        connected, seconds left of the turn timer, an absence's deadline, a seat's quick chat).
+        connected, seconds left of the turn timer and of a take window, an absence's deadline, a seat's quick chat).
         No card: a mirror reads the commands from the log and builds each socket's view itself."""
         if handle.lease is None:
             return
@@ -115,6 +115,9 @@ class Mirror:
             "connected": sorted(handle.connected()),
             "turn_ends_in": self.service.timers.turn_left(handle),
         }
+        window = self.service.timers.take_left(handle)
+        if window is not None:  # a take window people may use (absent: none)
+            news["take_ends_in"] = window
         if absent is not None:
             news["absent"] = list(absent)
         self.service.broker.publish(handle.room.code, news)
@@ -151,6 +154,13 @@ class Mirror:
                 handle.turn_key = key
                 handle.turn_deadline = None if left is None else self.service.timer() + float(left)
                 changed = True
+        if news.get("v") == room.version:  # the owner's take window, shown to the sockets here
+            window = news.get("take_ends_in")
+            ends = None if window is None else self.service.timer() + float(window)
+            changed = changed or (handle.window_ends is None) != (ends is None)
+            if handle.window is None or handle.window[0] != room.version:
+                handle.window = (room.version, self.service.timer())
+            handle.window_ends = ends
         if changed and room.status != "closed":
             self.service.sockets.broadcast(handle)
         absent = news.get("absent")

@@ -233,6 +233,7 @@ class Sockets:
             version=room.version,
             log=lines,
             turn_ends_in=self.service.timers.turn_left(handle),
+            take_ends_in=self.service.timers.take_left(handle),
         )
 
     @staticmethod
@@ -275,6 +276,7 @@ class Sockets:
         views: dict[int | None, tuple[PlayerView | None, dict[str, Any] | None]] = {}
         reasons: dict[int | None, dict[str, IllegalActionError]] = {}
         turn_ends_in = self.service.timers.turn_left(handle)
+        take_ends_in = self.service.timers.take_left(handle)
         for conn in list(handle.conns):
             if conn is skip or conn.closed:
                 continue
@@ -303,5 +305,6 @@ class Sockets:
                 illegal=self.illegal(room, conn, reasons[conn.seat]),
                 log=lines,
                 turn_ends_in=turn_ends_in,
+                take_ends_in=take_ends_in,
             )
             conn.send_text(encode(frame))

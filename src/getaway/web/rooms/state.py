@@ -24,7 +24,7 @@ from ...core.view import PlayerView, player_view
 from ...text import i18n
 from ...text.i18n import N_
 from ..store import StoredRoom
-from .checks import BOT_MARK, TURN_TIME, check_config, check_name, name_key, same_token
+from .checks import BOT_MARK, TAKE_WINDOW, TURN_TIME, check_config, check_name, name_key, same_token
 from .commands import Absent, Act, Close, Command, Join, NextDeal, Reclaim, Rematch, Start, logged
 from .errors import RoomError
 
@@ -159,6 +159,12 @@ class Room:
     def turn_time(self) -> int:
         """Seconds a connected human has for a turn before a bot plays it (the room's option)."""
         return int(self.config.get("turn_time", TURN_TIME))
+
+    @property
+    def take_time(self) -> float:
+        """Seconds a bot's lead waits between tricks while a connected human may take (the
+        room's ``take_window`` option, docs/web.md "Takes")."""
+        return float(self.config.get("take_window", TAKE_WINDOW))
 
     def take_window(self) -> bool:
         """Whether the deal is between tricks under the ``interject`` protocol, when any active

@@ -1,6 +1,7 @@
 """The clocks of a room, in one place: the planner run after every command (:meth:`Timers.schedule`:
 a bot's move, the bots' takes, a human's turn timer, the next deal of a room without a host),
-the absence timer of a seat whose player left, the idle sweep, and a lead held in a take window.
+the absence timer of a seat whose player left, the idle sweep, a lead held in a take window,
+and the take window a bot's lead waits for while a connected human may take (``take_window``).
 
 Owns: those timers (their tasks live on the :class:`~.handles.RoomHandle`). Imports
 :mod:`.errors`, :mod:`.commands`, :mod:`.frames` and :mod:`.handles`; never :mod:`.service`.
@@ -38,15 +39,43 @@ class Timers:
 
     async def hold_lead(self, handle: RoomHandle, action: Any) -> None:
         """Hold a human's move made in a take window (a lead; a take is never held) until the
-        window has lasted the bot delay, as a bot's lead would: whoever leads, the others have
-        the same time to take (docs/web.md "Takes"). A take made meanwhile moves the room on,
-        and the held move is then refused as stale."""
+        window has lasted the bot delay, as a bot's lead would: whoever leads, the bots have
+        the same time to take (docs/web.md "Takes"). A human's lead is not held for the
+        room's ``take_window`` (that is the time a bot's lead waits for people): their own lead
+        ends it. A take made meanwhile moves the room on, and the held move is then refused as
+        stale."""
         window = handle.window
         if window is None or window[0] != handle.room.version or action == "take":
             return
         wait = window[1] + self.service.bot_delay - self.service.timer()
         if wait > 0:
             await self.service.sleep(wait)
+
+    def take_left(self, handle: RoomHandle, version: int | None = None) -> float | None:
+        """Seconds left of the take window a bot's lead waits for (a connected human may take),
+        at ``version`` (the room's by default), or ``None`` when there is none (public: who may
+        take and who leads are)."""
+        version = handle.room.version if version is None else version
+        window = handle.window
+        if handle.window_ends is None or window is None or window[0] != version or handle.room.version != version:
+            return None
+        return round(max(0.0, handle.window_ends - self.service.timer()), 3)
+
+    def people_may_take(self, handle: RoomHandle) -> bool:
+        """Whether the take window now waits for people: a bot leads (or plays the leader's
+        seat), a connected human played by no bot may take, bots are paced (``bot_delay`` above
+        0) and the deal is not being finished (no window otherwise: bot-only rooms, rooms
+        without takes and a human's own lead lose no time)."""
+        room = handle.room
+        seat = room.to_act()
+        if seat is None or not room.seats[seat].bot_controlled or self.service.bot_delay <= 0:
+            return False
+        if self.service.bots.fast(handle) or room.take_time <= 0:
+            return False
+        connected = handle.connected()
+        return any(
+            room.seats[s].kind == "human" and not room.seats[s].bot_playing and s in connected for s in room.takers()
+        )
 
     def turn_left(self, handle: RoomHandle) -> float | None:
         """Seconds left of the turn timer of the human to act (public: whose turn it is is), or ``None``."""
@@ -93,18 +122,23 @@ class Timers:
 
     def plan_takes(self, handle: RoomHandle) -> None:
         """In a take window (interject protocol, R-P-TAKE): note when it opened (a human's lead
-        waits the bot delay from then, :meth:`hold_lead`), and plan the takes of the bots not to
-        act, announced at :data:`TAKE_MOMENT` of the bot delay, whatever they decided (the bot to
-        act decides with its move). Each take is the decision of the room's bot (its level's:
+        waits the bot delay from then, :meth:`hold_lead`) and, when people may take
+        (:meth:`people_may_take`), when a bot's lead may end it (the room's ``take_window``
+        after it opened, at least the bot delay), and plan the takes of the bots not to act,
+        announced at :data:`TAKE_MOMENT` of the bot delay, whatever they decided (the bot to act
+        decides with its move). Each take is the decision of the room's bot (its level's:
         :func:`~.handles.room_bot`), as its moves are: a bot that does not search decides now; a
         searching one searches as for a move (:meth:`~.bots.Bots.decide_take`)."""
         room = handle.room
         version = room.version
         if not room.take_window():
-            handle.window = None
+            handle.window, handle.window_ends = None, None
             return
         if handle.window is None or handle.window[0] != version:
             handle.window = (version, self.service.timer())
+            handle.window_ends = None
+            if self.people_may_take(handle):  # decided once, when it opens
+                handle.window_ends = handle.window[1] + max(self.service.bot_delay, handle.room.take_time)
         if handle.takes_key == version:
             return
         for task in handle.take_tasks:

@@ -26,7 +26,7 @@ import { t, loadLang, initialLang, pickLang, currentLang, LANGUAGES } from "./i1
 import { api, tokenKey, hostKey, RoomSocket } from "./net.js";
 import { renderLobby } from "./lobby.js";
 import { TableView, seatName } from "./table.js";
-import { soundButton } from "./motion.js";
+import { soundButton, speedSelect } from "./motion.js";
 import { renderReplay, renderLearn } from "./learn.js";
 
 const S = {
@@ -77,6 +77,7 @@ function renderHeader() {
         ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
         : null,
       S.code ? soundButton() : null,
+      S.code ? speedSelect() : null,
       h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
         "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
       lang));
@@ -110,10 +111,16 @@ async function loadRules() {
   for (const [k, v] of Object.entries(rules)) if (!["profile", "players", "options", "bot_level", "name", "deals"].includes(k)) options[k] = v;
   const query = new URLSearchParams({ profile, options: JSON.stringify(options) });
   const body = h("div", { class: "rules-text" }, t("Loading…"));
+  // A room with takes between tricks (interject): its take window (docs/web.md "Takes").
+  const config = (S.code && S.room && S.room.config) || null;
+  const interject = rules.take_protocol === "interject" || (config && config.options && config.options.take_protocol === "interject");
+  const takeNote = config && interject && rules.takes !== "off" ? h("p", { class: "hint", "data-testid": "take-window-rule" },
+    t("Take window: between tricks, while you may take, a bot's lead waits {s} s (the countdown on the take control); your own lead ends it.",
+      { s: config.take_window ?? 2.5 })) : null;
   fill(rulesPanel,
     h("div", { class: "rules-head" }, h("h2", { id: "rules-title" }, t("Rules")),
       h("button", { type: "button", class: "ghost", onclick: toggleRules, "aria-label": t("Close the rules") }, "✕")),
-    body);
+    takeNote, body);
   let data;
   try {
     const r = await fetch(`/api/rules/${currentLang()}?${query}`);
@@ -268,6 +275,10 @@ function onMessage(msg) {
   if ("turn_ends_in" in msg && !(msg.type === "update" && S.version !== null && msg.version < S.version)) {
     S.turnEnds = msg.turn_ends_in === null ? null : Date.now() / 1000 + msg.turn_ends_in;  // the turn timer (docs/web.md)
   }
+  if ("take_ends_in" in msg && !(msg.type === "update" && S.version !== null && msg.version < S.version)) {
+    // the take window a bot's lead waits for (docs/web.md "Takes"): its countdown on the take control
+    S.takeEnds = msg.take_ends_in === null ? null : performance.now() / 1000 + msg.take_ends_in;
+  }
   switch (msg.type) {
     case "welcome":
     case "sync":
@@ -312,6 +323,7 @@ function onMessage(msg) {
         S.log.push({ text: t("Deal {k} of {n}", { k: msg.room.deal_index + 1, n }), heading: true });
       }
       pushLog(msg.log);
+      firedTake(msg.events);
       S.pending = false;
       S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
@@ -392,8 +404,21 @@ function takeIfArmed() {
   if (v.outcome || (S.seat !== null && v.got_away[S.seat])) { S.armedTake = false; return; }
   if (v.decision === "play" && !v.trick.length && v.legal_actions.includes("take")) {
     S.armedTake = false;
+    S.armedFired = true;
     localStorage.setItem("getaway-take-explained", "1");
     sendAct("take");
+  }
+}
+
+/** The narration says when an armed take fired: "You took B's hand" (the take event of our seat). */
+function firedTake(events) {
+  if (!S.armedFired) return;
+  for (const e of events || []) {
+    if (e.kind === "take" && e.seat === S.seat && e.other !== undefined) {
+      S.armedFired = false;
+      const name = seatName(S.room, e.other);
+      S.log.push({ text: t("Your armed take fired: you took {name}'s hand.", { name }), fired: true });
+    }
   }
 }
 

@@ -12,6 +12,31 @@ import { cardBack } from "./cards.js";
 
 export const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
+// The player's pace (issue 24): relaxed, normal or fast, kept in this browser. It scales how
+// long a finished trick lingers on the table and the animations; the bots' delays are the
+// server's, the same for everyone in a room (docs/web.md "Pace").
+const SPEED_KEY = "getaway.speed";
+export const SPEEDS = { relaxed: 1.6, normal: 1, fast: 0.6 };
+
+/** The player's speed: "relaxed", "normal" (the default) or "fast". */
+export function speedName() {
+  const v = localStorage.getItem(SPEED_KEY);
+  return Object.hasOwn(SPEEDS, v) ? v : "normal";
+}
+
+/** The factor the player's speed puts on the page's times (1.6, 1 or 0.6). */
+export const pace = () => SPEEDS[speedName()];
+
+/** The header's speed control (a select), remembered in localStorage. */
+export function speedSelect() {
+  const names = { relaxed: t("Relaxed"), normal: t("Normal pace"), fast: t("Fast") };
+  const sel = h("select", { class: "speed", "data-testid": "speed", "aria-label": t("Speed"), title: t("Speed") },
+    Object.keys(SPEEDS).map((k) => h("option", { value: k }, names[k])));
+  sel.value = speedName();
+  sel.addEventListener("change", () => localStorage.setItem(SPEED_KEY, sel.value));
+  return sel;
+}
+
 const EASE = "cubic-bezier(.2, .7, .3, 1)";
 let layer = null;
 
@@ -34,9 +59,10 @@ export function slideIn(el, from, { duration = 340, delay = 0 } = {}) {
   const [fx, fy] = centre(from);
   const [tx, ty] = centre(to);
   const scale = Math.max(0.5, Math.min(1.5, from.width / to.width));
+  const k = pace();
   return el.animate(
     [{ transform: `translate(${fx - tx}px, ${fy - ty}px) scale(${scale})`, opacity: 0.7 }, { transform: "none", opacity: 1 }],
-    { duration, delay, easing: EASE, fill: "backwards" });
+    { duration: duration * k, delay: delay * k, easing: EASE, fill: "backwards" });
 }
 
 /** Fly copies of `els` (cards on the table) to the rectangle `to` (the waste pile, a seat box, the
@@ -46,6 +72,7 @@ export function flyAway(els, to, { delay = 0, duration = 480, onStart } = {}) {
   if (reducedMotion() || !to || !els.length) return [];
   const [tx, ty] = centre(to);
   const anims = [];
+  const k = pace();
   els.forEach((el, i) => {
     const r = el.getBoundingClientRect();
     if (!r.width) return;
@@ -57,7 +84,7 @@ export function flyAway(els, to, { delay = 0, duration = 480, onStart } = {}) {
     const [fx, fy] = centre(r);
     const a = copy.animate(
       [{ transform: "none", opacity: 1 }, { transform: `translate(${tx - fx}px, ${ty - fy}px) scale(.45)`, opacity: 0.15 }],
-      { duration, delay: delay + i * 40, easing: "ease-in", fill: "both" });
+      { duration: duration * k, delay: (delay + i * 40) * k, easing: "ease-in", fill: "both" });
     a.finished.catch(() => {}).finally(() => copy.remove());
     anims.push(a);
   });
@@ -71,6 +98,7 @@ export function moveBacks(from, to, count, { size } = {}) {
   const [fx, fy] = centre(from);
   const [tx, ty] = centre(to);
   const anims = [];
+  const k = pace();
   for (let i = 0; i < Math.min(6, Math.max(1, count)); i++) {
     const back = cardBack({ class: "face back flying" });
     const w = size ? size.width : 40;
@@ -79,7 +107,7 @@ export function moveBacks(from, to, count, { size } = {}) {
     flyLayer().append(back);
     const a = back.animate(
       [{ transform: "none", opacity: 0.9 }, { transform: `translate(${tx - fx}px, ${ty - fy}px) rotate(${(i - 2) * 6}deg)`, opacity: 1 }],
-      { duration: 560, delay: i * 60, easing: EASE, fill: "both" });
+      { duration: 560 * k, delay: i * 60 * k, easing: EASE, fill: "both" });
     a.finished.catch(() => {}).finally(() => back.remove());
     anims.push(a);
   }

@@ -6,7 +6,7 @@ import { h, fill } from "./dom.js";
 import { t, cardName, suitIndex, rankValue } from "./i18n.js";
 import { tableFromHistory } from "./trick.js";
 import { cardFace, cardBack } from "./cards.js";
-import { reducedMotion, slideIn, flyAway, moveBacks, turnCue } from "./motion.js";
+import { reducedMotion, slideIn, flyAway, moveBacks, turnCue, pace } from "./motion.js";
 import { ChatView } from "./chat.js";
 
 export { cardFace };
@@ -23,6 +23,9 @@ export const BOT_MARK = "\u{1F916}";
 const TAKE_EXPLAINED = "getaway-take-explained";
 /** The turn timer's countdown shows in its last seconds. */
 const COUNTDOWN = 10;
+/** How long a finished trick stays on the table before it is swept away (ms, at the normal
+ * speed; the player's speed scales it: motion.js `pace`). */
+export const LINGER = 1300;
 
 export function seatName(room, seat) {
   const s = room && room.seats && room.seats[seat];
@@ -286,8 +289,21 @@ export class TableView {
       delete this.trick.dataset.settled;
       delete this.trick.dataset.skey;
     }
+    // The last trick settled, looked at again: who played what (the pile's "Last trick" button).
+    const lastTrick = last && last.items.some((it) => it.card) ? last : null;
+    if (!lastTrick) this.showLast = false;
+    const peek = lastTrick ? h("button", { type: "button", class: "ghost last-trick", "data-testid": "last-trick",
+      "aria-expanded": String(!!this.showLast), "aria-controls": "last-trick-view", onclick: (e) => {
+        this.showLast = !this.showLast;
+        e.currentTarget.setAttribute("aria-expanded", String(this.showLast));
+        const v = this.pile.querySelector(".last-trick-view");
+        if (v) v.hidden = !this.showLast;
+      } }, t("Last trick")) : null;
+    const shown = lastTrick ? h("ul", { class: "last-trick-view", id: "last-trick-view", "data-testid": "last-trick-view", hidden: !this.showLast },
+      lastTrick.items.filter((it) => it.card).map((it) => h("li", { "data-seat": it.seat ?? "" },
+        h("span", { class: "who" }, it.seat === null || it.seat === undefined ? "" : seatName(room, it.seat)), cardText(it.card)))) : null;
     fill(this.pile, view.waste_size ? cardBack({ class: "face back mini", "data-testid": "waste-back" }) : null,
-      h("span", {}, t("waste pile: {n}", { n: view.waste_size })));
+      h("span", {}, t("waste pile: {n}", { n: view.waste_size })), peek, shown);
   }
 
   /** Where a card just played comes from: the player's hand card (still shown: the hand is
@@ -325,7 +341,7 @@ export class TableView {
     if (m.sweep) {
       clearTimeout(this.sweepTimer);
       const key = m.sweep;
-      this.sweepTimer = setTimeout(() => { if (this.trick.dataset.skey === key) this.sweep(); }, 520 + m.fresh.length * 60);
+      this.sweepTimer = setTimeout(() => { if (this.trick.dataset.skey === key) this.sweep(); }, LINGER * pace() + m.fresh.length * 60);
     }
     const size = this.hand.firstChild ? this.hand.firstChild.getBoundingClientRect() : null;
     for (const e of events) {
@@ -425,12 +441,21 @@ export class TableView {
     } else if (interject && legal.has("take")) {
       // Between tricks: a secondary control (docs/web.md "Takes"), explained once.
       btns.push(h("button", { type: "button", class: "secondary take-hand", "data-testid": "take-hand", "aria-describedby": "take-explain",
-        onclick: () => { localStorage.setItem(TAKE_EXPLAINED, "1"); this.act("take"); } }, t("Take {name}'s hand", { name: who })));
+        onclick: () => { localStorage.setItem(TAKE_EXPLAINED, "1"); this.act("take"); } }, t("Take {name}'s hand", { name: who }),
+      // the window a bot's lead waits for (take_ends_in): its countdown, a bar and seconds
+      S.takeEnds ? h("span", { class: "take-countdown", "data-testid": "take-countdown", "aria-hidden": "true" },
+        h("span", { class: "take-bar" }), h("span", { class: "take-left" })) : null));
       if (!localStorage.getItem(TAKE_EXPLAINED)) {
         btns.push(h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain" },
           t("Their cards join yours and they get away: take only when it helps you.")));
       }
-    } else if (interject && view.trick.length) {
+    } else if (interject && view.trick.length && S.armedTake) {
+      // An armed take: a standing badge with its cancel, until it fires.
+      btns.push(h("span", { class: "badge armed-take", "data-testid": "armed-take", role: "status" }, t("Take armed"), " ",
+        h("button", { type: "button", class: "ghost cancel-take", "data-testid": "cancel-take", title: t("Cancel the armed take"),
+          "aria-label": t("Cancel the armed take"), onclick: () => this.actions.armTake(false) }, "✕")));
+    }
+    if (interject && view.trick.length) {
       // During a trick: arm a take for the next chance (after this trick, before the lead).
       btns.push(h("button", { type: "button", class: `secondary arm-take${S.armedTake ? " armed" : ""}`, "data-testid": "arm-take",
         "aria-pressed": String(!!S.armedTake), onclick: () => this.actions.armTake(!S.armedTake) },
@@ -451,10 +476,16 @@ export class TableView {
         onclick: () => this.actions.hint() }, t("Hint")));
     }
     for (const b of btns) if (S.pending && b.tagName === "BUTTON") b.disabled = true;
+
     // Keep keyboard focus on the same button across updates.
     const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
     fill(this.buttons, btns);
     if (focused) { const b = this.buttons.querySelector(`[data-testid="${focused}"]`); if (b) b.focus(); }
+    if (S.takeEnds !== this.takeEnds) {
+      this.takeEnds = S.takeEnds;
+      this.takeTotal = S.takeEnds ? Math.max(0.1, S.takeEnds - performance.now() / 1000) : null;
+    }
+    this.tickTake();
   }
 
   renderHand(S) {
@@ -689,6 +720,19 @@ export class TableView {
   tick() {
     for (const el of this.seats.querySelectorAll("[data-deadline]")) el.textContent = awayText(Number(el.dataset.deadline) || null);
     this.tickCountdown();
+  }
+
+  /** The take window's countdown on the take control (docs/web.md "Takes"): a bar that shrinks
+   * and the seconds left, redrawn every 100 ms until the window ends. */
+  tickTake() {
+    const el = this.buttons.querySelector('[data-testid="take-countdown"]');
+    clearTimeout(this.takeTimer);
+    if (!el || !this.takeEnds) return;
+    const left = Math.max(0, this.takeEnds - performance.now() / 1000);
+    el.dataset.left = left.toFixed(1);
+    el.querySelector(".take-bar").style.width = `${Math.min(100, (100 * left) / this.takeTotal).toFixed(1)}%`;
+    el.querySelector(".take-left").textContent = t("{s} s", { s: left.toFixed(1) });
+    if (left > 0) this.takeTimer = setTimeout(() => this.tickTake(), 100);
   }
 
   /** The turn timer's countdown, shown in its last 10 s (docs/web.md "Turn timer"). */

@@ -1,0 +1,166 @@
+"""The take window (issue 24, item 1) on the server: between tricks, while a connected human may
+take, a bot's lead waits the room's ``take_window`` (default 2.5 s) and ``take_ends_in`` tells the
+page when it ends; no window when no human can take (bot-only rooms, takes off, the human gone),
+and a human's own lead ends it. The browser side is in tests/test_web_window_e2e.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from getaway.core.events import TAKE
+from getaway.web.protocol.http import CreateRoom
+from getaway.web.rooms import MAX_TAKE_WINDOW, MIN_TAKE_WINDOW, TAKE_WINDOW, RoomError, RoomService, check_config
+from getaway.web.store import Store
+
+pytestmark = pytest.mark.timeout(60)
+
+PUNJAB = {"profile": "punjab", "players": 3, "deals": 1, "bot_level": "easy"}
+
+
+class FakeClock:
+    """A monotonic clock that moves only when something sleeps on it."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.t += seconds
+        await asyncio.sleep(0)
+
+
+class FirstBot:
+    """Plays its first legal action that is not a take (never takes)."""
+
+    name = "first"
+
+    def act(self, view, legal, rng):
+        return next((a for a in legal if a is not TAKE), legal[0])
+
+
+def _messages(conn) -> list[dict[str, Any]]:
+    out = []
+    while not conn.outbox.empty():
+        text = conn.outbox.get_nowait()
+        if text is not None:
+            out.append(json.loads(text))
+    return out
+
+
+async def _play(config: dict[str, Any], *, human: bool = True, leave: bool = False) -> dict[str, Any]:
+    """Play one deal (the human, seat 0, plays its first legal card at once and never takes);
+    return the bots' leads made in a take window (seconds after it opened, whether the human
+    could take then), the human's leads (seconds held) and every ``take_ends_in`` sent."""
+    clock = FakeClock()
+    service = RoomService(Store("sqlite://"), bot_delay=0.7, grace=0.01, timer=clock.now, sleep=clock.sleep)
+    await service.start()
+    try:
+        answer = await service.create(dict(PUNJAB, **config), "Asha" if human else None)
+        handle = service.rooms[answer["code"]]
+        handle.bot = FirstBot()
+        # no turn timer: on the fake clock its 45 s would pass at the first bot's sleep
+        service.timers.plan_turn_timer = lambda handle: None  # type: ignore[method-assign]
+        conn = None
+        if human:
+            conn = await service.attach(handle, {"type": "hello", "token": answer["token"]})
+        bot_leads: list[tuple[float, bool]] = []
+        original = service.submit
+
+        async def submit(h, job):
+            window, room = h.window, h.room
+            if job.kind == "act" and job.payload.get("bot") and window and window[0] == room.version:
+                could = 0 in room.takers() and not room.seats[0].bot_playing and 0 in h.connected()
+                bot_leads.append((round(service.timer() - window[1], 9), could))
+            return await original(h, job)
+
+        service.submit = submit  # type: ignore[method-assign]
+        if leave and conn is not None:  # the human's socket closed before the deal
+            await service.detach(handle, conn)
+            conn = None
+        await service.start_match(answer["code"], answer["host_token"])
+        sent: list[float | None] = []
+        human_leads: list[float] = []
+        deadline = time.monotonic() + 30
+        while handle.room.status == "playing":
+            assert time.monotonic() < deadline, "the deal did not end"
+            if conn is not None:
+                sent += [m.get("take_ends_in") for m in _messages(conn) if m["type"] in ("welcome", "update")]
+            room = handle.room
+            if conn is not None and room.to_act() == 0 and not room.seats[0].bot_playing:
+                view = room.view(0)
+                card = next(a for a in view.legal_actions if a is not TAKE)
+                opened = handle.window[1] if room.take_window() and handle.window else None
+                left = service.timers.take_left(handle)
+                await service.message(handle, conn, {"type": "act", "action": str(card), "version": room.version})
+                if opened is not None:
+                    human_leads.append(round(clock.now() - opened, 9))
+                    assert left is None  # a human's own lead: no window sent to wait for
+            else:
+                await asyncio.sleep(0.001)
+        if conn is not None:
+            sent += [m.get("take_ends_in") for m in _messages(conn) if m["type"] in ("welcome", "update")]
+        return {"bot_leads": bot_leads, "human_leads": human_leads, "sent": sent}
+    finally:
+        await service.stop()
+
+
+def test_a_bots_lead_waits_the_take_window_while_a_connected_human_may_take():
+    got = asyncio.run(_play({}))
+    waited = [t for t, could in got["bot_leads"] if could]
+    assert waited and set(waited) == {TAKE_WINDOW}, got["bot_leads"]  # exactly the window, not the bot delay
+    assert TAKE_WINDOW in got["sent"]  # the page is told when it opens
+    assert None in got["sent"]  # and that it is over (outside windows)
+
+
+def test_the_take_window_is_a_room_option():
+    got = asyncio.run(_play({"take_window": 1.5}))
+    waited = [t for t, could in got["bot_leads"] if could]
+    assert waited and set(waited) == {1.5}, got["bot_leads"]
+    assert 1.5 in got["sent"]
+    short = asyncio.run(_play({"take_window": 0.2}))  # below the bot delay: the bot delay stands
+    assert {t for t, could in short["bot_leads"] if could} == {0.7}, short["bot_leads"]
+
+
+def test_a_humans_own_lead_ends_the_window():
+    """The human due to lead is held the bot delay only (the bots' fixed moment), not the window."""
+    for _ in range(8):  # deals where we never win a trick give no lead of ours: play another
+        got = asyncio.run(_play({}))
+        if got["human_leads"]:
+            break
+    held = got["human_leads"]
+    assert held and all(t >= 0.7 for t in held), held  # the bots' moment stands
+    # (the fake clock is shared: another task's sleep of the bot delay may add to a hold; the
+    # window would hold each lead exactly TAKE_WINDOW)
+    assert min(held) == 0.7 and TAKE_WINDOW not in held, held
+
+
+def test_no_window_when_no_human_can_take():
+    off = asyncio.run(_play({"options": {"takes": "off"}}))
+    assert not off["bot_leads"] and set(off["sent"]) == {None}  # takes off: no take window at all
+    bots = asyncio.run(_play({}, human=False))
+    assert bots["bot_leads"] and {t for t, _ in bots["bot_leads"]} == {0.7}  # bot-only: the bot delay
+    gone = asyncio.run(_play({}, leave=True))
+    assert gone["bot_leads"] and {t for t, _ in gone["bot_leads"]} == {0.7}  # the human left: no wait
+
+
+def test_the_take_window_option_is_checked():
+    config, _ = check_config(dict(PUNJAB))
+    assert "take_window" not in config  # the default is not stored
+    for good in (MIN_TAKE_WINDOW, 1, 3.5, MAX_TAKE_WINDOW):
+        config, _ = check_config(dict(PUNJAB, take_window=good))
+        assert config.get("take_window", TAKE_WINDOW) == good
+        assert CreateRoom(take_window=good).take_window == good
+    for bad in (-0.5, MAX_TAKE_WINDOW + 0.5, "2", True, None):
+        with pytest.raises(RoomError) as info:
+            check_config(dict(PUNJAB, take_window=bad))
+        assert info.value.code == "bad_message" and "take_window" in str(info.value)
+        with pytest.raises(ValidationError):
+            CreateRoom(take_window=bad)
