@@ -229,50 +229,21 @@ def test_the_save_question_understands_the_language(tmp_path, lang, answer):
     assert (tmp_path / "getaway-save.json").exists()
 
 
-def _until_poll(then):
-    """Answers: the first legal card until the take question, then ``then`` (a list)."""
-    queue = list(then)
-
-    def answer(game: TerminalGame) -> str:
-        view = player_view(game.match.deal, 0)
-        if view.decision == "take" and queue:
-            item = queue.pop(0)
-            if item is EOFError:
-                raise EOFError
-            return item
-        if view.decision == "take":
-            return ""
-        return _first_card(game)
-
-    return answer
-
-
-def test_the_take_question(tmp_path):
-    answer = _until_poll(["garbage", "qs", "3", "pass"])
-    game, out, prompts = _game([answer] * 200 + ["quit", "no"], tmp_path)
+def test_the_take_key_arms_and_cancels_and_no_take_question_is_asked(tmp_path):
+    """The take is offered by a key between tricks, not by a question (issue 24, item 7): ``t``
+    arms it and ``t`` again cancels it (said in the footer), a word that is no card nor command is
+    still refused as one, and no prompt ever asks to take or pass."""
+    game, out, prompts = _game(["t", "t", "garbage", *([_first_card] * 200), "quit", "no"], tmp_path)
     try:
         game.run()
     finally:
         use(None)
     text = out.getvalue()
-    assert any("Enter = pass" in p for p in prompts), "no take question in this deal"
-    assert "'garbage' is not an answer here: type take or pass (Enter = pass)." in text
-    assert "'qs' is not an answer here" in text and "'3' is not an answer here" in text
-    assert "is not a card or a command" not in text
-    assert "A to take or pass" in text  # the header says who is asked
-
-
-def test_ctrl_d_at_the_take_question_offers_to_save(tmp_path):
-    answer = _until_poll([EOFError])
-    game, out, prompts = _game([answer] * 200, tmp_path)
-    asked = game.ask
-    game.ask = lambda prompt: "y" if prompt.startswith("Save the game") else asked(prompt)
-    try:
-        assert game.run() == 0
-    finally:
-        use(None)
-    assert "Enter = pass" in prompts[-1]
-    assert (tmp_path / "getaway-save.json").exists() and "Goodbye." in out.getvalue()
+    assert "Take armed: you take B's hand before the next trick (t again cancels)." in text
+    assert "Take cancelled." in text
+    assert "'garbage' is not a card or a command" in text
+    assert "t = take B's hand before the next trick" in text
+    assert not any("Enter = pass" in p or "take or pass" in p for p in prompts)
 
 
 def test_ctrl_d_between_deals_offers_to_save(tmp_path):
