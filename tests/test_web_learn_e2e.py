@@ -90,6 +90,8 @@ def test_the_replay_viewer_steps_through_a_dropped_record(new_page, tmp_path):
     page.wait_for_function("() => document.querySelector('[data-testid=replay-hands]')?.hidden")
     hand = page.locator('[data-testid="hand-card"]').evaluate_all("els => els.map(e => e.dataset.card)")
     assert hand and len(hand) < 13
+    # a replay has no socket to chat on: no quick-chat button (it threw "this.say is not a function")
+    assert not page.get_by_test_id("chat-button").is_visible()
     _shot(page, "learn-replay.png")
 
 

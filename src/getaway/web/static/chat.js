@@ -36,7 +36,8 @@ export class ChatView {
     this.seatsEl = seatsEl;
     this.meEl = meEl;
     const seated = S.seat !== null && S.seat !== undefined;
-    this.el.hidden = !seated || !chatKeys().length;
+    // no chat where no socket can carry it (a replay, a lesson: their tables have no `chat` action)
+    this.el.hidden = !seated || !chatKeys().length || typeof this.say !== "function";
     if (this.el.hidden) this.toggle(false);
     this.place();
   }
