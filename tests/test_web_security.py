@@ -25,7 +25,7 @@ CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]|Jk")
 ALLOWED_KEYS = {
     # messages
     "type", "seat", "host", "room", "view", "version", "log", "events", "history_length", "code", "message",
-    "deadline", "illegal", "text", "turn_ends_in",
+    "deadline", "illegal", "text", "turn_ends_in", "take_ends_in", "phrase",
     # room
     "status", "config", "seats", "deal_index", "deals", "standings",
     "profile", "players", "options", "bot_level", "public", "turn_time", "name", "kind", "connected",
