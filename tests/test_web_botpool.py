@@ -175,7 +175,7 @@ def test_a_killed_worker_process_does_not_stop_the_room():
     assert status == "finished"
     assert stats["fallback:crash"] >= 1 and stats["rebuilds"] == 1
     assert after and set(after).isdisjoint(before)  # new workers
-    # the searches after the crash ran in the new worker (how many depends on the machine's load: 6 against 1 fallback once)
+    # the searches after the crash ran in the new worker (how many: the machine's load decides)
     assert stats["searches"] > stats["fallbacks"] + 1
 
 
