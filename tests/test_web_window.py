@@ -6,7 +6,6 @@ and a human's own lead ends it. The browser side is in tests/test_web_window_e2e
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
@@ -17,42 +16,15 @@ from getaway.core.events import TAKE
 from getaway.web.protocol.http import CreateRoom
 from getaway.web.rooms import MAX_TAKE_WINDOW, MIN_TAKE_WINDOW, TAKE_WINDOW, RoomError, RoomService, check_config
 from getaway.web.store import Store
+from test_web_play import (  # the fake clock, the bot and the outbox reader of the take tests
+    FakeClock,
+    FirstBot,
+    _messages,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
 PUNJAB = {"profile": "punjab", "players": 3, "deals": 1, "bot_level": "easy"}
-
-
-class FakeClock:
-    """A monotonic clock that moves only when something sleeps on it."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def now(self) -> float:
-        return self.t
-
-    async def sleep(self, seconds: float) -> None:
-        self.t += seconds
-        await asyncio.sleep(0)
-
-
-class FirstBot:
-    """Plays its first legal action that is not a take (never takes)."""
-
-    name = "first"
-
-    def act(self, view, legal, rng):
-        return next((a for a in legal if a is not TAKE), legal[0])
-
-
-def _messages(conn) -> list[dict[str, Any]]:
-    out = []
-    while not conn.outbox.empty():
-        text = conn.outbox.get_nowait()
-        if text is not None:
-            out.append(json.loads(text))
-    return out
 
 
 async def _play(config: dict[str, Any], *, human: bool = True, leave: bool = False) -> dict[str, Any]:
