@@ -136,6 +136,29 @@ class ServeSettings(BaseSettings):
     burst: int = _setting(40, N_("Messages a socket may send in a burst."), option="--message-burst", ge=1)
     sockets_per_address: int = _setting(20, N_("Open sockets per client address."), ge=1)
     hello_timeout: float = _setting(5.0, N_("Seconds a socket may stay open before it says hello."), ge=0.1)
+    request_timeout: float = _setting(
+        5.0,
+        N_(
+            "Seconds a connection has to send a whole request (line, headers, body) from its first byte: "
+            "then it is closed (serve only)."
+        ),
+        ge=0.1,
+    )
+    incomplete_per_address: int = _setting(
+        16,
+        N_(
+            "Connections from one client address that may be sending a request at once; one more is refused "
+            "(429) at once (serve only; the --forwarded-allow-ips proxies are not counted)."
+        ),
+        ge=1,
+    )
+    max_connections: int = _setting(
+        2000,
+        N_(
+            "Connections (HTTP and WebSocket) the server holds at once; one more is refused (503) at once (serve only)."
+        ),
+        ge=1,
+    )
     rate_limit_storage: str = _setting(
         "memory://", N_("Where the rate limits count (a storage URI of the limits library)."), metavar="URL"
     )
