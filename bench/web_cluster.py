@@ -44,8 +44,9 @@ redis-server, nginx and the load generator (percent of one core, from /proc), Re
 The load generator is one asyncio process (one socket per room) on the same machine, its
 latencies include its own delays. The limits the bench raises (every client is 127.0.0.1;
 people never come from one address): ``--rooms-per-minute``, ``--message-rate``/``--message-burst``,
-``--sockets-per-address``, ``--reads-per-second``, ``--bot-rooms-per-address``/``--max-bot-rooms``
-(each client's room is played by 3 bots); nothing else is changed.
+``--sockets-per-address``, ``--incomplete-per-address``, ``--reads-per-second``,
+``--bot-rooms-per-address``/``--max-bot-rooms`` (each client's room is played by 3 bots), and the
+front's ``limit_conn``/``limit_req`` per address (left out); nothing else is changed.
 """
 
 from __future__ import annotations
@@ -208,6 +209,7 @@ def serve_options(rooms: int, redis_url: str, bot_delay: float, more: tuple[str,
         "--message-rate", "1000000",
         "--message-burst", "1000000",
         "--sockets-per-address", many,
+        "--incomplete-per-address", many,
         "--reads-per-second", "1000000",
         "--bot-rooms-per-address", many,
         "--max-bot-rooms", many,
@@ -315,7 +317,8 @@ def run(
                 servers.append(ServerProcess(tmp, *options, database=database, name=f"serve{processes}-{i}"))
             upstream = [f"127.0.0.1:{s.port}" for s in servers]
             (tmp / f"front{processes}").mkdir()
-            with running_front(tmp / f"front{processes}", upstream, connections=4 * rooms + 256) as base:
+            front = running_front(tmp / f"front{processes}", upstream, connections=4 * rooms + 256, per_address=False)
+            with front as base:
                 pids = {f"serve {i}": s.proc.pid for i, s in enumerate(servers)}
                 pids.update(_service_pids(redis_url, tmp / f"front{processes}"))
                 pids[SELF] = os.getpid()  # its children are the servers: counted without them

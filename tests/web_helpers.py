@@ -346,17 +346,24 @@ def shipped_nginx_limit(directive: str) -> int:
     return int(found[0])
 
 
-def front_command(prefix: Path, port: int, upstream: str, connections: int | None = None) -> list[str]:
+def front_command(
+    prefix: Path, port: int, upstream: str, connections: int | None = None, per_address: bool = True
+) -> list[str]:
     """Write a main nginx file in ``prefix`` (pid, logs and temporary files there too, ``daemon
     off;``, ``connections`` per worker, by default the repo's :data:`NGINX_MAIN`'s
     ``worker_connections``, and its ``worker_rlimit_nofile``: each proxied socket takes two) that
     includes the repo's site (:data:`NGINX_SITE`) as it is but for its ``listen`` line
     (``127.0.0.1:port``), with ``upstream`` as the site's ``getaway-upstream.conf``; returns the
-    command that runs nginx on it (add ``-t`` to only check it)."""
+    command that runs nginx on it (add ``-t`` to only check it). ``per_address=False``: the
+    site's ``limit_conn`` and ``limit_req`` lines left out (a load bench whose every client is
+    127.0.0.1)."""
     assert NGINX is not None, "nginx is missing"
     prefix.mkdir(exist_ok=True)
     site = NGINX_SITE.read_text()
     assert site.count("listen 8080;") == 1, "deploy/nginx/getaway.conf: expected one `listen 8080;` line"
+    if not per_address:
+        site, count = re.subn(r"^(\s*)(limit_conn|limit_req) ", r"\1# \2 ", site, flags=re.MULTILINE)
+        assert count >= 2, "deploy/nginx/getaway.conf: expected its limit_conn and limit_req lines"
     (prefix / "getaway.conf").write_text(site.replace("listen 8080;", f"listen 127.0.0.1:{port};"))
     (prefix / "getaway-upstream.conf").write_text(upstream)
     if connections is None:
@@ -376,15 +383,15 @@ def front_command(prefix: Path, port: int, upstream: str, connections: int | Non
 
 
 @contextlib.contextmanager
-def running_front(tmp: Path, servers: list[str], connections: int | None = None):
+def running_front(tmp: Path, servers: list[str], connections: int | None = None, per_address: bool = True):
     """Run Debian's nginx as this user with the repo's site in front of ``servers`` (upstream
     ``server`` lines without the keyword and ``;``, e.g. ``"127.0.0.1:8001 max_fails=1
     fail_timeout=10s"``, ``"… backup"``) on a free loopback port, everything in ``tmp/nginx``
-    (:func:`front_command`, ``connections`` per nginx worker, by default the shipped number),
-    until the block ends; yields its base URL."""
+    (:func:`front_command`, ``connections`` per nginx worker, by default the shipped number;
+    ``per_address``), until the block ends; yields its base URL."""
     prefix = tmp / "nginx"
     port = free_port()
-    cmd = front_command(prefix, port, "".join(f"server {line};\n" for line in servers), connections)
+    cmd = front_command(prefix, port, "".join(f"server {line};\n" for line in servers), connections, per_address)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 10
