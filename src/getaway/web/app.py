@@ -77,7 +77,7 @@ def create_app(settings: ServeSettings | str | None = None, /, **overrides: Any)
         if config.redis_url:
             from .redis_broker import RedisBroker
 
-            broker = RedisBroker(config.redis_url)
+            broker = RedisBroker(config.redis_url, lease_ms=round(config.lease * 1000))
         service = RoomService(
             store,
             bot_delay=config.bot_delay,

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from .broker import (
     FORWARD_TIMEOUT,
     LEASE_MS,
+    OWNER_CHECK,
     SLOT_MS,
     Broker,
     BrokerDown,
@@ -27,6 +28,7 @@ from .broker import (
     NoOwner,
     OnNews,
     OnRequest,
+    OwnerGone,
     process_id,
     process_of,
 )
@@ -328,6 +330,17 @@ class RedisBroker(Broker):
         values = await self._call(self.redis.mget([f"{_PREFIX}lease:{code}" for code in codes]))
         return [process_of(value) for value in values]
 
+    async def listening(self, processes: Sequence[str]) -> list[bool]:
+        if not processes:
+            return []
+        # PUBSUB NUMSUB: a process hears its inbox as long as its connection lives (kill -9 ends it).
+        counts = dict(await self._call(self.redis.pubsub_numsub(*(self._inbox(p) for p in processes))))
+        return [int(counts.get(self._inbox(p), 0)) > 0 for p in processes]
+
+    async def lease_left(self, code: str) -> float | None:
+        left = int(await self._call(self.redis.pttl(f"{_PREFIX}lease:{code}")))
+        return None if left < 0 else left / 1000
+
     # -------------------------------------------------------------- slots
 
     async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
@@ -396,7 +409,16 @@ class RedisBroker(Broker):
             heard = await self._call(self.redis.publish(self._inbox(holder), json.dumps(message)))
             if not heard:  # the holder's connection is gone (a dead process): its lease will expire
                 raise NoOwner(code)
-            return await asyncio.wait_for(answer, timeout)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            while True:  # the answer, or the owner found gone (it heard the request: maybe applied)
+                wait = min(OWNER_CHECK, deadline - loop.time())
+                if wait <= 0:
+                    raise TimeoutError(f"no answer from the owner of room {code} in {timeout} s")
+                with contextlib.suppress(TimeoutError):
+                    return await asyncio.wait_for(asyncio.shield(answer), wait)
+                if not (await self.listening([holder]))[0]:
+                    raise OwnerGone(code)
         finally:
             self._waiting.pop(ask, None)
 

@@ -156,6 +156,16 @@ class ServeSettings(BaseSettings):
         metavar="URL",
         env=("GETAWAY_REDIS_URL", "REDIS_URL"),
     )
+    lease: float = _setting(
+        2.0,
+        N_(
+            "With many processes: seconds a room's lease lasts unless its owner renews it (four times a lease); "
+            "a dead owner's rooms are taken over as it runs out."
+        ),
+        option="--lease-seconds",
+        ge=0.3,
+        le=60,
+    )
     max_body: int = _setting(MAX_BODY, "Bytes of a request body (413 past them).", option=None, ge=1)
     default_lang: str | None = _setting(
         None,

@@ -181,6 +181,7 @@ class RoomHandle:
         self.hosting: set[str] = set()  # owner: the processes of ``remote`` with a seat-less host's socket
         self.reported: frozenset[int] = frozenset()  # mirror: the seats the owner says are connected
         self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
+        self.orphan: asyncio.Task[None] | None = None  # mirror: waiting for a dead owner's lease to run out
         self.listed: str | None = None  # owner: its entry in the cluster's lobby, as last put there
         self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after QUIET_BEATS)
 
