@@ -13,8 +13,11 @@ of 0 and the per-address limits raised: every client is 127.0.0.1). Each kill:
 
 1. a room of four (takes off, two humans, two easy bots) is made on process X, which owns it;
    the humans' sockets are on the two other processes (mirrors: every move is forwarded to X);
-2. the humans play random legal moves until one of them is to act, then that move is sent and,
-   0–30 ms later (so that X has applied it or not yet), X is killed with SIGKILL;
+2. the humans play random legal moves until one of them is to act, then that move is sent and
+   X killed with SIGKILL: every other kill 0–30 ms after the move was sent (X has applied it,
+   or logged it without telling anyone, or not yet), the others with X stopped first (SIGSTOP,
+   the move sent, 50 ms, SIGKILL: X's connection heard the move and X never read it, the worst
+   case: the new owner must apply it; timed from the SIGSTOP);
 3. measured: from the kill to the update that answers the move at its socket (``applied_s``),
    and to the first new version any socket sees (``first_update_s``); a refusal of the move
    (``server_error``) is counted and the move made again;
@@ -23,7 +26,8 @@ of 0 and the per-address limits raised: every client is 127.0.0.1). Each kill:
    once at its version (``lost``: missing, ``doubled``: twice), versions 1, 2, 3 … without a gap,
    each join once.
 
-Reported: median and max of both times, the refusals, lost and doubled, as JSON.
+Reported: median and max of both times (and of ``applied_s`` for each way of killing), the
+refusals, lost and doubled, as JSON.
 """
 
 from __future__ import annotations
@@ -66,7 +70,9 @@ class Serve:
         cmd += ["--redis-url", redis_url, "--bot-delay", "0", "--grace", "60", "--rooms-per-minute", "6000"]
         cmd += ["--sockets-per-address", "200", "--reads-per-second", "1000", "--bot-workers", "0", *more]
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
-        self.proc = subprocess.Popen(cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=self._log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=self._log, stderr=subprocess.STDOUT
+        )
         wait_ready(self.base, self.proc, self.log_path)
 
     def output(self) -> str:
@@ -80,6 +86,12 @@ class Serve:
         at = time.monotonic()
         os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait(10)
+        return at
+
+    def freeze(self) -> float:
+        """SIGSTOP (it does nothing more: its leases are no longer renewed); the monotonic time."""
+        at = time.monotonic()
+        os.kill(self.proc.pid, signal.SIGSTOP)
         return at
 
     def stop(self) -> None:
@@ -184,7 +196,9 @@ def _audit(database: str, code: str, acked: list[tuple[int, int, str]]) -> tuple
     finally:
         store.close()
     problems = [f"version {e.version} at position {i}" for i, e in enumerate(log, 1) if e.version != i]
-    human = [(e.version, e.payload["seat"], e.payload["action"]) for e in log if e.kind == "act" and not e.payload["bot"]]
+    human = [
+        (e.version, e.payload["seat"], e.payload["action"]) for e in log if e.kind == "act" and not e.payload["bot"]
+    ]
     lost = sum(human.count(move) == 0 for move in acked)
     doubled = sum(human.count(move) > 1 for move in acked)
     joins = [e.payload["name"] for e in log if e.kind == "join"]
@@ -192,9 +206,9 @@ def _audit(database: str, code: str, acked: list[tuple[int, int, str]]) -> tuple
     return lost, doubled, problems
 
 
-def one_kill(servers: list[Serve], owner: int, database: str, rng: random.Random) -> dict[str, Any]:
+def one_kill(servers: list[Serve], owner: int, database: str, rng: random.Random, frozen: bool) -> dict[str, Any]:
     """One room made on ``servers[owner]``, its humans on the two others, a move in flight when
-    the owner is killed (see the module doc); the measures of that kill."""
+    the owner is killed (see the module doc; ``frozen``: stopped first); the measures of that kill."""
     x = servers[owner]
     m1, m2 = (servers[(owner + 1) % 3], servers[(owner + 2) % 3])
     made = httpx.post(f"{x.base}/api/rooms", json={**CONFIG, "name": "Asha"}, timeout=10)
@@ -203,7 +217,10 @@ def one_kill(servers: list[Serve], owner: int, database: str, rng: random.Random
     joined = httpx.post(f"{x.base}/api/rooms/{code}/join", json={"name": "Ben"}, timeout=10)
     joined.raise_for_status()
     arrived: dict[int, float] = {}
-    socks = [Sock(f"{m1.ws}/ws/{code}", made.json()["token"], arrived), Sock(f"{m2.ws}/ws/{code}", joined.json()["token"], arrived)]
+    socks = [
+        Sock(f"{m1.ws}/ws/{code}", made.json()["token"], arrived),
+        Sock(f"{m2.ws}/ws/{code}", joined.json()["token"], arrived),
+    ]
     refused: dict[str, int] = {}
     acked: list[tuple[int, int, str]] = []
     try:
@@ -221,9 +238,15 @@ def one_kill(servers: list[Serve], owner: int, database: str, rng: random.Random
         mover = _play(socks, rng, acked, refused, until_mine=True)
         assert mover is not None, "the deal ended before the kill"
         before = max(arrived)
-        version, action = _send(mover, rng)
-        time.sleep(rng.uniform(0, 0.03))
-        killed = x.kill()
+        if frozen:  # stopped, the move sent (heard by its connection, never read), then killed
+            killed = x.freeze()
+            version, action = _send(mover, rng)
+            time.sleep(0.05)
+            x.kill()
+        else:
+            version, action = _send(mover, rng)
+            time.sleep(rng.uniform(0, 0.03))
+            killed = x.kill()
         answer = _answer(mover, version)
         in_flight = "applied"
         while answer["type"] == "error":  # refused: made again (as the page does)
@@ -244,8 +267,11 @@ def one_kill(servers: list[Serve], owner: int, database: str, rng: random.Random
             s.close()
     lost, doubled, problems = _audit(database, code, acked)
     new_owner = [i for i, s in enumerate(servers) if i != owner and f"room {code}: owned by this process" in s.output()]
-    return {"room": code, "applied_s": round(applied, 3), "first_update_s": round(first, 3), "in_flight": in_flight,
-            "refused": refused, "lost": lost, "doubled": doubled, "log_problems": problems, "new_owner": new_owner}  # fmt: skip
+    return {
+        "room": code, "frozen": frozen, "applied_s": round(applied, 3), "first_update_s": round(first, 3),
+        "in_flight": in_flight, "refused": refused, "lost": lost, "doubled": doubled, "log_problems": problems,
+        "new_owner": new_owner,
+    }  # fmt: skip
 
 
 def run(tmp: Path, database: str, kills: int, seed: int = 1, serve_options: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -263,19 +289,24 @@ def run(tmp: Path, database: str, kills: int, seed: int = 1, serve_options: tupl
         try:
             for i in range(kills):
                 owner = i % 3
-                rows.append(one_kill(servers, owner, database, rng))
+                rows.append(one_kill(servers, owner, database, rng, frozen=i % 2 == 0))
                 servers[owner].stop()
                 servers[owner] = Serve(tmp, f"serve{i + 3}", database, redis_url, *serve_options)
             tracebacks = sum(s.output().count("Traceback") for s in servers)
         finally:
             for s in servers:
                 s.stop()
-    applied = [r["applied_s"] for r in rows]
-    first = [r["first_update_s"] for r in rows]
+
+    def spread(key: str, which: list[dict[str, Any]]) -> dict[str, float]:
+        values = [r[key] for r in which]
+        return {"median": statistics.median(values), "max": max(values)} if values else {}
+
     return {
         "kills": kills,
-        "applied_s": {"median": statistics.median(applied), "max": max(applied)},
-        "first_update_s": {"median": statistics.median(first), "max": max(first)},
+        "applied_s": spread("applied_s", rows),
+        "first_update_s": spread("first_update_s", rows),
+        "applied_s_frozen_first": spread("applied_s", [r for r in rows if r["frozen"]]),
+        "applied_s_killed_after_send": spread("applied_s", [r for r in rows if not r["frozen"]]),
         "in_flight": {k: sum(r["in_flight"] == k for r in rows) for k in sorted({r["in_flight"] for r in rows})},
         "lost": sum(r["lost"] for r in rows),
         "doubled": sum(r["doubled"] for r in rows),

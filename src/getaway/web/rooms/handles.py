@@ -70,11 +70,16 @@ class Connection:
         #: a seat-less host's own host token, kept in memory only for this socket's rematch message
         #: (the rematch room keeps that host token: :meth:`~.lobby.Matchmaking.come_along`)
         self.host_token: str | None = None
+        #: the ``rematch`` message this socket was sent (every socket that asked gets one:
+        #: :meth:`~.sockets.Sockets.answer_rematch`)
+        self.rematch: Any = None
 
     def send(self, frame: BaseModel) -> None:
         """Queue ``frame`` (a model of :data:`getaway.web.protocol.ServerMessage`) for the socket's
         writer (a slow socket that falls far behind is closed)."""
         if not self.closed:
+            if getattr(frame, "type", None) == "rematch":
+                self.rematch = frame
             self.send_text(encode(frame))
 
     def send_text(self, text: str) -> None:
