@@ -221,6 +221,11 @@ def _audit(code: str, acked: list[tuple[int, int, str]]) -> None:
         assert human.count(move) == 1, (move, human)
 
 
+def _message(data: str) -> dict:
+    """The message of a text the processes published (``<mac>.<sealed JSON>``: its ``m``)."""
+    return json.loads(data.partition(".")[2])["m"]
+
+
 def _spy(redis_url: str, seen: list[tuple[str, str]], stop: threading.Event) -> threading.Thread:
     """Record every message published on the cluster's channels (``getaway:*``)."""
     import redis
@@ -279,7 +284,7 @@ def test_a_room_with_sockets_on_two_processes_plays_a_whole_deal(cluster, redis_
     # What Redis carried: news with public facts, and commands with their answers; no hand, no token.
     assert any(ch == f"getaway:room:{code}" for ch, _ in seen)
     for channel, data in seen:
-        message = json.loads(data)
+        message = _message(data)
         if channel.startswith("getaway:room:"):
             assert set(message["news"]) <= {"v", "connected", "turn_ends_in", "absent"}, message
         assert "hand" not in data and "token" not in data, data
@@ -357,7 +362,7 @@ def test_a_rematch_asked_on_two_processes_is_made_once_and_moves_both(cluster, r
         spy.join(5)
     for mine in got:  # no token went through Redis (only their hashes, in the joins)
         assert not any(mine["token"] in data for _, data in seen)
-    asks = [json.loads(data) for channel, data in seen if channel.startswith("getaway:proc:")]
+    asks = [_message(data) for channel, data in seen if channel.startswith("getaway:proc:")]
     forwarded = [m for m in asks if m["t"] == "ask" and m["code"] == code and m["body"]["kind"] == "rematch"]
     assert len(forwarded) == 1 and forwarded[0]["body"]["payload"]["seat"] == ben["seat"]  # Ben's, B to A
 
@@ -1035,12 +1040,12 @@ def test_forged_and_replayed_messages_on_redis_change_nothing(cluster, redis_ser
                            "body": {"kind": "presence", "process": b_process, "seats": []}}),
             (room_channel, {"t": "news", "code": code, "news": {"v": version, "absent": [ben["seat"], 1e9]}}),
         ]  # fmt: skip
+        genuine = [(ch, d) for ch, d in seen if ch in (owner_inbox, room_channel)]  # recorded so far
+        assert genuine
         wrong = Seal("not-the-cluster-secret", b_process)
         for channel, message in forged:
             client.publish(channel, json.dumps(message))  # as the processes published before
             client.publish(channel, wrong.seal(channel, message))  # sealed with another secret
-        genuine = [(ch, d) for ch, d in seen if ch in (owner_inbox, room_channel)]
-        assert genuine
         for channel, data in genuine[-6:]:  # recorded off Redis, published again
             client.publish(channel, data)
         time.sleep(2.0)  # heard and dropped; an absent presence would start Asha's absence timer

@@ -38,7 +38,7 @@ from .broker import (
     process_of,
 )
 
-__all__ = ["Forged", "RedisBroker", "Seal"]
+__all__ = ["Forged", "RedisBroker", "Replayed", "Seal"]
 
 log = logging.getLogger("getaway.web")
 
@@ -219,7 +219,11 @@ _SEALED: Final = TypeAdapter(_Sealed)
 
 
 class Forged(ValueError):
-    """A message without the cluster's MAC (or a wrong one), or from another time or sender: dropped."""
+    """A message without the cluster's MAC (or a wrong one): dropped."""
+
+
+class Replayed(Forged):
+    """An authentic message heard before, or too old (a copy published again): dropped."""
 
 
 class Seal:
@@ -243,7 +247,7 @@ class Seal:
     >>> two.open("getaway:room:R1", data)
     Traceback (most recent call last):
     ...
-    getaway.web.redis_broker.Forged: a replayed message (sequence 0 of p1 seen)
+    getaway.web.redis_broker.Replayed: sequence number 0 of p1 heard before
     """
 
     def __init__(self, secret: str, sender: str) -> None:
@@ -269,8 +273,8 @@ class Seal:
         are checked (its sequence number is then remembered).
 
         Raises:
-            Forged: no MAC or a wrong one, a time out of :data:`MAX_AGE`, or a sequence number
-                seen (a replay).
+            Forged: no MAC or a wrong one; :class:`Replayed`: a time out of :data:`MAX_AGE`, or
+                a sequence number heard before.
             pydantic.ValidationError: authentic, but not a shape the processes publish.
         """
         raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -279,10 +283,10 @@ class Seal:
             raise Forged("no valid MAC (not signed with the cluster's secret)")
         sealed = _SEALED.validate_json(text)
         if abs(time.time() * 1000 - sealed.ts) > MAX_AGE * 1000:
-            raise Forged(f"a message {abs(time.time() - sealed.ts / 1000):.0f} s from this clock (a replay?)")
+            raise Replayed(f"sent {abs(time.time() - sealed.ts / 1000):.0f} s from this clock's time")
         newest, window = self.seen.get(sealed.p, (-1, set()))
         if sealed.s in window or sealed.s <= newest - REPLAY_WINDOW:
-            raise Forged(f"a replayed message (sequence {sealed.s} of {sealed.p} seen)")
+            raise Replayed(f"sequence number {sealed.s} of {sealed.p} heard before")
         window.add(sealed.s)
         if sealed.s > newest:
             newest = sealed.s
@@ -549,7 +553,8 @@ class RedisBroker(Broker):
             try:
                 sealed = self.seal.open(channel, message["data"])
             except Forged as exc:  # one line, no traceback: the message is dropped
-                log.warning("broker: dropped a forged message on %s: %s", channel, exc)
+                kind = "replayed" if isinstance(exc, Replayed) else "forged"
+                log.warning("broker: dropped a %s message on %s: %s", kind, channel, exc)
                 continue
             except (ValidationError, ValueError) as exc:
                 problem = _problem(exc) if isinstance(exc, ValidationError) else str(exc)
