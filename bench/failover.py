@@ -6,8 +6,8 @@ Rerun with (docs/web.md "Failover")::
     export GETAWAY_BENCH_DATABASE_URL=postgresql+psycopg://getaway:getaway@127.0.0.1/getaway_test  # EMPTIED
     .venv/bin/python bench/failover.py --kills 20
 
-It starts its own redis-server (Debian's binary, a free loopback port, nothing saved; with a
-password, as docs/web.md says to run it), empties the PostgreSQL database and starts three real
+It starts its own redis-server (Debian's binary, a free loopback port, nothing saved, with a
+password: bench/web_cluster.py ``redis_server``), empties the PostgreSQL database and starts three real
 ``getaway serve`` processes on it (``--redis-url``, the serve command's defaults but a bot delay
 of 0 and the per-address limits raised: every client is 127.0.0.1). Each kill:
 
@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import random
+import secrets
 import signal
 import statistics
 import subprocess
@@ -54,6 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from serverproc import free_port, wait_ready  # noqa: E402
 from web_cluster import DATABASE_ENV, empty_database, redis_server  # noqa: E402
 
+#: The secret the three processes seal their messages with (docs/web.md "More than one process").
+SECRET = secrets.token_hex(16)
 #: The room every kill plays (two humans, two bots that move at once).
 CONFIG = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
 
