@@ -73,9 +73,8 @@ class Serve:
         cmd += ["--redis-url", redis_url, "--bot-delay", "0", "--grace", "60", "--rooms-per-minute", "6000"]
         cmd += ["--sockets-per-address", "200", "--reads-per-second", "1000", "--bot-workers", "0", *more]
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
-        self.proc = subprocess.Popen(
-            cmd, env=dict(os.environ, PYTHONUTF8="1"), stdout=self._log, stderr=subprocess.STDOUT
-        )
+        env = dict(os.environ, PYTHONUTF8="1", GETAWAY_CLUSTER_SECRET=SECRET)
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         wait_ready(self.base, self.proc, self.log_path)
 
     def output(self) -> str:
