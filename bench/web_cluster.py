@@ -56,6 +56,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import shlex
 import shutil
 import subprocess
@@ -73,7 +74,7 @@ from web_rooms import HumanRoom, summary
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from getaway.core.record import deal_from_record  # noqa: E402
 from getaway.web.store import Store, metadata  # noqa: E402
-from web_helpers import ServerProcess, check_authority, running_front  # noqa: E402 - the tests' helpers
+from web_helpers import CLUSTER_SECRET, ServerProcess, check_authority, running_front  # noqa: E402 - the tests' helpers
 
 __all__ = ["empty_database", "main", "redis_server", "run"]
 
@@ -84,7 +85,9 @@ SELF = "load generator"
 
 @contextlib.contextmanager
 def redis_server(tmp: Path) -> Iterator[str]:
-    """Debian's redis-server on a free loopback port, nothing saved, until the block ends; yields its URL.
+    """Debian's redis-server on a free loopback port, nothing saved, with a password (``requirepass``,
+    as docs/web.md says to run it), until the block ends; yields its URL (the password in it).
+    The serve processes seal their messages with the tests' cluster secret (web_helpers.ServerProcess).
 
     Raises:
         SystemExit: no redis-server (``apt-get install redis-server``), or it did not answer in 10 s.
@@ -95,9 +98,11 @@ def redis_server(tmp: Path) -> Iterator[str]:
     if binary is None:
         raise SystemExit("no redis-server: apt-get install redis-server (or GETAWAY_REDIS_SERVER)")
     port = free_port()
+    password = secrets.token_hex(16)
     cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp)]
+    cmd += ["--requirepass", password]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(port=port, socket_connect_timeout=1)
+    client = redis.Redis(port=port, password=password, socket_connect_timeout=1)
     deadline = time.time() + 10
     try:
         while True:
@@ -108,7 +113,7 @@ def redis_server(tmp: Path) -> Iterator[str]:
                 if time.time() > deadline:
                     raise SystemExit("redis-server did not answer") from None
                 time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://:{password}@127.0.0.1:{port}/0"
     finally:
         client.close()
         proc.terminate()
@@ -373,7 +378,7 @@ async def _renewals(redis_url: str, counts: list[int], repeats: int = 20) -> lis
 
     from getaway.web.redis_broker import RedisBroker
 
-    broker, client = RedisBroker(redis_url), redis.Redis.from_url(redis_url)
+    broker, client = RedisBroker(redis_url, secret=CLUSTER_SECRET), redis.Redis.from_url(redis_url)
     rows = []
     try:
         for count in counts:

@@ -253,6 +253,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: The secret the tests' clusters seal their messages with (GETAWAY_CLUSTER_SECRET of every
+#: ServerProcess, unless the environment sets one; docs/web.md "More than one process").
+CLUSTER_SECRET = "the-tests-cluster-secret-" + os.urandom(8).hex()
+
+
 class ServerProcess:
     """One ``getaway serve`` in a subprocess on a free loopback port (bots without thinking
     time, ``--grace 60``, and the options ``more``), on ``database`` (default: a SQLite file in
@@ -266,6 +271,7 @@ class ServerProcess:
         cmd += ["--database", database or str(tmp / f"{name}.db"), "--bot-delay", "0", "--grace", "60", *more]
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
         env = dict(os.environ, PYTHONUTF8="1")
+        env.setdefault("GETAWAY_CLUSTER_SECRET", CLUSTER_SECRET)  # used with --redis-url only
         self.proc = subprocess.Popen(cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while True:

@@ -95,6 +95,10 @@ def serve(lang: str | None, **values: Any) -> None:
     for name in ("forwarded_allow_ips", "redis_url"):  # empty: none
         values[name] = values[name] or None
     settings = _settings(values, lang)
+    if settings.redis_url and settings.cluster_secret is None:  # the cluster's messages are sealed with it
+        raise click.UsageError(
+            _("a Redis URL needs the cluster's secret: set GETAWAY_CLUSTER_SECRET, the same on every process")
+        )
     _check_listen(host, port)
     if settings.redis_url:  # one of many processes: say which rooms it takes over, and when Redis is unreachable
         import logging
