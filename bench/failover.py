@@ -52,7 +52,7 @@ from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serverproc import free_port, wait_ready  # noqa: E402
+from serverproc import free_port, stop_process, wait_ready  # noqa: E402
 from web_cluster import DATABASE_ENV, empty_database, redis_server  # noqa: E402
 
 #: The secret the three processes seal their messages with (docs/web.md "More than one process").
@@ -97,14 +97,8 @@ class Serve:
         return at
 
     def stop(self) -> None:
-        """SIGTERM (a drain), SIGKILL after 20 s."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        """SIGTERM (a drain), SIGKILL after 20 s (:func:`stop_process`)."""
+        stop_process(self.proc, grace=20)
         self._log.close()
 
 
