@@ -1016,15 +1016,18 @@ def test_forged_and_replayed_messages_on_redis_change_nothing(cluster, redis_ser
             s.until(lambda m: m["type"] == "update" and m["room"]["status"] == "playing")
         acked: list[tuple[int, int, str]] = []
         rng = random.Random(4)
-        while not any(seat == ben["seat"] for _, seat, _ in acked):  # Ben's move goes from B to A
+        for _ in range(100):  # Ben has moved (from B to A), and Asha is to act: a forged move of hers could be applied
             _play(socks, rng, acked, moves=1)
-        while not socks[0].mine():  # Asha to act: a forged move of hers could be applied
-            _play(socks, rng, acked, moves=1)
-        time.sleep(0.5)
-        version = _version(a, code)
-        for s in socks:
-            if s.last["version"] < version:
-                s.until(lambda m, v=version: m["type"] == "update" and m["version"] >= v)
+            time.sleep(0.3)  # the bots' moves after it are made
+            version = _version(a, code)
+            for s in socks:
+                if s.last["version"] < version:
+                    s.until(lambda m, v=version: m["type"] == "update" and m["version"] >= v)
+            assert socks[0].last["view"]["outcome"] is None, "the deal ended first"
+            if any(seat == ben["seat"] for _, seat, _ in acked) and socks[0].mine():
+                break
+        else:
+            raise AssertionError("Asha was never to act")
         before = [(e.version, e.kind, e.payload) for e in _stored(code).log]
         owner_inbox = "getaway:proc:" + client.get(f"getaway:lease:{code}").rsplit(":", 1)[0]
         b_inbox = next(ch for ch in client.pubsub_channels("getaway:proc:*") if ch != owner_inbox)
