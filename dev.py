@@ -7,7 +7,9 @@
                                     and run the tests;
                                     with no ARGS, then the web server's tests again on PostgreSQL
                                     (Debian's postgresql, installed and started when root), the
-                                    cluster's among them (Debian's redis-server, installed when root)
+                                    cluster's among them (Debian's redis-server, installed when root;
+                                    each test runs its own with a password, the processes with
+                                    a cluster secret)
     python3 dev.py test --train [ARGS...]
                                     install the train extra too (torch, Stable-Baselines3,
                                     sb3-contrib: large), lint and run only the tests marked `train`
@@ -86,7 +88,7 @@ WEB_TESTS = [
     "tests/test_web_cluster_bench.py",  # bench/web_cluster.py at a tiny size (skipped on SQLite)
 ]
 #: Where Debian's redis-server is; the cluster tests start their own servers from it (on free
-#: loopback ports: they stop and restart Redis mid-deal).
+#: loopback ports, with a password: they stop and restart Redis mid-deal).
 REDIS_SERVER = Path("/usr/bin/redis-server")
 
 

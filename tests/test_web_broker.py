@@ -479,3 +479,42 @@ def test_a_seatless_host_on_a_mirror_stays_host_of_the_rematch(tmp_path):
             await _stop([a, b])
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("logged", [True, False])
+def test_a_command_whose_owner_died_before_answering_is_applied_once(tmp_path, logged):
+    """Issue 28 item 2: Ben's join, forwarded from B to A, whose owner A dies before it answers
+    (``OwnerGone``), having logged the join (or before it read it). B does not refuse it and does
+    not apply it twice: it finds the join in the log (or, not there, waits for A's lease to run
+    out, takes the room and applies it then): Ben gets his seat, the log holds one join of his."""
+    from getaway.web.broker import OwnerGone
+
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path, lease_ms=300)
+        try:
+            code = (await a.create(CONFIG, "Asha"))["code"]
+            assert a.rooms[code].lease is not None
+            real = b.broker.forward
+
+            async def dies(room: str, body: dict, timeout: float = 5.0) -> dict:
+                if body.get("kind") != "join":
+                    return await real(room, body, timeout)
+                if logged:
+                    await real(room, body, timeout)  # A applies and logs it …
+                a.cluster.heart.cancel()  # … and dies before its answer is heard: no renewal
+                hub.brokers.pop(a.broker.process, None)
+                b.broker.forward = real
+                raise OwnerGone(room)
+
+            b.broker.forward = dies
+            began = time.monotonic()
+            joined = await b.join(code, "Ben")
+            assert joined["seat"] == 1 and joined["token"]
+            assert time.monotonic() - began < 1.5  # (not logged: the lease, 0.3 s, ran out and B took the room)
+            assert (b.rooms[code].lease is None) == logged and b.rooms[code].room.seats[1].name == "Ben"
+            log = b.store.load_room(code).log
+            assert [e.payload["name"] for e in log if e.kind == "join"] == ["Asha", "Ben"]
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())

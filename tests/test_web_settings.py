@@ -68,3 +68,21 @@ def test_a_setting_without_a_flag_from_the_environment_is_checked_before_anythin
     monkeypatch.setenv("GETAWAY_MAX_BODY", "lots")
     result = CliRunner().invoke(cli, ["serve", "--port", "0"])
     assert result.exit_code == 2 and "GETAWAY_MAX_BODY" in result.output and "Getaway is on" not in result.output
+
+
+def test_a_redis_url_without_the_cluster_s_secret_is_refused(monkeypatch):
+    """Issue 29 item 3: the processes of a cluster seal their messages with a shared secret, so
+    one given a Redis URL and no secret (or a short one) does not start; the secret is never shown."""
+    monkeypatch.delenv("GETAWAY_CLUSTER_SECRET", raising=False)
+    result = CliRunner().invoke(cli, ["serve", "--port", "0", "--redis-url", "redis://127.0.0.1:1/0"])
+    assert result.exit_code == 2 and "GETAWAY_CLUSTER_SECRET" in result.output, result.output
+    assert "Getaway is on" not in result.output
+    monkeypatch.setenv("GETAWAY_CLUSTER_SECRET", "too-short")
+    result = CliRunner().invoke(cli, ["serve", "--port", "0", "--redis-url", "redis://127.0.0.1:1/0"])
+    assert result.exit_code == 2 and "GETAWAY_CLUSTER_SECRET" in result.output and "too-short" not in result.output
+    with pytest.raises(ValueError, match="cluster_secret"):
+        from getaway.web.app import create_app
+
+        create_app("sqlite://", redis_url="redis://127.0.0.1:1/0")
+    secret = ServeSettings.of(cluster_secret="a-long-enough-secret-for-tests").cluster_secret
+    assert secret is not None and "a-long-enough" not in repr(secret)

@@ -20,7 +20,8 @@ the processes tell each other; the log (PostgreSQL) stays the only truth about a
   sockets in R reads the new commands from the log and sends each socket its own view. No card
   ever goes through the broker.
 - **Forwarding** (:meth:`~Broker.forward`): a command from a socket on another process reaches the
-  owner and its answer comes back (request and reply), or :class:`NoOwner` / :class:`BrokerDown`.
+  owner and its answer comes back (request and reply), or :class:`NoOwner` / :class:`BrokerDown`,
+  or :class:`OwnerGone` when the owner heard it and stopped listening (died) before it answered.
 
 :class:`MemoryBroker` keeps all of it in this process (one process alone, as without a cluster;
 or several services of one test sharing a :class:`MemoryHub`);

@@ -263,8 +263,9 @@ class Hint(_Out):
 
 class Rematch(_Out):
     """The rematch room of a finished match, to one socket: its ``code`` and ``url``, this
-    socket's new ``seat`` and secret ``token`` (``None`` for a host without a seat), and the new
-    ``host_token`` for the host's socket only (else ``None``)."""
+    socket's new ``seat`` and secret ``token`` (``None`` for a host without a seat, and for a
+    seat whose other socket, on another process, took the seat there: that token never leaves
+    its process), and the new ``host_token`` for the host's socket only (else ``None``)."""
 
     type: Literal["rematch"]
     code: str

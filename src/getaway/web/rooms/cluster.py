@@ -246,7 +246,8 @@ class Cluster:
             except OwnerGone:
                 log.warning("room %s: its owner died with a forwarded %s: sent again once it is taken", code, job.kind)
                 heard, answer = True, {"retry": True}
-                deadline = max(deadline, self.service.timer() + FORWARD_TIMEOUT)  # its lease runs out first
+                lease_s = getattr(self.service.broker, "lease_ms", LEASE_MS) / 1000  # it runs out first
+                deadline = max(deadline, self.service.timer() + lease_s + FORWARD_TIMEOUT)
             except NoOwner:
                 try:
                     lease = None if self.service.handing_over else await self.service.broker.acquire(code)

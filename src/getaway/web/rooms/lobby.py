@@ -173,13 +173,6 @@ class Matchmaking:
             return True
         return any(p in handle.remote for p in handle.hosting)
 
-    def rematch_made(self, handle: RoomHandle) -> None:
-        """This process applied the finished room's ``rematch``: its sockets come along."""
-        made = handle.room.rematch
-        if made is not None and made["code"] not in handle.came:
-            handle.came.add(made["code"])
-            self.service.background(self.come_along(handle, list(handle.conns)))
-
     async def come_along(self, handle: RoomHandle, conns: list[Connection]) -> None:
         """Sit the humans of sockets ``conns`` (this process's) of finished room ``handle`` in
         its rematch room (:attr:`Room.rematch`), each in their seat (joined with a token made
