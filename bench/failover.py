@@ -33,7 +33,6 @@ refusals, lost and doubled, as JSON.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
@@ -48,12 +47,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from serverproc import free_port, stop_process, wait_ready  # noqa: E402
-from web_cluster import DATABASE_ENV, empty_database, redis_server  # noqa: E402
+from web_cluster import DATABASE_ENV, empty_database, redis_server  # noqa: E402 - puts tests/ on the path
+
+from web_helpers import SyncSocket as Sock  # noqa: E402
 
 #: The secret the three processes seal their messages with (docs/web.md "More than one process").
 SECRET = secrets.token_hex(16)
@@ -100,43 +100,6 @@ class Serve:
         """SIGTERM (a drain), SIGKILL after 20 s (:func:`stop_process`)."""
         stop_process(self.proc, grace=20)
         self._log.close()
-
-
-class Sock:
-    """A seat's socket: the last state it was sent, and when it first saw each version."""
-
-    def __init__(self, url: str, token: str, arrived: dict[int, float]) -> None:
-        self._socket = connect(url, open_timeout=10)
-        self.ws = self._socket.__enter__()
-        self.arrived = arrived
-        self.ws.send(json.dumps({"type": "hello", "token": token, "lang": "en"}))
-        self.last = self.until(lambda m: m["type"] in ("welcome", "error"))
-        if self.last["type"] != "welcome":
-            raise RuntimeError(f"not welcomed: {self.last}")
-
-    def until(self, pred: Any, timeout: float = 20) -> dict[str, Any]:
-        """Read messages until ``pred`` holds for one (returned).
-
-        Raises:
-            TimeoutError: none within ``timeout`` seconds.
-        """
-        deadline = time.monotonic() + timeout
-        while True:
-            msg = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
-            if msg["type"] in ("welcome", "update", "sync"):
-                self.last = msg
-                self.arrived.setdefault(msg["version"], time.monotonic())
-            if pred(msg):
-                return msg
-
-    def mine(self) -> bool:
-        """Whether this seat is to act."""
-        v = self.last["view"]
-        return v is not None and v["outcome"] is None and v["to_act"] == v["seat"]
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._socket.__exit__(None, None, None)
 
 
 def _catch_up(socks: list[Sock]) -> None:

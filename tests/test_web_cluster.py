@@ -45,6 +45,7 @@ from web_helpers import (
     free_port,
     fresh_database,
 )
+from web_helpers import SyncSocket as Sock
 
 pytestmark = cluster_skip("the cluster tests")
 
@@ -111,44 +112,6 @@ def cluster(tmp_path, redis_server):
     yield start
     for server in servers:
         server.stop()
-
-
-class Sock:
-    """A websockets client speaking the protocol: remembers the last state it was sent, and
-    the human moves the server acknowledged (an ``update`` answering them); ``seen``: every
-    frame it read, as sent. Without a token it says hello as a spectator."""
-
-    def __init__(self, url: str, token: str | None) -> None:
-        self._socket = connect(url, open_timeout=5)
-        self.ws = self._socket.__enter__()
-        self.seen: list[str] = []
-        hello = {"token": token} if token is not None else {"spectate": True}
-        self.ws.send(json.dumps({"type": "hello", **hello, "lang": "en"}))
-        self.last = self.until(lambda m: m["type"] in ("welcome", "error"))
-        assert self.last["type"] == "welcome", self.last
-        self.welcome = self.last
-
-    arrived: dict[int, float] = {}  # version → when a socket of the test first saw it (monotonic)
-
-    def until(self, pred, timeout: float = 15):
-        deadline = time.time() + timeout
-        while True:
-            text = self.ws.recv(timeout=max(0.01, deadline - time.time()))
-            self.seen.append(text)
-            msg = json.loads(text)
-            if msg["type"] in ("welcome", "update", "sync"):
-                self.last = msg
-                Sock.arrived.setdefault(msg["version"], time.monotonic())
-            if pred(msg):
-                return msg
-
-    def mine(self) -> bool:
-        v = self.last["view"]
-        return v is not None and v["outcome"] is None and v["to_act"] == v["seat"]
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._socket.__exit__(None, None, None)
 
 
 def _room(server: ServerProcess, *names: str) -> tuple[str, list[dict]]:

@@ -26,6 +26,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
+from websockets.sync.client import connect
 
 from getaway.web.app import create_app
 from getaway.web.protocol import SERVER, SERVER_TAGS
@@ -244,6 +245,62 @@ def play_deal(players: list[Player], rng: random.Random, stop=None) -> None:
         # a stale version is possible right after a reconnect (the reclaim moves the room on)
         assert msg["type"] == "update" or msg["code"] == "stale_version", msg
     raise AssertionError("the deal did not end")
+
+
+class SyncSocket:
+    """A blocking websockets client of one room speaking the protocol (the cluster tests and
+    bench/failover.py): ``last`` is the last state it was sent (``welcome``, ``update`` or
+    ``sync``), ``welcome`` the first, ``seen`` every frame it read as sent, and ``arrived``
+    (version → ``time.monotonic()`` when a socket sharing that dict first saw it; by default
+    the class's own, shared by every socket). Without a token it says hello as a spectator.
+
+    Raises:
+        RuntimeError: the server answered the hello with an ``error``.
+        TimeoutError: no answer to the hello within ``open_timeout`` seconds.
+    """
+
+    arrived: dict[int, float] = {}
+
+    def __init__(self, url: str, token: str | None, arrived: dict[int, float] | None = None,
+                 open_timeout: float = 10) -> None:  # fmt: skip
+        self._socket = connect(url, open_timeout=open_timeout)
+        self.ws = self._socket.__enter__()
+        if arrived is not None:
+            self.arrived = arrived
+        self.seen: list[str] = []
+        hello = {"token": token} if token is not None else {"spectate": True}
+        self.ws.send(json.dumps({"type": "hello", **hello, "lang": "en"}))
+        self.last = self.until(lambda m: m["type"] in ("welcome", "error"))
+        if self.last["type"] != "welcome":
+            raise RuntimeError(f"not welcomed: {self.last}")
+        self.welcome = self.last
+
+    def until(self, pred: Any, timeout: float = 20) -> dict[str, Any]:
+        """Read messages until ``pred(message)`` holds for one (returned).
+
+        Raises:
+            TimeoutError: none within ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.ws.recv(timeout=max(0.01, deadline - time.monotonic()))
+            self.seen.append(text)
+            msg = json.loads(text)
+            if msg["type"] in ("welcome", "update", "sync"):
+                self.last = msg
+                self.arrived.setdefault(msg["version"], time.monotonic())
+            if pred(msg):
+                return msg
+
+    def mine(self) -> bool:
+        """Whether this socket's seat is to act in the state it was last sent."""
+        v = self.last["view"]
+        return v is not None and v["outcome"] is None and v["to_act"] == v["seat"]
+
+    def close(self) -> None:
+        """Close the socket (quietly if it is closed already)."""
+        with contextlib.suppress(Exception):
+            self._socket.__exit__(None, None, None)
 
 
 def free_port() -> int:
