@@ -1,20 +1,23 @@
-"""What the web benchmarks (bench/web_load.py, bench/web_rooms.py, bench/web_edge.py) share: a
-getaway web server in a subprocess on a loopback port (one way to start it, wait until it
-answers, read its log and stop it) and the percentile their latencies are reported with."""
+"""What the web benchmarks (bench/web_load.py, bench/web_rooms.py, bench/web_edge.py,
+bench/slow_clients.py …) share: a getaway web server in a subprocess on a loopback port (one
+way to start it, wait until it answers, read its log and stop it; or the real ``getaway serve``
+command: :func:`serve_cli`) and the percentile their latencies are reported with."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-__all__ = ["Server", "free_port", "percentile", "stop_process", "wait_ready"]
+__all__ = ["Server", "free_port", "percentile", "serve_cli", "stop_process", "wait_ready"]
 
 
 def free_port() -> int:
@@ -51,6 +54,32 @@ def stop_process(proc: subprocess.Popen, grace: float = 15) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(15)
+
+
+@contextlib.contextmanager
+def serve_cli(db: Path, *options: str, src: str | None = None) -> Iterator[tuple[int, subprocess.Popen]]:
+    """The ``getaway serve`` command (what the README runs: uvicorn with the app's own protocol
+    and limits) on a free loopback port with SQLite database ``db``, its output in
+    ``<db>.log``; yields ``(port, process)`` once it answers at ``http://127.0.0.1:<port>``, and stops it
+    (:func:`stop_process`) on leaving. ``options``: more of serve's options; ``src``: a source
+    folder to run instead of the installed package (``PYTHONPATH``).
+
+    Raises:
+        SystemExit: the server did not start (:func:`wait_ready`); the message holds its log.
+    """
+    port = free_port()
+    env = dict(os.environ, PYTHONUTF8="1")
+    if src:
+        env["PYTHONPATH"] = src
+    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(db), *options]
+    log_path = db.with_suffix(".log")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_ready(f"http://127.0.0.1:{port}", proc, log_path)
+            yield port, proc
+        finally:
+            stop_process(proc)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -29,9 +29,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from serverproc import free_port, percentile, wait_ready
+from serverproc import percentile, serve_cli
 from websockets.asyncio.client import connect
 
 ATTACKER, PLAYER = "127.0.0.1", "127.0.0.2"
@@ -209,21 +207,9 @@ def main() -> int:
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="getaway-slow-"))
-    port = free_port()
-    env = dict(os.environ, PYTHONUTF8="1")
-    if args.src:
-        env["PYTHONPATH"] = args.src
-    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(tmp / "slow.db")]
-    cmd += ["--bot-delay", str(args.bot_delay), "--grace", "3600"]
-    log_path = tmp / "serve.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            wait_ready(f"http://127.0.0.1:{port}", proc, log_path)
-            report = run(args, port)
-        finally:
-            proc.terminate()
-            proc.wait(30)
+    options = ("--bot-delay", str(args.bot_delay), "--grace", "3600")
+    with serve_cli(tmp / "slow.db", *options, src=args.src) as (port, _):
+        report = run(args, port)
     report["command"] = " ".join(["bench/slow_clients.py", *sys.argv[1:]])
     if args.json:
         print(json.dumps(report, indent=2))

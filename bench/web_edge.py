@@ -27,8 +27,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -38,7 +36,7 @@ from typing import Any
 
 import httpx
 import websockets
-from serverproc import free_port, wait_ready
+from serverproc import serve_cli
 
 MB = 1 << 20
 
@@ -169,43 +167,26 @@ def main() -> int:
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="getaway-edge-"))
-    port = free_port()
-    env = dict(os.environ, PYTHONUTF8="1")
-    if args.src:
-        env["PYTHONPATH"] = args.src
-    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(tmp / "edge.db")]
-    cmd += ["--bot-delay", "0"]
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
     try:
-        log.flush()
-        try:
-            wait_ready(base, proc, tmp / "server.log", 30)
-        except SystemExit as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        code = httpx.post(f"{base}/api/rooms", json={"name": "Asha"}).json()["code"]
-        for _ in range(20):  # warm up: the page, the strings, the room
-            httpx.get(f"{base}/")
-            httpx.get(f"{base}/api/rooms/{code}")
-        time.sleep(1)
-        start = rss_mb(proc.pid)
-        sampler = Sampler(proc.pid)
-        sampler.start()
-        report = asyncio.run(attack(args, port, code))
-        time.sleep(3)
-        sampler.stop.set()
-        sampler.join()
-        end = rss_mb(proc.pid)
-        alive = httpx.get(f"{base}/api/rooms/{code}").status_code == 200
-    finally:
-        proc.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(10)
-        if proc.poll() is None:
-            proc.kill()
-        log.close()
+        with serve_cli(tmp / "edge.db", "--bot-delay", "0", src=args.src) as (port, proc):
+            base = f"http://127.0.0.1:{port}"
+            code = httpx.post(f"{base}/api/rooms", json={"name": "Asha"}).json()["code"]
+            for _ in range(20):  # warm up: the page, the strings, the room
+                httpx.get(f"{base}/")
+                httpx.get(f"{base}/api/rooms/{code}")
+            time.sleep(1)
+            start = rss_mb(proc.pid)
+            sampler = Sampler(proc.pid)
+            sampler.start()
+            report = asyncio.run(attack(args, port, code))
+            time.sleep(3)
+            sampler.stop.set()
+            sampler.join()
+            end = rss_mb(proc.pid)
+            alive = httpx.get(f"{base}/api/rooms/{code}").status_code == 200
+    except SystemExit as exc:  # the server did not start
+        print(exc, file=sys.stderr)
+        return 2
     report.update(
         rss_start_mb=round(start, 1),
         rss_peak_mb=round(sampler.peak, 1),
