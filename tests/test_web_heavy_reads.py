@@ -1,0 +1,182 @@
+"""Heavy reads (issue 29, item 4; docs/web.md "Heavy reads"): replay frames, record downloads and
+reviews share one budget per client address (429 with ``Retry-After`` past it, another address
+still served); reviews are made in worker processes, off the server's event loop, at most
+``review_workers`` at once with ``review_queue`` more waiting (503 beyond), one per address."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+from getaway import Deal, Rules
+from getaway.bots import HeuristicBot, play_deal
+from getaway.core.record import record_of
+from web_helpers import make_client
+
+A = {"X-Forwarded-For": "203.0.113.1"}
+B = {"X-Forwarded-For": "203.0.113.2"}
+
+
+def _record(seed: int = 5, profile: str = "classic") -> dict[str, Any]:
+    deal = Deal(Rules.profile(profile, players=4), 0, seed)
+    play_deal(deal, [HeuristicBot()] * 4, random.Random(seed))
+    return record_of(deal)
+
+
+def _client(**settings: Any) -> Any:
+    # the tests name their client's address in X-Forwarded-For (the TestClient's peer is the proxy)
+    return make_client(forwarded_allow_ips="testclient", **settings)
+
+
+def _refused(res: Any, status: int, code: str) -> int:
+    """The refusal's ``Retry-After`` (seconds) once its status, code and header are checked."""
+    assert res.status_code == status, res.text
+    assert res.json()["error"]["code"] == code
+    wait = int(res.headers["retry-after"])
+    assert wait >= 1
+    return wait
+
+
+def test_one_address_past_its_budget_gets_429_with_retry_after_and_another_is_served():
+    record = _record()
+    frame = {"record": record, "move": 3}
+    with _client(heavy_reads_per_minute=5) as client:
+        assert [client.post("/api/replay", json=frame, headers=A).status_code for _ in range(5)] == [200] * 5
+        refused = client.post("/api/replay", json=frame, headers=A)
+        wait = _refused(refused, 429, "rate_limited")
+        assert wait <= 60  # the budget is a one-minute window
+        message = refused.json()["error"]["message"]
+        assert "replays" in message and f"{wait} s" in message, message
+        french = client.post("/api/replay", json=frame, headers={**A, "Accept-Language": "fr"})
+        assert french.status_code == 429 and "analyses" in french.json()["error"]["message"], french.text
+        assert client.post("/api/replay", json=frame, headers=B).status_code == 200  # another address: served
+        # a bad request past the budget is refused for the budget, and changed nothing
+        assert client.post("/api/replay", json={"record": {}, "move": 0}, headers=A).status_code == 429
+
+
+def test_replays_record_downloads_and_reviews_share_the_budget():
+    record = _record()
+    review = {"record": record, "seat": 1, "iterations": 2}
+    with _client(heavy_reads_per_minute=6, review_weight=3, review_workers=0) as client:
+        code = client.post("/api/rooms", json={}, headers=A).json()["code"]
+        assert client.post("/api/review", json=review, headers=A).status_code == 200  # 3 of 6
+        assert client.post("/api/replay", json={"record": record}, headers=A).status_code == 200  # 4
+        # no deal finished yet: refused for that, but counted (5)
+        assert client.get(f"/api/rooms/{code}/deals/0/record", headers=A).json()["error"]["code"] == "not_found"
+        # a review weighs 3: refused with 1 left, and the refusal counts nothing
+        _refused(client.post("/api/review", json=review, headers=A), 429, "rate_limited")
+        assert client.post("/api/replay", json={"record": record}, headers=A).status_code == 200  # 6
+        _refused(client.post("/api/replay", json={"record": record}, headers=A), 429, "rate_limited")
+        _refused(client.get(f"/api/rooms/{code}/deals/0/record", headers=A), 429, "rate_limited")
+        _refused(client.post("/api/review", json=review, headers=A), 429, "rate_limited")
+        # the room's other reads keep their own limit
+        assert client.get(f"/api/rooms/{code}", headers=A).status_code == 200
+        assert client.post("/api/review", json=review, headers=B).status_code == 200
+
+
+def _hog(*args: Any, **kwargs: Any) -> Any:
+    """A review that holds the GIL for seconds (one C call: no switch until it returns), noted."""
+    _hog.calls += 1  # type: ignore[attr-defined]
+    sum(range(300_000_000))
+    raise AssertionError("the review was made in the server's process")
+
+
+_hog.calls = 0  # type: ignore[attr-defined]
+
+
+def _started(client: Any, thread: threading.Thread) -> None:
+    """Until the review of ``thread`` is running (the pool says so, or the hog was called)."""
+    deadline = time.monotonic() + 30
+    pool = getattr(client.app.state, "reviews", None)
+    while time.monotonic() < deadline and thread.is_alive():
+        if _hog.calls or (pool is not None and pool.running):  # type: ignore[attr-defined]
+            return
+        time.sleep(0.01)
+
+
+def test_a_review_is_made_off_the_event_loop(monkeypatch):
+    # The server process's own review functions hold the GIL: a review made in this process (in
+    # a thread of it, as before) keeps /healthz from being answered until it is done.
+    # (every module of this process that holds a review_deal: the bots', the web's)
+    for name in ("getaway.bots.review", "getaway.web.learn", "getaway.web.reviews"):
+        module = sys.modules.get(name)
+        if module is not None and hasattr(module, "review_deal"):
+            monkeypatch.setattr(module, "review_deal", _hog)
+    _hog.calls = 0  # type: ignore[attr-defined]
+    answers: list[Any] = []
+    with _client() as client:
+        body = {"record": _record(), "seat": 2}  # the full budget: seconds of work
+        thread = threading.Thread(target=lambda: answers.append(client.post("/api/review", json=body, headers=A)))
+        thread.start()
+        _started(client, thread)
+        health = [client.get("/healthz").status_code for _ in range(5)]
+        review_running = thread.is_alive()
+        thread.join(120)
+        assert health == [200] * 5
+        assert review_running, "/healthz was answered only once the review was done"
+        assert _hog.calls == 0  # type: ignore[attr-defined]
+        assert answers[0].status_code == 200, answers[0].text
+        assert answers[0].json()["decisions"]
+        assert client.app.state.reviews.report()["reviews"] == 1
+
+
+def test_reviews_past_the_cap_wait_in_a_bounded_queue_then_get_503():
+    record = _record()
+    body = {"record": record, "seat": 0}
+    answers: dict[str, Any] = {}
+    with _client(review_workers=1, review_queue=1) as client:
+        pool = client.app.state.reviews
+
+        def ask(name: str, headers: dict[str, str]) -> threading.Thread:
+            def post() -> None:
+                answers[name] = client.post("/api/review", json=body, headers=headers)
+
+            thread = threading.Thread(target=post)
+            thread.start()
+            return thread
+
+        first = ask("a", A)
+        deadline = time.monotonic() + 30
+        while not pool.running and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pool.running == 1
+        # the same address again while its review is being made: 429, nothing queued
+        again = client.post("/api/review", json=body, headers=A)
+        _refused(again, 429, "rate_limited")
+        assert "still being made" in again.json()["error"]["message"]
+        second = ask("b", B)  # waits in the queue (one place)
+        while not pool.waiting and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pool.waiting == 1
+        busy = client.post("/api/review", json=body, headers={"X-Forwarded-For": "203.0.113.3", "Accept-Language": "es"})
+        wait = _refused(busy, 503, "reviews_busy")
+        assert f"{wait} s" in busy.json()["error"]["message"] and "análisis" in busy.json()["error"]["message"]
+        first.join(120)
+        second.join(120)
+        assert answers["a"].status_code == answers["b"].status_code == 200
+        assert pool.report()["busy"] == 1
+        assert pool.report()["per_address"] == 1 and pool.running == pool.waiting == 0
+
+
+def test_a_dead_review_worker_is_answered_503_and_replaced():
+    record = _record()
+    body = {"record": record, "seat": 3}
+    answers: list[Any] = []
+    with _client() as client:
+        pool = client.app.state.reviews
+        thread = threading.Thread(target=lambda: answers.append(client.post("/api/review", json=body, headers=A)))
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not pool.pids() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(pool.pids()[0], signal.SIGKILL)
+        thread.join(60)
+        _refused(answers[0], 503, "review_failed")
+        again = client.post("/api/review", json={**body, "iterations": 2}, headers=A)  # a new worker makes it
+        assert again.status_code == 200, again.text
+        assert pool.report()["failed"] == 1
