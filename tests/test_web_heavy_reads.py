@@ -79,50 +79,43 @@ def test_replays_record_downloads_and_reviews_share_the_budget():
         assert client.post("/api/review", json=review, headers=B).status_code == 200
 
 
-def _hog(*args: Any, **kwargs: Any) -> Any:
-    """A review that holds the GIL for seconds (one C call: no switch until it returns), noted."""
-    _hog.calls += 1  # type: ignore[attr-defined]
-    sum(range(300_000_000))
+def _in_this_process(*args: Any, **kwargs: Any) -> Any:
+    """The server process's own review function in this test: noted, then refused."""
+    _in_this_process.calls += 1  # type: ignore[attr-defined]
     raise AssertionError("the review was made in the server's process")
 
 
-_hog.calls = 0  # type: ignore[attr-defined]
-
-
-def _started(client: Any, thread: threading.Thread) -> None:
-    """Until the review of ``thread`` is running (the pool says so, or the hog was called)."""
-    deadline = time.monotonic() + 30
-    pool = getattr(client.app.state, "reviews", None)
-    while time.monotonic() < deadline and thread.is_alive():
-        if _hog.calls or (pool is not None and pool.running):  # type: ignore[attr-defined]
-            return
-        time.sleep(0.01)
+_in_this_process.calls = 0  # type: ignore[attr-defined]
 
 
 def test_a_review_is_made_off_the_event_loop(monkeypatch):
-    # The server process's own review functions hold the GIL: a review made in this process (in
-    # a thread of it, as before) keeps /healthz from being answered until it is done.
-    # (every module of this process that holds a review_deal: the bots', the web's)
+    # Every module of this (the server's) process that holds a review_deal gets one that notes
+    # it was called: a review made in the server's process (in a thread of it, as before, holding
+    # the GIL its event loop needs) calls it; one made in a review worker process does not.
     for name in ("getaway.bots.review", "getaway.web.learn", "getaway.web.reviews"):
         module = sys.modules.get(name)
         if module is not None and hasattr(module, "review_deal"):
-            monkeypatch.setattr(module, "review_deal", _hog)
-    _hog.calls = 0  # type: ignore[attr-defined]
+            monkeypatch.setattr(module, "review_deal", _in_this_process)
+    _in_this_process.calls = 0  # type: ignore[attr-defined]
     answers: list[Any] = []
     with _client() as client:
         body = {"record": _record(), "seat": 2}  # the full budget: seconds of work
         thread = threading.Thread(target=lambda: answers.append(client.post("/api/review", json=body, headers=A)))
         thread.start()
-        _started(client, thread)
-        health = [client.get("/healthz").status_code for _ in range(5)]
+        pool = getattr(client.app.state, "reviews", None)
+        deadline = time.monotonic() + 30
+        while thread.is_alive() and not (pool is not None and pool.running) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        health = [client.get("/healthz").status_code for _ in range(5)]  # while the review is made
         review_running = thread.is_alive()
         thread.join(120)
+        assert _in_this_process.calls == 0, "the review was made in the server's process"  # type: ignore[attr-defined]
         assert health == [200] * 5
         assert review_running, "/healthz was answered only once the review was done"
-        assert _hog.calls == 0  # type: ignore[attr-defined]
         assert answers[0].status_code == 200, answers[0].text
         assert answers[0].json()["decisions"]
-        assert client.app.state.reviews.report()["reviews"] == 1
+        assert pool is not None and pool.report()["reviews"] == 1
+        assert pool.pids() and os.getpid() not in pool.pids()
 
 
 def test_reviews_past_the_cap_wait_in_a_bounded_queue_then_get_503():
@@ -132,7 +125,7 @@ def test_reviews_past_the_cap_wait_in_a_bounded_queue_then_get_503():
     with _client(review_workers=1, review_queue=1) as client:
         pool = client.app.state.reviews
 
-        def ask(name: str, headers: dict[str, str]) -> threading.Thread:
+        def ask(name: str, headers: dict[str, str], body: dict[str, Any]) -> threading.Thread:
             def post() -> None:
                 answers[name] = client.post("/api/review", json=body, headers=headers)
 
@@ -140,7 +133,7 @@ def test_reviews_past_the_cap_wait_in_a_bounded_queue_then_get_503():
             thread.start()
             return thread
 
-        first = ask("a", A)
+        first = ask("a", A, body)  # the full budget: seconds of work
         deadline = time.monotonic() + 30
         while not pool.running and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -149,11 +142,13 @@ def test_reviews_past_the_cap_wait_in_a_bounded_queue_then_get_503():
         again = client.post("/api/review", json=body, headers=A)
         _refused(again, 429, "rate_limited")
         assert "still being made" in again.json()["error"]["message"]
-        second = ask("b", B)  # waits in the queue (one place)
+        quick = {**body, "iterations": 2}
+        second = ask("b", B, quick)  # waits in the queue (one place)
         while not pool.waiting and time.monotonic() < deadline:
             time.sleep(0.01)
         assert pool.waiting == 1
-        busy = client.post("/api/review", json=body, headers={"X-Forwarded-For": "203.0.113.3", "Accept-Language": "es"})
+        third = {"X-Forwarded-For": "203.0.113.3", "Accept-Language": "es"}
+        busy = client.post("/api/review", json=quick, headers=third)
         wait = _refused(busy, 503, "reviews_busy")
         assert f"{wait} s" in busy.json()["error"]["message"] and "análisis" in busy.json()["error"]["message"]
         first.join(120)

@@ -176,7 +176,9 @@ class ReviewPool:
             done = await asyncio.to_thread(self.job, record, seat, iterations)
         else:
             if self._executor is None:
-                self._executor = ProcessPoolExecutor(self.workers, mp_context=_CONTEXT, initializer=_start_review_worker)
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=_CONTEXT, initializer=_start_review_worker
+                )
             executor = self._executor
             try:
                 done = await asyncio.wrap_future(executor.submit(self.job, record, seat, iterations))

@@ -32,8 +32,8 @@ async def review(request: Request, body: protocol.ReviewRequest) -> Any:
     in a review worker): a heavy read of ``review_weight`` (429 past the address's budget, or while
     its last review is still being made), 503 when the review workers' queue is full."""
     check_heavy(request, request.app.state.settings.review_weight)
-    pool = request.app.state.reviews
-    return await learn.review_of(pool, address_of(request), body.record, body.seat, client_lang(request), body.iterations)
+    pool, address, lang = request.app.state.reviews, address_of(request), client_lang(request)
+    return await learn.review_of(pool, address, body.record, body.seat, lang, body.iterations)
 
 
 @router.get("/api/lessons", response_model=list[protocol.LessonItem])
