@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["Server", "free_port", "percentile", "stop_process", "wait_ready"]
+__all__ = ["Server", "free_port", "percentile", "serve_process", "stop_process", "wait_ready"]
 
 
 def free_port() -> int:
@@ -39,6 +39,18 @@ def wait_ready(base: str, proc: subprocess.Popen, log: Path, timeout: float = 60
             if proc.poll() is not None or time.time() > deadline:
                 raise SystemExit("the server did not start:\n" + log.read_text(errors="replace")) from None
             time.sleep(0.1)
+
+
+def serve_process(port: int, database: Path, log: Any, *options: str, src: str | None = None) -> subprocess.Popen:
+    """A bare ``getaway serve`` on ``port`` of 127.0.0.1 (every setting at its default but
+    ``options``, ``--database database``), its output to ``log`` (an open file), the package
+    from ``src`` (a checkout's ``src`` folder: ``PYTHONPATH``) when given; :func:`wait_ready`
+    before use, :func:`stop_process` after."""
+    env = dict(os.environ, PYTHONUTF8="1")
+    if src:
+        env["PYTHONPATH"] = src
+    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(database), *options]
+    return subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
 def stop_process(proc: subprocess.Popen, grace: float = 15) -> None:

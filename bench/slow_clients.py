@@ -29,9 +29,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from serverproc import free_port, percentile, wait_ready
+from serverproc import free_port, percentile, serve_process, stop_process, wait_ready
 from websockets.asyncio.client import connect
 
 ATTACKER, PLAYER = "127.0.0.1", "127.0.0.2"
@@ -210,20 +208,15 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="getaway-slow-"))
     port = free_port()
-    env = dict(os.environ, PYTHONUTF8="1")
-    if args.src:
-        env["PYTHONPATH"] = args.src
-    cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(port), "--database", str(tmp / "slow.db")]
-    cmd += ["--bot-delay", str(args.bot_delay), "--grace", "3600"]
+    options = ("--bot-delay", str(args.bot_delay), "--grace", "3600")
     log_path = tmp / "serve.log"
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = serve_process(port, tmp / "slow.db", log, *options, src=args.src)
         try:
             wait_ready(f"http://127.0.0.1:{port}", proc, log_path)
             report = run(args, port)
         finally:
-            proc.terminate()
-            proc.wait(30)
+            stop_process(proc, 30)
     report["command"] = " ".join(["bench/slow_clients.py", *sys.argv[1:]])
     if args.json:
         print(json.dumps(report, indent=2))
