@@ -134,7 +134,7 @@ def main() -> int:
     parser.add_argument("--loops", type=int, default=8, help="the attacker's parallel review loops")
     parser.add_argument("--moves", type=int, default=200, help="the player's moves in each phase")
     parser.add_argument("--bot-delay", type=float, default=0.05)
-    parser.add_argument("--pause", type=float, default=0.01, help="the storm's seconds from an answer to the next review")
+    parser.add_argument("--pause", type=float, default=0.01, help="the storm: seconds from an answer to the next")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds of flood before the player goes on")
     parser.add_argument("--serve", default="", help="more options of getaway serve (one string)")
     parser.add_argument("--src", default=None, help="run the server from this source folder (PYTHONPATH)")
