@@ -16,6 +16,7 @@ gets back what to show, computed here with the engine, in the page's language.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 from ..bots.review import REVIEW_ITERATIONS
@@ -157,22 +158,34 @@ def replay_frame(record: Any, move: int | None, seat: int | None, lang: str) -> 
 
 
 async def review_of(
-    pool: ReviewPool, address: str, record: Any, seat: int, lang: str, iterations: int | None = None
+    pool: ReviewPool,
+    address: str,
+    record: Any,
+    seat: int,
+    lang: str,
+    iterations: int | None = None,
+    *,
+    before: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """The review of ``seat``'s play in ``record`` (:func:`getaway.bots.review.review_deal` at
     ``iterations`` rollouts per decision, at most and by default its own budget) as a JSON-ready
     dict with the reasons in ``lang``; read here, computed by ``pool``'s workers for client
-    ``address`` (:meth:`ReviewPool.review <getaway.web.reviews.ReviewPool.review>`).
+    ``address`` (:meth:`ReviewPool.review <getaway.web.reviews.ReviewPool.review>`);
+    ``before`` is called once the record is read, before the pool is asked (the route counts
+    the review's weight there: a record that cannot be read costs no search).
 
     Raises:
-        RoomError: ``bad_record``, ``bad_seat`` (400, before the pool is asked); the pool's
-            ``rate_limited`` (429), ``reviews_busy`` and ``review_failed`` (503).
+        RoomError: ``bad_record``, ``bad_seat`` (400, before ``before`` and the pool); what
+            ``before`` raises; the pool's ``rate_limited`` (429), ``reviews_busy`` and
+            ``review_failed`` (503).
     """
     try:
         _deal, _actions, names, _result = parse_record(record)
     except RecordError as exc:
         raise _bad_record(exc, record) from None
     _seat(seat, len(names))
+    if before is not None:
+        before()
     try:
         budget = min(iterations or REVIEW_ITERATIONS, REVIEW_ITERATIONS)
         review = await pool.review(address, record, seat, budget)

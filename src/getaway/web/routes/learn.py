@@ -29,11 +29,18 @@ async def replay_frame(request: Request, body: protocol.ReplayRequest) -> Any:
 @router.post("/api/review", response_model=protocol.ReviewAnswer, responses=REFUSALS)
 async def review(request: Request, body: protocol.ReviewRequest) -> Any:
     """The review of one seat's decisions in a record (the expert's losing chances; seconds of work
-    in a review worker): a heavy read of ``review_weight`` (429 past the address's budget, or while
-    its last review is still being made), 503 when the review workers' queue is full."""
-    check_heavy(request, request.app.state.settings.review_weight)
+    in a review worker): a heavy read of ``review_weight``, 1 when it comes and the rest once its
+    record is read (429 past the address's budget, or while its last review is still being made),
+    503 when the review workers' queue is full."""
+    check_heavy(request)
+    rest = request.app.state.settings.review_weight - 1
     pool, address, lang = request.app.state.reviews, address_of(request), client_lang(request)
-    return await learn.review_of(pool, address, body.record, body.seat, lang, body.iterations)
+
+    def weigh() -> None:
+        if rest > 0:
+            check_heavy(request, rest)
+
+    return await learn.review_of(pool, address, body.record, body.seat, lang, body.iterations, before=weigh)
 
 
 @router.get("/api/lessons", response_model=list[protocol.LessonItem])
