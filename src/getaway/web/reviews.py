@@ -183,6 +183,8 @@ class ReviewPool:
             try:
                 done = await asyncio.wrap_future(executor.submit(self.job, record, seat, iterations))
             except BrokenProcessPool:
+                if self._closed:  # stopped by stop(): not a death to log
+                    raise self._busy() from None
                 if self._executor is executor:  # a new one for the next review
                     self._executor = None
                     executor.shutdown(wait=False, cancel_futures=True)
