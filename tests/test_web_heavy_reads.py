@@ -5,6 +5,7 @@ still served); reviews are made in worker processes, off the server's event loop
 
 from __future__ import annotations
 
+import copy
 import os
 import random
 import signal
@@ -77,6 +78,18 @@ def test_replays_record_downloads_and_reviews_share_the_budget():
         # the room's other reads keep their own limit
         assert client.get(f"/api/rooms/{code}", headers=A).status_code == 200
         assert client.post("/api/review", json=review, headers=B).status_code == 200
+
+
+def test_a_record_that_cannot_be_reviewed_costs_one_unit_and_no_worker():
+    record = _record()
+    swapped = copy.deepcopy(record)
+    swapped["actions"][3], swapped["actions"][4] = swapped["actions"][4], swapped["actions"][3]
+    with _client(heavy_reads_per_minute=3, review_weight=3) as client:
+        for bad in (swapped, {"hello": 1}, dict(record, dealer="x")):  # an illegal move, not a record, a bad field
+            answer = client.post("/api/review", json={"record": bad, "seat": 0}, headers=A)
+            assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_record", answer.text
+        assert client.app.state.reviews.pids() == []  # no worker was started for them
+        _refused(client.post("/api/replay", json={"record": record}, headers=A), 429, "rate_limited")  # 3 of 3
 
 
 def _in_this_process(*args: Any, **kwargs: Any) -> Any:

@@ -114,6 +114,16 @@ def _seat(seat: int | None, players: int) -> int | None:
     return seat
 
 
+def _replay(deal: Any, actions: list[Any], record: Any) -> None:
+    """Apply ``actions`` to ``deal`` (both read from ``record``); an illegal one is ``bad_record``."""
+    try:
+        replay(deal, actions)
+    except IllegalActionError as exc:
+        index = getattr(exc, "index", None)
+        refused = RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason)
+        raise _bad_record(refused, record) from None
+
+
 def replay_frame(record: Any, move: int | None, seat: int | None, lang: str) -> dict[str, Any]:
     """One frame of the replay viewer.
 
@@ -136,12 +146,7 @@ def replay_frame(record: Any, move: int | None, seat: int | None, lang: str) -> 
         raise _bad_record(exc, record) from None
     seat = _seat(seat, deal.players)
     k = len(actions) if move is None else max(0, min(move, len(actions)))
-    try:
-        replay(deal, actions[:k])
-    except IllegalActionError as exc:
-        index = getattr(exc, "index", None)
-        refused = RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason)
-        raise _bad_record(refused, record) from None
+    _replay(deal, actions[:k], record)
     view = player_view(deal, seat)
     with i18n.language(lang):
         log = Narrator(names, deal.rules.special_first_trick).feed(view.history)
@@ -180,10 +185,11 @@ async def review_of(
             ``review_failed`` (503).
     """
     try:
-        _deal, _actions, names, _result = parse_record(record)
+        deal, actions, names, _result = parse_record(record)
     except RecordError as exc:
         raise _bad_record(exc, record) from None
     _seat(seat, len(names))
+    _replay(deal, actions, record)  # milliseconds here: an illegal move takes no review worker
     if before is not None:
         before()
     try:
