@@ -57,11 +57,13 @@ def stop_process(proc: subprocess.Popen, grace: float = 15) -> None:
 
 
 @contextlib.contextmanager
-def serve_cli(db: Path, *options: str, src: str | None = None) -> Iterator[tuple[int, subprocess.Popen]]:
+def serve_cli(
+    db: Path, *options: str, src: str | None = None, grace: float = 15
+) -> Iterator[tuple[int, subprocess.Popen]]:
     """The ``getaway serve`` command (what the README runs: uvicorn with the app's own protocol
     and limits) on a free loopback port with SQLite database ``db``, its output in
     ``<db>.log``; yields ``(port, process)`` once it answers at ``http://127.0.0.1:<port>``, and stops it
-    (:func:`stop_process`) on leaving. ``options``: more of serve's options; ``src``: a source
+    (:func:`stop_process`, ``grace`` seconds) on leaving. ``options``: more of serve's options; ``src``: a source
     folder to run instead of the installed package (``PYTHONPATH``).
 
     Raises:
@@ -79,7 +81,7 @@ def serve_cli(db: Path, *options: str, src: str | None = None) -> Iterator[tuple
             wait_ready(f"http://127.0.0.1:{port}", proc, log_path)
             yield port, proc
         finally:
-            stop_process(proc)
+            stop_process(proc, grace)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -20,6 +20,7 @@ from fastapi import FastAPI
 
 from .edge import EdgeMiddleware, Limits, client_lang
 from .protocol import MAX_MESSAGE
+from .reviews import ReviewPool
 from .rooms.service import RoomService
 from .routes import ROUTERS
 from .routes.common import install_error_handlers
@@ -94,9 +95,11 @@ def create_app(settings: ServeSettings | str | None = None, /, **overrides: Any)
         )
         await service.start()
         app.state.service = service
+        app.state.reviews = reviews = ReviewPool(config.review_workers, config.review_queue)
         try:
             yield
         finally:
+            await reviews.stop()
             await service.stop()
             store.close()
 
@@ -139,6 +142,7 @@ def create_app(settings: ServeSettings | str | None = None, /, **overrides: Any)
         burst=settings.burst,
         storage=storage,
         reads_per_second=settings.reads_per_second,
+        heavy_reads_per_minute=settings.heavy_reads_per_minute,
         log_outage=not shared_limits,
     )
     app.state.sockets = SocketCounts()

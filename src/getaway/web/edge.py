@@ -106,6 +106,8 @@ class Limits:
             processes' broker, which logs the outage itself: one line for one outage).
         reads_per_second: room reads (state, history, records) per client address and second, in
             bursts of up to three times as many (a window of 3 seconds).
+        heavy_reads_per_minute: the budget of heavy reads (replay frames, record downloads,
+            reviews: :meth:`heavy`) per client address, in a moving window of one minute.
     """
 
     def __init__(
@@ -116,6 +118,7 @@ class Limits:
         burst: float,
         storage: str = "memory://",
         reads_per_second: float = 20.0,
+        heavy_reads_per_minute: float = 300.0,
         log_outage: bool = True,
     ) -> None:
         self.log_outage = log_outage
@@ -127,6 +130,7 @@ class Limits:
         self.messages = RateLimitItemPerSecond(max(1, round(burst)), max(1, round(burst / max(rate, 1e-9))))
         self.reads = RateLimitItemPerSecond(max(1, round(3 * reads_per_second)), 3)
         self.chats = RateLimitItemPerSecond(CHATS_PER_WINDOW, CHAT_WINDOW)
+        self.heavies = RateLimitItemPerMinute(max(1, round(heavy_reads_per_minute)), 1)
 
     def room(self, address: str) -> bool:
         """Count a room creation or join from ``address``; ``False``: over the limit (refuse it)."""
@@ -136,10 +140,23 @@ class Limits:
         """Count a room read from ``address``; ``False``: over the limit (refuse it, 429)."""
         return self._hit(self.reads, "reads", address)
 
+    def heavy(self, address: str, cost: int = 1) -> bool:
+        """Count a heavy read of ``cost`` units (a replay frame or a record download 1, a
+        review more: ``serve --review-weight``) from ``address`` in its budget, shared by the
+        three kinds; ``False``: over the budget (refuse it, 429; nothing is counted).
+
+        >>> limits = Limits(rooms_per_minute=1, rate=1, burst=1, heavy_reads_per_minute=10)
+        >>> limits.heavy("10.0.0.1", 8), limits.heavy("10.0.0.1", 3), limits.heavy("10.0.0.1", 2)
+        (True, False, True)
+        >>> limits.heavy("10.0.0.1"), limits.heavy("10.0.0.2", 10)
+        (False, True)
+        """
+        return self._hit(self.heavies, "heavy", address, cost=cost)
+
     def wait(self, kind: str, address: str) -> int:
-        """Whole seconds until ``address`` may be counted again for ``kind`` (``"rooms"`` or
-        ``"reads"``): the ``Retry-After`` of a 429 (RFC 9110 §10.2.3); at least 1."""
-        item = {"rooms": self.rooms, "reads": self.reads}[kind]
+        """Whole seconds until ``address`` may be counted again for ``kind`` (``"rooms"``,
+        ``"reads"`` or ``"heavy"``): the ``Retry-After`` of a 429 (RFC 9110 §10.2.3); at least 1."""
+        item = {"rooms": self.rooms, "reads": self.reads, "heavy": self.heavies}[kind]
         limiter = self.fallback if self.unreachable else self.limiter  # where it was counted
         try:
             reset = limiter.get_window_stats(item, kind, address).reset_time
@@ -157,15 +174,15 @@ class Limits:
         storage is shared); ``False``: over the limit (refuse it)."""
         return self._hit(self.chats, "chat", code, str(seat))
 
-    def _hit(self, item: Any, *identifiers: str) -> bool:
+    def _hit(self, item: Any, *identifiers: str, cost: int = 1) -> bool:
         try:
-            allowed = self.limiter.hit(item, *identifiers)
+            allowed = self.limiter.hit(item, *identifiers, cost=cost)
         except Exception as exc:  # the shared storage is unreachable (its client's errors vary)
             if not self.unreachable:
                 self.unreachable = True
                 if self.log_outage:
                     log.error("rate limits: their storage cannot be reached (%s): counted here meanwhile", exc)
-            return self.fallback.hit(item, *identifiers)
+            return self.fallback.hit(item, *identifiers, cost=cost)
         if self.unreachable:
             self.unreachable = False
             if self.log_outage:

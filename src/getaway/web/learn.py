@@ -7,18 +7,19 @@ gets back what to show, computed here with the engine, in the page's language.
   it (its :func:`~getaway.core.view.player_view`) or with every hand shown (``seat=None``: the
   record of a finished deal is public to its room; a dropped file is its owner's), and the
   narration so far. The request body is size-limited by the edge (:data:`~getaway.web.edge.MAX_BODY`).
-* :func:`review_of`: :func:`getaway.bots.review.review_deal` off the event loop (a worker
-  thread), at most :data:`REVIEW_SLOTS` at once, within the bots' own search budget.
+* :func:`review_of`: :func:`getaway.bots.review.review_deal` off the event loop, in the
+  review workers of a :class:`~getaway.web.reviews.ReviewPool` (a cap on concurrent reviews and
+  a bounded queue), within the bots' own search budget.
 * :func:`lesson_state`: :func:`getaway.text.lessons.attempt` with the view and texts for the page.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
-from ..bots.review import REVIEW_ITERATIONS, review_deal
+from ..bots.review import REVIEW_ITERATIONS
 from ..core.deal import replay
 from ..core.events import IllegalActionError
 from ..core.messages import Text, at, error_text, seat_number
@@ -27,13 +28,10 @@ from ..core.view import player_view
 from ..text import i18n
 from ..text.lessons import LESSONS, attempt
 from ..text.narrate import Narrator
+from .reviews import ReviewPool
 from .rooms.errors import RoomError
 
-__all__ = ["replay_frame", "review_of", "lesson_state", "lesson_list", "REVIEW_SLOTS"]
-
-#: Reviews computed at once by one server (each takes a worker thread for seconds).
-REVIEW_SLOTS: Final = 1
-_slots: dict[int, asyncio.Semaphore] = {}  # per event loop (a semaphore belongs to one loop)
+__all__ = ["replay_frame", "review_of", "lesson_state", "lesson_list"]
 
 
 def _bad_record(exc: RecordError, record: Any = None) -> RoomError:
@@ -116,6 +114,16 @@ def _seat(seat: int | None, players: int) -> int | None:
     return seat
 
 
+def _replay(deal: Any, actions: list[Any], record: Any) -> None:
+    """Apply ``actions`` to ``deal`` (both read from ``record``); an illegal one is ``bad_record``."""
+    try:
+        replay(deal, actions)
+    except IllegalActionError as exc:
+        index = getattr(exc, "index", None)
+        refused = RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason)
+        raise _bad_record(refused, record) from None
+
+
 def replay_frame(record: Any, move: int | None, seat: int | None, lang: str) -> dict[str, Any]:
     """One frame of the replay viewer.
 
@@ -138,12 +146,7 @@ def replay_frame(record: Any, move: int | None, seat: int | None, lang: str) -> 
         raise _bad_record(exc, record) from None
     seat = _seat(seat, deal.players)
     k = len(actions) if move is None else max(0, min(move, len(actions)))
-    try:
-        replay(deal, actions[:k])
-    except IllegalActionError as exc:
-        index = getattr(exc, "index", None)
-        refused = RecordError(at(f"actions[{index}]", exc.text), index=index, reason=exc.reason)
-        raise _bad_record(refused, record) from None
+    _replay(deal, actions[:k], record)
     view = player_view(deal, seat)
     with i18n.language(lang):
         log = Narrator(names, deal.rules.special_first_trick).feed(view.history)
@@ -159,27 +162,41 @@ def replay_frame(record: Any, move: int | None, seat: int | None, lang: str) -> 
     }
 
 
-async def review_of(record: Any, seat: int, lang: str, iterations: int | None = None) -> dict[str, Any]:
+async def review_of(
+    pool: ReviewPool,
+    address: str,
+    record: Any,
+    seat: int,
+    lang: str,
+    iterations: int | None = None,
+    *,
+    before: Callable[[], None] | None = None,
+) -> dict[str, Any]:
     """The review of ``seat``'s play in ``record`` (:func:`getaway.bots.review.review_deal` at
     ``iterations`` rollouts per decision, at most and by default its own budget) as a JSON-ready
-    dict with the reasons in ``lang``; computed in a worker thread, one review at a time per
-    server (:data:`REVIEW_SLOTS`).
+    dict with the reasons in ``lang``; read here, computed by ``pool``'s workers for client
+    ``address`` (:meth:`ReviewPool.review <getaway.web.reviews.ReviewPool.review>`);
+    ``before`` is called once the record is read, before the pool is asked (the route counts
+    the review's weight there: a record that cannot be read costs no search).
 
     Raises:
-        RoomError: ``bad_record``, ``bad_seat``.
+        RoomError: ``bad_record``, ``bad_seat`` (400, before ``before`` and the pool); what
+            ``before`` raises; the pool's ``rate_limited`` (429), ``reviews_busy`` and
+            ``review_failed`` (503).
     """
     try:
-        _deal, _actions, names, _result = parse_record(record)
+        deal, actions, names, _result = parse_record(record)
     except RecordError as exc:
         raise _bad_record(exc, record) from None
     _seat(seat, len(names))
-    slots = _slots.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(REVIEW_SLOTS))
-    async with slots:
-        try:
-            budget = min(iterations or REVIEW_ITERATIONS, REVIEW_ITERATIONS)
-            review = await asyncio.to_thread(review_deal, record, seat, iterations=budget)
-        except RecordError as exc:
-            raise _bad_record(exc, record) from None
+    _replay(deal, actions, record)  # milliseconds here: an illegal move takes no review worker
+    if before is not None:
+        before()
+    try:
+        budget = min(iterations or REVIEW_ITERATIONS, REVIEW_ITERATIONS)
+        review = await pool.review(address, record, seat, budget)
+    except RecordError as exc:
+        raise _bad_record(exc, record) from None
     with i18n.language(lang):
         return {"players": names, **review.to_dict(i18n.localize)}
 

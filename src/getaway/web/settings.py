@@ -102,6 +102,27 @@ class ServeSettings(BaseSettings):
     reads_per_second: float = _setting(
         20.0, N_("Room reads (state, history, records) per client address and second."), gt=0
     )
+    # heavy reads (issue 29, item 4; docs/web.md "Heavy reads"): one budget per address, reviews in workers
+    heavy_reads_per_minute: float = _setting(
+        300.0,
+        N_(
+            "Heavy reads per client address and minute (a moving window): a replay frame or a record download "
+            "counts 1, a review --review-weight; past them 429."
+        ),
+        ge=1,
+    )
+    review_weight: int = _setting(30, N_("How many heavy reads one review counts for."), ge=1)
+    review_workers: int = _setting(
+        1,
+        N_(
+            "Worker processes that make reviews, off the server's event loop and at a lower priority, started "
+            "with the first review (0: a thread of the server process)."
+        ),
+        ge=0,
+    )
+    review_queue: int = _setting(
+        4, N_("Reviews that may wait for a review worker (in each process); one more is refused (503) at once."), ge=0
+    )
     forwarded_allow_ips: str | None = _setting(
         None,
         N_(

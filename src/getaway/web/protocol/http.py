@@ -60,6 +60,7 @@ __all__ = [
     "RoomCounts",
     "BotCounts",
     "HeartbeatCounts",
+    "ReviewCounts",
     "Stats",
 ]
 
@@ -400,14 +401,31 @@ class HeartbeatCounts(BaseModel):
     worst_late_ms: int
 
 
+class ReviewCounts(BaseModel):
+    """The review workers of one process (:meth:`~getaway.web.reviews.ReviewPool.report`): now
+    (``workers``, ``queue`` places, reviews ``running`` and ``waiting``) and since the start
+    (``reviews`` made, refused ``busy`` (503) and ``per_address`` (429), ``failed``)."""
+
+    workers: int
+    queue: int
+    running: int
+    waiting: int
+    reviews: int
+    busy: int
+    per_address: int
+    failed: int
+
+
 class Stats(BaseModel):
     """``GET /stats``: what an operator reads of one process (counts only: no room code, address,
     seat or card). ``bots`` is ``null`` when bots search in threads (``--bot-workers 0``),
-    ``heartbeat`` when the process is alone (no ``--redis-url``)."""
+    ``heartbeat`` when the process is alone (no ``--redis-url``); ``reviews``: its review workers
+    (``null`` only in a report made without the app)."""
 
     draining: bool
     rooms: RoomCounts
     bots: BotCounts | None
     heartbeat: HeartbeatCounts | None
+    reviews: ReviewCounts | None = None
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "address_of",
     "bearer",
     "check_address",
+    "check_heavy",
     "check_reads",
     "error_response",
     "install_error_handlers",
@@ -73,6 +74,24 @@ def check_reads(request: Request) -> None:
         RoomError: ``rate_limited`` (429, ``Retry-After``) past the reads per second.
     """
     _count(request, "reads", N_("too many requests from your address: wait a moment"))
+
+
+def check_heavy(request: Request, cost: int = 1) -> None:
+    """Count a heavy read (a replay frame or a record download: ``cost`` 1; a review: the
+    ``review_weight`` setting) from the client's address, in the budget the three kinds share
+    (``heavy_reads_per_minute``; docs/web.md "Heavy reads").
+
+    Raises:
+        RoomError: ``rate_limited`` (429, ``Retry-After``, the wait in words) past the budget.
+    """
+    limits = limits_of(request)
+    address = address_of(request)
+    if not limits.heavy(address, cost):
+        seconds = limits.wait("heavy", address)
+        message = N_("too many reviews, replays or record downloads from your address: try again in {seconds} s")
+        error = RoomError("rate_limited", message, 429, seconds=seconds)
+        error.retry_after = seconds
+        raise error
 
 
 def _count(request: Request, window: str, message: str) -> None:

@@ -45,7 +45,9 @@ async def healthz(request: Request) -> Response:
 @router.get("/stats", response_model=protocol.Stats)
 async def stats(request: Request) -> Response:
     """What an operator reads of this process (docs/web.md "Behind a front"): its rooms,
-    its bot workers (searches, fallbacks, busy workers, the queue) and its lease heartbeat.
-    Counts in memory only (never the database), nothing about a room's players or cards."""
-    report = protocol.Stats.model_validate(service_of(request).report()).model_dump()
+    its bot workers (searches, fallbacks, busy workers, the queue), its lease heartbeat and its
+    review workers. Counts in memory only (never the database), nothing about a room's players,
+    cards or a client's address."""
+    counts = {**service_of(request).report(), "reviews": request.app.state.reviews.report()}
+    report = protocol.Stats.model_validate(counts).model_dump()
     return JSONResponse(report, headers={"Cache-Control": "no-store"})

@@ -1,5 +1,7 @@
 """Learning from records: the replay viewer's frames, the review of a seat's decisions and the
-tutorial's lessons (:mod:`getaway.web.learn` does the work)."""
+tutorial's lessons (:mod:`getaway.web.learn` does the work). A replay frame and a review are
+heavy reads: counted against the client address's budget (:func:`.common.check_heavy`; a review
+weighs ``review_weight``), the review computed by the app's :class:`~getaway.web.reviews.ReviewPool`."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from fastapi import APIRouter, Request
 
 from .. import learn, protocol
 from ..edge import client_lang
-from .common import REFUSALS
+from .common import REFUSALS, address_of, check_heavy
 
 __all__ = ["router"]
 
@@ -18,14 +20,27 @@ router = APIRouter()
 
 @router.post("/api/replay", response_model=protocol.ReplayFrame, responses=REFUSALS)
 async def replay_frame(request: Request, body: protocol.ReplayRequest) -> Any:
-    """One frame of the replay viewer: the record's deal after ``move`` actions, one seat's view or every hand."""
+    """One frame of the replay viewer: the record's deal after ``move`` actions, one seat's view or
+    every hand (a heavy read: 429 past the address's budget)."""
+    check_heavy(request)
     return learn.replay_frame(body.record, body.move, body.seat, client_lang(request))
 
 
 @router.post("/api/review", response_model=protocol.ReviewAnswer, responses=REFUSALS)
 async def review(request: Request, body: protocol.ReviewRequest) -> Any:
-    """The review of one seat's decisions in a record (the expert's losing chances; seconds of work)."""
-    return await learn.review_of(body.record, body.seat, client_lang(request), body.iterations)
+    """The review of one seat's decisions in a record (the expert's losing chances; seconds of work
+    in a review worker): a heavy read of ``review_weight``, 1 when it comes and the rest once its
+    record is read (429 past the address's budget, or while its last review is still being made),
+    503 when the review workers' queue is full."""
+    check_heavy(request)
+    rest = request.app.state.settings.review_weight - 1
+    pool, address, lang = request.app.state.reviews, address_of(request), client_lang(request)
+
+    def weigh() -> None:
+        if rest > 0:
+            check_heavy(request, rest)
+
+    return await learn.review_of(pool, address, body.record, body.seat, lang, body.iterations, before=weigh)
 
 
 @router.get("/api/lessons", response_model=list[protocol.LessonItem])

@@ -1,5 +1,6 @@
 """A room's reads: its public state, its match history and the records of its finished deals,
-each counted against the client address's reads per second (:mod:`.common`)."""
+each counted against the client address's reads per second (:mod:`.common`); a record's
+download also against the address's budget of heavy reads (shared with replays and reviews)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from fastapi.responses import JSONResponse
 
 from .. import protocol
 from ..rooms.checks import MAX_DEALS
-from .common import REFUSALS, check_reads, service_of
+from .common import REFUSALS, check_heavy, check_reads, service_of
 
 __all__ = ["router"]
 
@@ -29,8 +30,9 @@ async def room_state(request: Request, code: str) -> Any:
 @router.get("/api/rooms/{code}/deals/{index}/record", response_model=dict[str, Any], responses=REFUSALS)
 async def deal_record(request: Request, code: str, index: Annotated[int, PathParam(ge=0, lt=MAX_DEALS)]) -> Any:
     """The engine's record (``getaway/1``, docs/records.md) of finished deal ``index`` (0-based,
-    below the most deals a match has: 400 naming ``index`` otherwise)."""
+    below the most deals a match has: 400 naming ``index`` otherwise); a heavy read too."""
     check_reads(request)
+    check_heavy(request)
     record = await service_of(request).read_record(code, index)
     name = f"getaway-{code.upper()}-deal{index + 1}.json"  # a real room's code: the read found it
     headers = {"Content-Disposition": f'attachment; filename="{name}"'}
