@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing
 import random
 import shlex
 import sys
@@ -45,7 +44,7 @@ from typing import Any
 
 import httpx
 from serverproc import serve_cli
-from slow_clients import ATTACKER, play, summary
+from slow_clients import ATTACKER, echoes_under_attack, play, summary
 
 from getaway import Deal, Rules
 from getaway.bots import HeuristicBot, play_deal
@@ -107,16 +106,9 @@ def flood_process(base: str, loops: int, pause: float | None, stop: Any, out: An
 def attacked(args: argparse.Namespace, base: str, rng: random.Random, pause: float | None) -> dict[str, Any]:
     """The player's ``--moves`` moves while :func:`flood` runs in a process of its own: their
     echo times (ms) and the attacker's report."""
-    stop, out = multiprocessing.Event(), multiprocessing.Queue()
-    attacker = multiprocessing.Process(target=flood_process, args=(base, args.loops, pause, stop, out))
-    attacker.start()
-    time.sleep(args.settle)  # the flood at full strength before the player goes on
-    try:
-        echoes = asyncio.run(play(base, args.moves, rng))
-    finally:
-        stop.set()
-        report = out.get(timeout=900)
-        attacker.join(30)
+    echoes, report = echoes_under_attack(
+        base, args.moves, rng, flood_process, (base, args.loops, pause), args.settle, timeout=900
+    )
     report["review_s"] = {k: v if k == "n" else round(v / 1000, 2) for k, v in report["review_s"].items()}
     return {"echo_ms": summary(echoes), "attacker": report}
 

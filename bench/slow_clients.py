@@ -178,20 +178,37 @@ def attack_process(port: int, count: int, retry: float, stop: Any, out: Any) -> 
     out.put(asyncio.run(go()))
 
 
+def echoes_under_attack(
+    base: str, moves: int, rng: random.Random, attack: Any, attack_args: tuple, settle: float, timeout: float = 60
+) -> tuple[list[float], dict[str, Any]]:
+    """The player's ``moves`` moves (:func:`play`, their echo times in ms) while
+    ``attack(*attack_args, stop, out)`` runs in a process of its own, started ``settle`` seconds
+    before them; then ``stop`` (a multiprocessing Event) is set and the attacker's report is read
+    from ``out`` (a multiprocessing Queue) within ``timeout`` seconds.
+
+    Raises:
+        queue.Empty: the attacker gave no report within ``timeout``.
+    """
+    stop, out = multiprocessing.Event(), multiprocessing.Queue()
+    attacker = multiprocessing.Process(target=attack, args=(*attack_args, stop, out))
+    attacker.start()
+    time.sleep(settle)  # the attack at full strength before the player goes on
+    try:
+        echoes = asyncio.run(play(base, moves, rng))
+    finally:
+        stop.set()
+        report = out.get(timeout=timeout)
+        attacker.join(30)
+    return echoes, report
+
+
 def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     rng = random.Random(28)
     quiet = asyncio.run(play(base, args.moves, rng))
-    stop, out = multiprocessing.Event(), multiprocessing.Queue()
-    attacker = multiprocessing.Process(target=attack_process, args=(port, args.slow, args.retry, stop, out))
-    attacker.start()
-    time.sleep(args.settle)  # the attack at full strength before the player goes on
-    try:
-        attacked = asyncio.run(play(base, args.moves, rng))
-    finally:
-        stop.set()
-        report = out.get(timeout=60)
-        attacker.join(30)
+    attacked, report = echoes_under_attack(
+        base, args.moves, rng, attack_process, (port, args.slow, args.retry), args.settle
+    )
     return {"quiet_echo_ms": summary(quiet), "attacked_echo_ms": summary(attacked), "attacker": report}
 
 
