@@ -68,6 +68,30 @@ def test_every_msgid_has_a_translation_with_the_same_placeholders(lang):
             assert set(re.findall(r"\{[^}]*\}", s)) == want, f"{lang}: placeholders of {ids[0]!r}"
 
 
+def _plural_forms_header(path: Path) -> str:
+    """The ``Plural-Forms`` line of a catalog's header, as written in the file."""
+    found = re.search(r'^"Plural-Forms: ([^"\\]*)\\n"$', path.read_text(encoding="utf-8"), re.MULTILINE)
+    assert found, f"{path}: no Plural-Forms header"
+    return found.group(1).strip()
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("domain", [i18n.DOMAIN, i18n.CLICK_DOMAIN])
+def test_plural_forms_are_cldrs(lang, domain):
+    """Each catalog's ``Plural-Forms`` is Babel's, made from CLDR's rule for the language, and it
+    picks the singular form exactly for the counts CLDR calls ``one`` (Hindi and Punjabi: 0 and 1)."""
+    import babel
+    from babel.messages.plurals import get_plural
+
+    header = _plural_forms_header(LOCALE / lang / "LC_MESSAGES" / f"{domain}.po")
+    assert header == get_plural(lang).plural_forms, f"{lang}: {domain}.po's Plural-Forms is not CLDR's"
+    expression = header.split("plural=", 1)[1].rstrip(";")
+    pick = gettext.c2py(expression)
+    rule = babel.Locale.parse(lang).plural_form
+    for n in range(2001):
+        assert (pick(n) == 0) == (rule(n) == "one"), (lang, domain, n)
+
+
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_compiled_catalogs_match_the_po_files(lang):
     with open(LOCALE / lang / "LC_MESSAGES" / "getaway.mo", "rb") as fh:
@@ -105,6 +129,12 @@ def test_card_and_suit_names_are_translated():
 
 def test_language_from_the_locale():
     assert i18n.detect({"LC_ALL": "es_ES.UTF-8"}) == "es"
+    # the locales of North India, Punjab, Pakistan and Bangladesh (issue 25, item 4)
+    assert i18n.detect({"LANG": "hi_IN.UTF-8"}) == "hi"
+    assert i18n.detect({"LC_ALL": "pa_IN"}) == "pa"
+    assert i18n.detect({"LANG": "ur_PK.UTF-8"}) == "ur"
+    assert i18n.detect({"LANGUAGE": "bn_BD:en", "LANG": "en_US.UTF-8"}) == "bn"
+    assert i18n.detect({"LANGUAGE": "pa_PK@shahmukhi", "LANG": "hi_IN.UTF-8"}) == "pa"
     assert i18n.detect({"LANGUAGE": "it", "LANG": "fr_FR.UTF-8"}) == "it"
     assert i18n.detect({"LANG": "C.UTF-8"}) == "en"
     assert i18n.detect({"LANG": "de_DE.UTF-8"}) == "en"
@@ -361,7 +391,7 @@ def test_click_messages_follow_use():
         i18n.use("en")
 
 
-@pytest.mark.parametrize("lang", ["fr", "it", "pt", "es"])
+@pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_tournament_command_speaks_every_language(lang: str) -> None:
     from click.testing import CliRunner
 
