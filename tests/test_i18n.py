@@ -122,6 +122,12 @@ def test_card_and_suit_names_are_translated():
         assert i18n.card_name(Card.parse("jc")) == "fante di fiori"
         i18n.use("pt")
         assert i18n.card_name(Card.parse("kd")) == "rei de ouros"
+        i18n.use("hi")
+        assert i18n.card_name(Card.parse("qh")) == "पान बेगम"
+        assert i18n.card_name(Card.parse("as")) == "हुकुम इक्का"
+        i18n.use("pa")
+        assert i18n.card_name(Card.parse("10d")) == "ਇੱਟ ਦਹਿਲਾ"
+        assert i18n.card_name(Card.parse("jc")) == "ਚਿੜੀ ਗੁਲਾਮ"
     finally:
         i18n.use("en")
     assert i18n.card_name(Card.parse("10s")) == "ten of spades"
@@ -521,6 +527,8 @@ METAVARS = {  # what --help shows for INTEGER, TEXT, NAME=VALUE, a FILE argument
     "it": ("INTERO", "TESTO", "NOME=VALORE", "FILE", "[OPZIONI]"),
     "pt": ("INTEIRO", "TEXTO", "NOME=VALOR", "FICHEIRO", "[OPÇÕES]"),
     "es": ("ENTERO", "TEXTO", "NOMBRE=VALOR", "ARCHIVO", "[OPCIONES]"),
+    "hi": ("पूर्णांक", "टेक्स्ट", "नाम=मान", "फ़ाइल", "[विकल्प]"),
+    "pa": ("ਪੂਰਨਅੰਕ", "ਟੈਕਸਟ", "ਨਾਂ=ਮੁੱਲ", "ਫ਼ਾਈਲ", "[ਵਿਕਲਪ]"),
 }
 
 

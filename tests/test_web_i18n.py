@@ -54,6 +54,22 @@ EXPECTED = {
         "To the waste pile; {who} leads.": "Al descarte; sale {who}.",
         "{who} picks up the trick (cards: {n}).": "{who} recoge la baza (cartas: {n}).",
     },
+    "hi": {
+        "Start the match": "मैच शुरू करें",
+        "Your hand": "आपके पत्ते",
+        "Pick up": "उठाएँ",
+        "Room {code}": "कमरा {code}",
+        "To the waste pile; {who} leads.": "ढेर में; {who} चाल चलता है।",
+        "{who} picks up the trick (cards: {n}).": "{who} हाथ उठाता है (पत्ते: {n})।",
+    },
+    "pa": {
+        "Start the match": "ਮੈਚ ਸ਼ੁਰੂ ਕਰੋ",
+        "Your hand": "ਤੁਹਾਡੇ ਪੱਤੇ",
+        "Pick up": "ਚੁੱਕੋ",
+        "Room {code}": "ਕਮਰਾ {code}",
+        "To the waste pile; {who} leads.": "ਢੇਰੀ ਵਿੱਚ; {who} ਚਾਲ ਚੱਲਦਾ ਹੈ।",
+        "{who} picks up the trick (cards: {n}).": "{who} ਹੱਥ ਚੁੱਕਦਾ ਹੈ (ਪੱਤੇ: {n})।",
+    },
 }
 
 # Texts that may stay as in English in some language (brand, game term, same word).
@@ -99,6 +115,8 @@ def test_page_strings_are_in_the_language(lang):
         ("it", "gli spettatori non possono giocare"),
         ("pt", "os espectadores não podem jogar"),
         ("es", "los espectadores no pueden jugar"),
+        ("hi", "दर्शक खेल नहीं सकते"),
+        ("pa", "ਦਰਸ਼ਕ ਖੇਡ ਨਹੀਂ ਸਕਦੇ"),
     ],
 )
 def test_room_errors_follow_the_socket_language(lang, want):
