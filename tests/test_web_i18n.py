@@ -224,3 +224,25 @@ def test_a_bad_choice_lists_the_choices_in_the_readers_language(lang: str) -> No
 
     text = refusal(client_error(json.dumps({"type": "hello", "token": "a", "lang": "xx"}))).text(lang)
     assert ", ".join(f"'{code}'" for code in i18n.LANGUAGES) in text and " or " not in text
+
+
+@pytest.mark.parametrize(
+    ("header", "lang"),
+    [
+        ("hi-IN,hi;q=0.9,en-US;q=0.8,en;q=0.7", "hi"),  # Chromium's header for a Hindi browser
+        ("en;q=0.1, pa-Guru-IN;q=0.9", "pa"),  # the most preferred wins, not the first written
+        ("fr;q=0.2, es", "es"),
+        ("es;q=0, it", "it"),
+        ("de-DE, fr;q=0.5, hi;q=0.5", "fr"),  # equal q: the header's order
+        ("hi;q=0, es;q=0.3", "es"),  # q=0: not acceptable
+        ("hi;q=high, bogus;;=, pt", "pt"),  # a malformed part is skipped, the rest is read
+        ("xx, ;q=1, ,", "en"),
+    ],
+)
+def test_accept_language_is_read_by_preference(header: str, lang: str) -> None:
+    """Issue 25, item 4: the server's refusals take the browser's most preferred language that has
+    a catalog (RFC 9110 q-values), whatever order the header lists them in."""
+    with make_client() as client:
+        r = client.post("/api/rooms/NOSUCH/join", json={"name": "Ben"}, headers={"Accept-Language": header})
+    assert r.status_code == 404
+    assert r.json()["error"]["message"] == _translated(lang, "no room {code}").format(code="NOSUCH")
