@@ -585,3 +585,31 @@ def test_the_terminal_hint_gives_its_reason_in_the_language(lang):
     finally:
         i18n.use("en")
     assert translated != str(reason) and translated in shown, shown
+
+
+@pytest.mark.parametrize(
+    ("lang", "typed", "command"),
+    [
+        ("hi", "सुझाव", "hint"),
+        ("hi", "छो\u095cें", "quit"),  # ड़ typed as one code point, the catalog's as ड + nukta
+        ("hi", "छोड़ें", "quit"),
+        ("hi", "लें", "take"),
+        ("hi", "take", "take"),
+        ("pa", "ਚੁੱਕੋ", "pickup"),
+        ("pa", "ਸੰਭਾਲੋ", "save"),
+        ("pa", "pass", "pass"),
+    ],
+)
+def test_the_terminals_command_words_in_hindi_and_punjabi(lang: str, typed: str, command: str) -> None:
+    """The command words of docs/glossary/<lang>.md are understood as typed (any Unicode
+    normalization), and the English ones too; yes and no by word or first letter."""
+    from getaway.text.terminal import _command_of, _yes_or_no
+
+    try:
+        i18n.use(lang)
+        assert _command_of(typed) == command
+        assert _yes_or_no({"hi": "हाँ", "pa": "ਹਾਂ"}[lang]) is True
+        assert _yes_or_no({"hi": "न", "pa": "ਨ"}[lang]) is False
+        assert _yes_or_no("y") is True
+    finally:
+        i18n.use("en")
