@@ -613,3 +613,22 @@ def test_the_terminals_command_words_in_hindi_and_punjabi(lang: str, typed: str,
         assert _yes_or_no("y") is True
     finally:
         i18n.use("en")
+
+
+@pytest.mark.parametrize(
+    ("env", "title"),
+    [
+        ({"LANG": "hi_IN.UTF-8"}, "Getaway: नियम (प्रोफ़ाइल classic)"),
+        ({"LANG": "C.UTF-8", "LANGUAGE": "pa_IN:en"}, "Getaway: ਨਿਯਮ (ਪ੍ਰੋਫ਼ਾਈਲ classic)"),
+        ({"LANG": "hi_IN.UTF-8", "LC_ALL": "en_GB.UTF-8"}, "Getaway: the rules (profile classic)"),
+    ],
+)
+def test_the_command_line_follows_the_locale_without_lang(env: dict[str, str], title: str) -> None:
+    """Issue 25, item 4: with no --lang, a command speaks the language the locale names
+    (LANGUAGE, then LC_ALL, LC_MESSAGES, LANG)."""
+    base = {"LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": ""}
+    try:
+        out = CliRunner().invoke(cli, ["rules", "--profile", "classic"], env={**base, **env}).output
+    finally:
+        i18n.use("en")
+    assert title in out.splitlines()[0], out[:200]
