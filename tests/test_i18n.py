@@ -68,6 +68,30 @@ def test_every_msgid_has_a_translation_with_the_same_placeholders(lang):
             assert set(re.findall(r"\{[^}]*\}", s)) == want, f"{lang}: placeholders of {ids[0]!r}"
 
 
+def _plural_forms_header(path: Path) -> str:
+    """The ``Plural-Forms`` line of a catalog's header, as written in the file."""
+    found = re.search(r'^"Plural-Forms: ([^"\\]*)\\n"$', path.read_text(encoding="utf-8"), re.MULTILINE)
+    assert found, f"{path}: no Plural-Forms header"
+    return found.group(1).strip()
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("domain", [i18n.DOMAIN, i18n.CLICK_DOMAIN])
+def test_plural_forms_are_cldrs(lang, domain):
+    """Each catalog's ``Plural-Forms`` is Babel's, made from CLDR's rule for the language, and it
+    picks the singular form exactly for the counts CLDR calls ``one`` (Hindi and Punjabi: 0 and 1)."""
+    import babel
+    from babel.messages.plurals import get_plural
+
+    header = _plural_forms_header(LOCALE / lang / "LC_MESSAGES" / f"{domain}.po")
+    assert header == get_plural(lang).plural_forms, f"{lang}: {domain}.po's Plural-Forms is not CLDR's"
+    expression = header.split("plural=", 1)[1].rstrip(";")
+    pick = gettext.c2py(expression)
+    rule = babel.Locale.parse(lang).plural_form
+    for n in range(2001):
+        assert (pick(n) == 0) == (rule(n) == "one"), (lang, domain, n)
+
+
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_compiled_catalogs_match_the_po_files(lang):
     with open(LOCALE / lang / "LC_MESSAGES" / "getaway.mo", "rb") as fh:
@@ -98,6 +122,12 @@ def test_card_and_suit_names_are_translated():
         assert i18n.card_name(Card.parse("jc")) == "fante di fiori"
         i18n.use("pt")
         assert i18n.card_name(Card.parse("kd")) == "rei de ouros"
+        i18n.use("hi")
+        assert i18n.card_name(Card.parse("qh")) == "पान बेगम"
+        assert i18n.card_name(Card.parse("as")) == "हुकुम इक्का"
+        i18n.use("pa")
+        assert i18n.card_name(Card.parse("10d")) == "ਇੱਟ ਦਹਿਲਾ"
+        assert i18n.card_name(Card.parse("jc")) == "ਚਿੜੀ ਗੁਲਾਮ"
     finally:
         i18n.use("en")
     assert i18n.card_name(Card.parse("10s")) == "ten of spades"
@@ -105,6 +135,12 @@ def test_card_and_suit_names_are_translated():
 
 def test_language_from_the_locale():
     assert i18n.detect({"LC_ALL": "es_ES.UTF-8"}) == "es"
+    # the locales of North India, Punjab, Pakistan and Bangladesh (issue 25, item 4)
+    assert i18n.detect({"LANG": "hi_IN.UTF-8"}) == "hi"
+    assert i18n.detect({"LC_ALL": "pa_IN"}) == "pa"
+    assert i18n.detect({"LANG": "ur_PK.UTF-8"}) == "ur"
+    assert i18n.detect({"LANGUAGE": "bn_BD:en", "LANG": "en_US.UTF-8"}) == "bn"
+    assert i18n.detect({"LANGUAGE": "pa_PK@shahmukhi", "LANG": "hi_IN.UTF-8"}) == "pa"
     assert i18n.detect({"LANGUAGE": "it", "LANG": "fr_FR.UTF-8"}) == "it"
     assert i18n.detect({"LANG": "C.UTF-8"}) == "en"
     assert i18n.detect({"LANG": "de_DE.UTF-8"}) == "en"
@@ -361,7 +397,7 @@ def test_click_messages_follow_use():
         i18n.use("en")
 
 
-@pytest.mark.parametrize("lang", ["fr", "it", "pt", "es"])
+@pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_tournament_command_speaks_every_language(lang: str) -> None:
     from click.testing import CliRunner
 
@@ -491,6 +527,8 @@ METAVARS = {  # what --help shows for INTEGER, TEXT, NAME=VALUE, a FILE argument
     "it": ("INTERO", "TESTO", "NOME=VALORE", "FILE", "[OPZIONI]"),
     "pt": ("INTEIRO", "TEXTO", "NOME=VALOR", "FICHEIRO", "[OPÇÕES]"),
     "es": ("ENTERO", "TEXTO", "NOMBRE=VALOR", "ARCHIVO", "[OPCIONES]"),
+    "hi": ("पूर्णांक", "टेक्स्ट", "नाम=मान", "फ़ाइल", "[विकल्प]"),
+    "pa": ("ਪੂਰਨਅੰਕ", "ਟੈਕਸਟ", "ਨਾਂ=ਮੁੱਲ", "ਫ਼ਾਈਲ", "[ਵਿਕਲਪ]"),
 }
 
 
@@ -547,3 +585,50 @@ def test_the_terminal_hint_gives_its_reason_in_the_language(lang):
     finally:
         i18n.use("en")
     assert translated != str(reason) and translated in shown, shown
+
+
+@pytest.mark.parametrize(
+    ("lang", "typed", "command"),
+    [
+        ("hi", "सुझाव", "hint"),
+        ("hi", "छो\u095cें", "quit"),  # ड़ typed as one code point, the catalog's as ड + nukta
+        ("hi", "छोड़ें", "quit"),
+        ("hi", "लें", "take"),
+        ("hi", "take", "take"),
+        ("pa", "ਚੁੱਕੋ", "pickup"),
+        ("pa", "ਸੰਭਾਲੋ", "save"),
+        ("pa", "pass", "pass"),
+    ],
+)
+def test_the_terminals_command_words_in_hindi_and_punjabi(lang: str, typed: str, command: str) -> None:
+    """The command words of docs/glossary/<lang>.md are understood as typed (any Unicode
+    normalization), and the English ones too; yes and no by word or first letter."""
+    from getaway.text.terminal import _command_of, _yes_or_no
+
+    try:
+        i18n.use(lang)
+        assert _command_of(typed) == command
+        assert _yes_or_no({"hi": "हाँ", "pa": "ਹਾਂ"}[lang]) is True
+        assert _yes_or_no({"hi": "न", "pa": "ਨ"}[lang]) is False
+        assert _yes_or_no("y") is True
+    finally:
+        i18n.use("en")
+
+
+@pytest.mark.parametrize(
+    ("env", "title"),
+    [
+        ({"LANG": "hi_IN.UTF-8"}, "Getaway: नियम (प्रोफ़ाइल classic)"),
+        ({"LANG": "C.UTF-8", "LANGUAGE": "pa_IN:en"}, "Getaway: ਨਿਯਮ (ਪ੍ਰੋਫ਼ਾਈਲ classic)"),
+        ({"LANG": "hi_IN.UTF-8", "LC_ALL": "en_GB.UTF-8"}, "Getaway: the rules (profile classic)"),
+    ],
+)
+def test_the_command_line_follows_the_locale_without_lang(env: dict[str, str], title: str) -> None:
+    """Issue 25, item 4: with no --lang, a command speaks the language the locale names
+    (LANGUAGE, then LC_ALL, LC_MESSAGES, LANG)."""
+    base = {"LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": ""}
+    try:
+        out = CliRunner().invoke(cli, ["rules", "--profile", "classic"], env={**base, **env}).output
+    finally:
+        i18n.use("en")
+    assert title in out.splitlines()[0], out[:200]

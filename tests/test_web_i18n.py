@@ -54,6 +54,22 @@ EXPECTED = {
         "To the waste pile; {who} leads.": "Al descarte; sale {who}.",
         "{who} picks up the trick (cards: {n}).": "{who} recoge la baza (cartas: {n}).",
     },
+    "hi": {
+        "Start the match": "मैच शुरू करें",
+        "Your hand": "आपके पत्ते",
+        "Pick up": "उठाएँ",
+        "Room {code}": "कमरा {code}",
+        "To the waste pile; {who} leads.": "ढेर में; {who} चाल चलता है।",
+        "{who} picks up the trick (cards: {n}).": "{who} हाथ उठाता है (पत्ते: {n})।",
+    },
+    "pa": {
+        "Start the match": "ਮੈਚ ਸ਼ੁਰੂ ਕਰੋ",
+        "Your hand": "ਤੁਹਾਡੇ ਪੱਤੇ",
+        "Pick up": "ਚੁੱਕੋ",
+        "Room {code}": "ਕਮਰਾ {code}",
+        "To the waste pile; {who} leads.": "ਢੇਰੀ ਵਿੱਚ; {who} ਚਾਲ ਚੱਲਦਾ ਹੈ।",
+        "{who} picks up the trick (cards: {n}).": "{who} ਹੱਥ ਚੁੱਕਦਾ ਹੈ (ਪੱਤੇ: {n})।",
+    },
 }
 
 # Texts that may stay as in English in some language (brand, game term, same word).
@@ -99,6 +115,8 @@ def test_page_strings_are_in_the_language(lang):
         ("it", "gli spettatori non possono giocare"),
         ("pt", "os espectadores não podem jogar"),
         ("es", "los espectadores no pueden jugar"),
+        ("hi", "दर्शक खेल नहीं सकते"),
+        ("pa", "ਦਰਸ਼ਕ ਖੇਡ ਨਹੀਂ ਸਕਦੇ"),
     ],
 )
 def test_room_errors_follow_the_socket_language(lang, want):
@@ -205,4 +223,26 @@ def test_a_bad_choice_lists_the_choices_in_the_readers_language(lang: str) -> No
     from getaway.web.protocol import client_error, refusal
 
     text = refusal(client_error(json.dumps({"type": "hello", "token": "a", "lang": "xx"}))).text(lang)
-    assert "'en', 'fr', 'it', 'pt', 'es'" in text and " or " not in text
+    assert ", ".join(f"'{code}'" for code in i18n.LANGUAGES) in text and " or " not in text
+
+
+@pytest.mark.parametrize(
+    ("header", "lang"),
+    [
+        ("hi-IN,hi;q=0.9,en-US;q=0.8,en;q=0.7", "hi"),  # Chromium's header for a Hindi browser
+        ("en;q=0.1, pa-Guru-IN;q=0.9", "pa"),  # the most preferred wins, not the first written
+        ("fr;q=0.2, es", "es"),
+        ("es;q=0, it", "it"),
+        ("de-DE, fr;q=0.5, hi;q=0.5", "fr"),  # equal q: the header's order
+        ("hi;q=0, es;q=0.3", "es"),  # q=0: not acceptable
+        ("hi;q=high, bogus;;=, pt", "pt"),  # a malformed part is skipped, the rest is read
+        ("xx, ;q=1, ,", "en"),
+    ],
+)
+def test_accept_language_is_read_by_preference(header: str, lang: str) -> None:
+    """Issue 25, item 4: the server's refusals take the browser's most preferred language that has
+    a catalog (RFC 9110 q-values), whatever order the header lists them in."""
+    with make_client() as client:
+        r = client.post("/api/rooms/NOSUCH/join", json={"name": "Ben"}, headers={"Accept-Language": header})
+    assert r.status_code == 404
+    assert r.json()["error"]["message"] == _translated(lang, "no room {code}").format(code="NOSUCH")

@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 #: Languages with a catalog (English is the source language and needs none).
-LANGUAGES: Final = ("en", "fr", "it", "pt", "es")
+LANGUAGES: Final = ("en", "fr", "it", "pt", "es", "hi", "ur", "bn", "pa")
 LOCALE_DIR: Final = Path(__file__).resolve().parent / "locale"
 DOMAIN: Final = "getaway"
 #: Click's own messages ("Usage:", "Options", "No such option …"), extracted from the installed

@@ -74,9 +74,10 @@ def explain(deal: Deal, seat: int, action: Action, names: Sequence[str] | None =
 
 
 def _command_of(text: str) -> str | None:
-    key = text.strip().lower()
+    # NFC both sides: a Hindi keyboard may send छोड़ें's ड़ as one code point (U+095C) or as ड + nukta
+    key = unicodedata.normalize("NFC", text.strip().lower())
     for word in ("hint", "rules", "history", "save", "quit", "help", "take", "pass", "pickup", "say"):
-        if key in (word, command_word(word).lower()):
+        if key in (word, unicodedata.normalize("NFC", command_word(word).lower())):
             return word
     if key in ("?",):
         return "help"

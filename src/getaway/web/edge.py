@@ -42,6 +42,7 @@ __all__ = [
     "MAX_FRAME",
     "CHATS_PER_WINDOW",
     "CHAT_WINDOW",
+    "accept_language",
     "client_lang",
     "same_origin",
 ]
@@ -73,15 +74,38 @@ _SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 
 def client_lang(conn: Any) -> str:
     """The language a client asked for (a Starlette ``Request`` or ``WebSocket``): ``?lang=xx``,
-    else the first language of its ``Accept-Language`` header that has a catalog, else English."""
+    else the most preferred language of its ``Accept-Language`` header that has a catalog
+    (:func:`accept_language`), else English."""
     asked = conn.query_params.get("lang")
     if asked in i18n.LANGUAGES:
         return asked
-    for part in conn.headers.get("accept-language", "").split(","):
-        tag = part.split(";")[0].strip().lower()[:2]
-        if tag in i18n.LANGUAGES:
-            return tag
-    return "en"
+    return accept_language(conn.headers.get("accept-language", ""))
+
+
+def accept_language(header: str) -> str:
+    """The language of :data:`getaway.text.i18n.LANGUAGES` that an ``Accept-Language`` header
+    (RFC 9110 §12.5.4) prefers: tags by falling ``q`` (equal ``q``: in the header's order), a
+    region or script ignored (``hi-IN``, ``pa-Guru-IN``); ``q=0`` and malformed parts are
+    skipped, and English when none has a catalog.
+
+    >>> accept_language("pa-IN,pa;q=0.9,en;q=0.8"), accept_language("en;q=0.2, hi-IN"), accept_language("de;q=x")
+    ('pa', 'hi', 'en')
+    """
+    ranked: list[tuple[float, int, str]] = []
+    for order, part in enumerate(header.split(",")[:32]):
+        tag, *params = (piece.strip() for piece in part.split(";"))
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = -1.0
+        code = tag.split("-")[0].lower()
+        if 0 < q <= 1 and code in i18n.LANGUAGES:
+            ranked.append((-q, order, code))
+    return min(ranked)[2] if ranked else "en"
 
 
 def error_json(exc: RoomError, lang: str) -> bytes:

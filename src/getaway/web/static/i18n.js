@@ -4,6 +4,7 @@
 
 export const LANGUAGES = [
   ["en", "English"], ["fr", "Français"], ["it", "Italiano"], ["pt", "Português"], ["es", "Español"],
+  ["hi", "हिन्दी"], ["ur", "اردو"], ["bn", "বাংলা"], ["pa", "ਪੰਜਾਬੀ"],
 ];
 const CODES = LANGUAGES.map(([c]) => c);
 const SUITS = { "♠": 0, "♥": 1, "♦": 2, "♣": 3 };
@@ -26,8 +27,9 @@ const PICKED = "getaway.lang"; // the language the user picked on the page (loca
 /** Remember the language the user picked on the page (the header's select). */
 export function pickLang(code) { if (CODES.includes(code)) localStorage.setItem(PICKED, code); }
 
-/** The language to start with (docs/web.md): the one the user picked on the page, else the
- * server's (`getaway serve --lang`, from GET /api/lang), else the browser's, else English. */
+/** The language to start with (docs/web.md): the one the user picked on the page (or the
+ * browser's found on an earlier visit, remembered), else the server's (`getaway serve --lang`,
+ * from GET /api/lang), else the browser's first one with a catalog (remembered), else English. */
 export async function initialLang() {
   const picked = localStorage.getItem(PICKED);
   if (CODES.includes(picked)) return picked;
@@ -37,8 +39,11 @@ export async function initialLang() {
     if (CODES.includes(server)) return server;
   } catch (e) { /* no answer: the browser's */ }
   for (const l of navigator.languages || [navigator.language || "en"]) {
-    const code = String(l).slice(0, 2).toLowerCase();
-    if (CODES.includes(code)) return code;
+    const code = String(l).split("-")[0].toLowerCase();
+    if (CODES.includes(code)) {
+      try { localStorage.setItem(PICKED, code); } catch (e) { /* storage off: chosen again next visit */ }
+      return code;
+    }
   }
   return "en";
 }
