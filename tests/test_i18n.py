@@ -529,6 +529,8 @@ METAVARS = {  # what --help shows for INTEGER, TEXT, NAME=VALUE, a FILE argument
     "es": ("ENTERO", "TEXTO", "NOMBRE=VALOR", "ARCHIVO", "[OPCIONES]"),
     "hi": ("पूर्णांक", "टेक्स्ट", "नाम=मान", "फ़ाइल", "[विकल्प]"),
     "pa": ("ਪੂਰਨਅੰਕ", "ਟੈਕਸਟ", "ਨਾਂ=ਮੁੱਲ", "ਫ਼ਾਈਲ", "[ਵਿਕਲਪ]"),
+    "ur": ("عدد", "متن", "نام=قدر", "فائل", "[آپشنز]"),
+    "bn": ("পূর্ণসংখ্যা", "লেখা", "নাম=মান", "ফাইল", "[অপশন]"),
 }
 
 
@@ -598,9 +600,14 @@ def test_the_terminal_hint_gives_its_reason_in_the_language(lang):
         ("pa", "ਚੁੱਕੋ", "pickup"),
         ("pa", "ਸੰਭਾਲੋ", "save"),
         ("pa", "pass", "pass"),
+        ("ur", "اشارہ", "hint"),
+        ("ur", "اٹھائیں", "pickup"),
+        ("bn", "ইঙ্গিত", "hint"),
+        ("bn", "তুলুন", "pickup"),
+        ("bn", "take", "take"),
     ],
 )
-def test_the_terminals_command_words_in_hindi_and_punjabi(lang: str, typed: str, command: str) -> None:
+def test_the_terminals_command_words_in_the_new_languages(lang: str, typed: str, command: str) -> None:
     """The command words of docs/glossary/<lang>.md are understood as typed (any Unicode
     normalization), and the English ones too; yes and no by word or first letter."""
     from getaway.text.terminal import _command_of, _yes_or_no
@@ -608,8 +615,8 @@ def test_the_terminals_command_words_in_hindi_and_punjabi(lang: str, typed: str,
     try:
         i18n.use(lang)
         assert _command_of(typed) == command
-        assert _yes_or_no({"hi": "हाँ", "pa": "ਹਾਂ"}[lang]) is True
-        assert _yes_or_no({"hi": "न", "pa": "ਨ"}[lang]) is False
+        assert _yes_or_no({"hi": "हाँ", "pa": "ਹਾਂ", "ur": "ہاں", "bn": "হ্যাঁ"}[lang]) is True
+        assert _yes_or_no({"hi": "न", "pa": "ਨ", "ur": "نہیں", "bn": "না"}[lang]) is False
         assert _yes_or_no("y") is True
     finally:
         i18n.use("en")

@@ -70,6 +70,22 @@ EXPECTED = {
         "To the waste pile; {who} leads.": "ਢੇਰੀ ਵਿੱਚ; {who} ਚਾਲ ਚੱਲਦਾ ਹੈ।",
         "{who} picks up the trick (cards: {n}).": "{who} ਹੱਥ ਚੁੱਕਦਾ ਹੈ (ਪੱਤੇ: {n})।",
     },
+    "ur": {
+        "Start the match": "میچ شروع کریں",
+        "Your hand": "آپ کے پتے",
+        "Pick up": "اٹھائیں",
+        "Room {code}": "کمرہ {code}",
+        "To the waste pile; {who} leads.": "ڈھیر میں؛ پہل {who} کی۔",
+        "{who} picks up the trick (cards: {n}).": "{who} ہاتھ اٹھاتے ہیں (پتے: {n})۔",
+    },
+    "bn": {
+        "Start the match": "ম্যাচ শুরু করুন",
+        "Your hand": "আপনার তাস",
+        "Pick up": "তুলুন",
+        "Room {code}": "রুম {code}",
+        "To the waste pile; {who} leads.": "বাতিল গাদায়; প্রথম চাল {who}-এর।",
+        "{who} picks up the trick (cards: {n}).": "{who} পিঠ তুলে নেন (তাস: {n})।",
+    },
 }
 
 # Texts that may stay as in English in some language (brand, game term, same word).
