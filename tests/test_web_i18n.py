@@ -156,7 +156,7 @@ def test_serve_help_is_translated():
 
 
 def test_serve_refuses_a_busy_port_or_a_bad_database_in_one_line(tmp_path) -> None:
-    """Before it says where it listens: a port in use or a database it cannot open is a usage
+    """Before it says where it listens: a port in use, a database or a Redis it cannot open is a usage
     error (exit 2, one line, in the language asked), not a traceback after "Getaway is on …"."""
     import socket
 
@@ -169,6 +169,15 @@ def test_serve_refuses_a_busy_port_or_a_bad_database_in_one_line(tmp_path) -> No
     assert "impossible d'écouter sur" in result.output
     result = CliRunner().invoke(cli, ["serve", "--port", "0", "--database", str(tmp_path / "missing" / "x.db")])
     assert result.exit_code == 2 and "--database" in result.output and "cannot open" in result.output
+    assert len(result.output.strip().splitlines()) <= 3, result.output
+    unreachable = ["--redis-url", "redis://:hunter2secret@127.0.0.1:1/0"]  # a cluster's Redis that does not answer
+    result = CliRunner().invoke(
+        cli,
+        ["serve", "--port", "0", "--database", str(tmp_path / "x.db"), *unreachable],
+        env={"GETAWAY_CLUSTER_SECRET": "s" * 24},
+    )
+    assert result.exit_code == 2 and "--redis-url" in result.output and "cannot open" in result.output
+    assert "Getaway is on" not in result.output and "hunter2secret" not in result.output, result.output
     assert len(result.output.strip().splitlines()) <= 3, result.output
 
 

@@ -108,6 +108,8 @@ def serve(lang: str | None, **values: Any) -> None:
         logging.getLogger("getaway.web").addHandler(handler)
         logging.getLogger("getaway.web").setLevel(logging.INFO)
     _check_database(url)
+    if settings.redis_url:
+        _check_redis(settings.redis_url)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "localhost") else host
     click.echo(
         _("Getaway is on http://{host}:{port}/ : open it in a browser (Ctrl+C stops the server).").format(
@@ -223,6 +225,27 @@ def _check_database(url: str) -> None:
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
         message = _("cannot open {url}: {reason}")
         raise click.BadParameter(message.format(url=_shown_url(url), reason=reason), param_hint="--database") from None
+
+
+def _check_redis(url: str) -> None:
+    """Ask Redis at ``url`` for a ``PING`` once (2 s at most), so that a wrong password or
+    address is one line before the server starts, not a traceback after (docs/web.md, "Redis").
+
+    Raises:
+        click.BadParameter: Redis does not answer, or refuses the password (exit 2).
+    """
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (redis.RedisError, ValueError, OSError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        message = _("cannot open {url}: {reason}")
+        raise click.BadParameter(message.format(url=_shown_url(url), reason=reason), param_hint="--redis-url") from None
 
 
 def _shown_url(url: str) -> str:
