@@ -29,7 +29,7 @@ from websockets.sync.client import connect
 from conftest import SOAK
 from getaway.core.record import deal_from_record
 from getaway.web.broker import BrokerDown, Lease
-from getaway.web.redis_broker import RedisBroker, Seal
+from getaway.web.redis_broker import LISTEN_SLACK, RedisBroker, Seal
 from getaway.web.rooms import Room, RoomService
 from getaway.web.store import Store
 from web_helpers import (
@@ -952,6 +952,54 @@ def test_garbage_published_on_the_cluster_s_channels_does_not_stop_play(cluster,
     logs = a.log() + b.log()
     assert "dropped a presence naming seats it does not have: [7]" in logs
     assert "dropped news of an absence of seat 9" in logs
+
+
+@pytest.mark.timeout(90)
+def test_news_recorded_before_a_process_listened_is_not_heard_when_published_again(cluster, redis_server):
+    """Found by the attacker's trial (stop 18): a receiver remembers the sequence numbers it has
+    heard, so news recorded off Redis was new to a process that began to follow the room after
+    it was sent, and its spectator got Ben's chat a second time. Now a message stamped before
+    its receiver listened on the channel (less :data:`LISTEN_SLACK`) is dropped with one line."""
+    import redis
+
+    a, b = cluster(2)
+    code, (asha, ben) = _room(a, "Asha", "Ben")
+    seen: list[tuple[str, str]] = []
+    stop = threading.Event()
+    spy = _spy(redis_server.url, seen, stop)
+    socks = [Sock(f"{a.ws}/ws/{code}", asha["token"]), Sock(f"{a.ws}/ws/{code}", ben["token"])]
+    client = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    watcher = None
+    try:
+        socks[1].ws.send(json.dumps({"type": "chat", "phrase": "good_game"}))
+        socks[0].until(lambda m: m["type"] == "chat")
+        room_channel = f"getaway:room:{code}"
+        deadline = time.monotonic() + 5
+        while not (chat := [d for ch, d in seen if ch == room_channel and '"chat"' in d]):
+            assert time.monotonic() < deadline, "no chat news published"
+            time.sleep(0.05)
+        time.sleep(LISTEN_SLACK + 0.2)  # B begins to listen after the news was sent
+        before = client.pubsub_numsub(room_channel)[0][1]
+        watcher = Sock(f"{b.ws}/ws/{code}", None)  # B follows the room from now
+        deadline = time.monotonic() + 5
+        while client.pubsub_numsub(room_channel)[0][1] <= before:  # B subscribed
+            assert time.monotonic() < deadline, "B never followed the room"
+            time.sleep(0.05)
+        client.publish(room_channel, chat[-1])  # recorded off Redis, published again (< MAX_AGE)
+        watcher.ws.send(json.dumps({"type": "ping"}))
+        watcher.until(lambda m: m["type"] == "pong")
+        time.sleep(1.0)
+        watcher.ws.send(json.dumps({"type": "ping"}))
+        watcher.until(lambda m: m["type"] == "pong")
+        assert not any(json.loads(t)["type"] == "chat" for t in watcher.seen), watcher.seen
+        assert "before this process listened on the channel" in b.log()
+    finally:
+        client.close()
+        stop.set()
+        spy.join(5)
+        for s in (*socks, watcher):
+            if s is not None:
+                s.close()
 
 
 @pytest.mark.timeout(120)

@@ -203,6 +203,10 @@ def _problem(exc: ValidationError) -> str:
 MAX_AGE: Final = 10.0
 #: Sequence numbers remembered per sender: a message further behind the sender's newest is dropped.
 REPLAY_WINDOW: Final = 4096
+#: Seconds a message may be stamped before its receiver began to listen on the channel (the
+#: sender's stamp comes before its publish; their clocks may differ a little): older ones were
+#: recorded before this process listened, and published again.
+LISTEN_SLACK: Final = 0.5
 
 
 class _Sealed(_Shape):
@@ -234,7 +238,11 @@ class Seal:
     channel without the secret. A receiver drops a message whose time is more than
     :data:`MAX_AGE` seconds from its clock, or whose sender's sequence number it has seen (or
     that is :data:`REPLAY_WINDOW` behind the newest it has seen from that sender): a message
-    recorded off Redis and published again is dropped too.
+    recorded off Redis and published again is dropped too. So is a message stamped more than
+    :data:`LISTEN_SLACK` before the receiver began to listen on its channel (``since``): Redis
+    delivers only what is published after a subscription, so such a message was recorded
+    before and published again, to a process that had not heard it (one that just began to
+    follow the room, or just started).
 
     Args:
         secret: the cluster's secret (``cluster_secret``: every process the same).
@@ -268,13 +276,14 @@ class Seal:
         text = json.dumps(body, separators=(",", ":"))
         return f"{self._mac(channel, text.encode('utf-8'))}.{text}"
 
-    def open(self, channel: str, data: bytes | str) -> _Sealed:
+    def open(self, channel: str, data: bytes | str, since: float | None = None) -> _Sealed:
         """The message of ``data`` heard on ``channel``, once its MAC, time and sequence number
-        are checked (its sequence number is then remembered).
+        are checked (its sequence number is then remembered). ``since``: when this process
+        began to listen on ``channel`` (``time.time()``, seconds), if known.
 
         Raises:
-            Forged: no MAC or a wrong one; :class:`Replayed`: a time out of :data:`MAX_AGE`, or
-                a sequence number heard before.
+            Forged: no MAC or a wrong one; :class:`Replayed`: a time out of :data:`MAX_AGE`, a
+                sequence number heard before, or a time before ``since`` (less the slack).
             pydantic.ValidationError: authentic, but not a shape the processes publish.
         """
         raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -284,6 +293,8 @@ class Seal:
         sealed = _SEALED.validate_json(text)
         if abs(time.time() * 1000 - sealed.ts) > MAX_AGE * 1000:
             raise Replayed(f"sent {abs(time.time() - sealed.ts / 1000):.0f} s from this clock's time")
+        if since is not None and sealed.ts < (since - LISTEN_SLACK) * 1000:
+            raise Replayed(f"sent {since - sealed.ts / 1000:.1f} s before this process listened on the channel")
         newest, window = self.seen.get(sealed.p, (-1, set()))
         if sealed.s in window or sealed.s <= newest - REPLAY_WINDOW:
             raise Replayed(f"sequence number {sealed.s} of {sealed.p} heard before")
@@ -344,6 +355,7 @@ class RedisBroker(Broker):
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._wanted: set[str] = set()  # the room channels to hear (subscribed again if a subscribe failed)
+        self._since: dict[str, float] = {}  # channel → when this process asked to hear it (time.time())
         self._tasks: set[asyncio.Task[Any]] = set()
         self.on_request: OnRequest | None = None
         self.on_news: OnNews | None = None
@@ -382,6 +394,7 @@ class RedisBroker(Broker):
     async def start(self, on_request: OnRequest, on_news: OnNews) -> None:
         self.on_request, self.on_news = on_request, on_news
         self._pubsub = self._raw.pubsub(ignore_subscribe_messages=True)
+        self._since[self._inbox(self.process)] = time.time()
         await self._call(self._pubsub.subscribe(self._inbox(self.process)))
         self._listener = asyncio.create_task(self._listen(), name="broker-listen")
         self._sender = asyncio.create_task(self._send(), name="broker-send")
@@ -486,10 +499,12 @@ class RedisBroker(Broker):
 
     async def follow(self, code: str) -> None:
         self._wanted.add(self._room(code))  # kept even if this fails: the listener subscribes later
+        self._since.setdefault(self._room(code), time.time())
         await self._call(self._pubsub.subscribe(self._room(code)))
 
     async def unfollow(self, code: str) -> None:
         self._wanted.discard(self._room(code))
+        self._since.pop(self._room(code), None)
         with contextlib.suppress(BrokerDown):
             await self._call(self._pubsub.unsubscribe(self._room(code)))
 
@@ -551,7 +566,7 @@ class RedisBroker(Broker):
             if isinstance(channel, bytes):
                 channel = channel.decode("utf-8", "replace")
             try:
-                sealed = self.seal.open(channel, message["data"])
+                sealed = self.seal.open(channel, message["data"], self._since.get(channel))
             except Forged as exc:  # one line, no traceback: the message is dropped
                 kind = "replayed" if isinstance(exc, Replayed) else "forged"
                 log.warning("broker: dropped a %s message on %s: %s", kind, channel, exc)
