@@ -101,7 +101,7 @@ class ServeSettings(BaseSettings):
     lobby_expiry: float = _setting(
         180.0,
         N_("Seconds a public room stays in the lobby without a new seat taken (it can still be joined by its link)."),
-        ge=5,
+        ge=1,
     )
     #: ``None``: ``serve`` starts :func:`~getaway.web.botpool.default_workers`; the app factory 0.
     bot_workers: int | None = _setting(
