@@ -98,7 +98,9 @@ def test_one_address_cannot_fill_the_lobby_and_quick_play_seats_people_only_in_r
         assert len(_listed(client)) == 3
         players = []
         for i in range(5):
-            played = client.post("/api/quickplay", json={"name": f"Guest {i}"}, headers={"X-Forwarded-For": f"198.51.100.{i}"})
+            played = client.post(
+                "/api/quickplay", json={"name": f"Guest {i}"}, headers={"X-Forwarded-For": f"198.51.100.{i}"}
+            )
             assert played.status_code == 200, played.text
             players.append(played.json())
         # each is in a room that started (its last seat taken by quick play) or holds its host power
@@ -106,7 +108,9 @@ def test_one_address_cannot_fill_the_lobby_and_quick_play_seats_people_only_in_r
             state = client.get(f"/api/rooms/{p['code']}").json()
             if state["status"] == "lobby":
                 assert state["seats"][p["seat"]]["host"]
-                started = client.post(f"/api/rooms/{p['code']}/start", headers={"Authorization": f"Bearer {p['token']}"})
+                started = client.post(
+                    f"/api/rooms/{p['code']}/start", headers={"Authorization": f"Bearer {p['token']}"}
+                )
                 assert started.status_code == 200, started.text
             assert client.get(f"/api/rooms/{p['code']}").json()["status"] == "playing"
 

@@ -191,7 +191,7 @@ class RoomHandle:
         #: a public room made here: ``(address, member)`` of its creator's count of public rooms
         #: waiting (:meth:`~.lobby.Matchmaking.take_public`), until it leaves the lobby
         self.public: tuple[str, str] | None = None
-        self.expiry: asyncio.TimerHandle | None = None  # its leaving the lobby, planned (:meth:`~.lobby.Matchmaking.listed`)
+        self.expiry: asyncio.TimerHandle | None = None  # its leaving the lobby, planned (Matchmaking.listed)
         self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after QUIET_BEATS)
 
     def planned(self) -> list[asyncio.Task[None]]:

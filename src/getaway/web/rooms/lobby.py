@@ -8,8 +8,9 @@ the whole cluster: the broker's slots of group :data:`PUBLIC`); a public room le
 quick play seats a player only in a room still waiting there, as one more host of it (they may
 start it), and starts the room when theirs was its last free seat.
 
-Owns: listing, the count of public rooms per address, quick play and rematch. Imports :mod:`.errors`, :mod:`.checks`, :mod:`.commands`,
-:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
+Owns: listing, the count of public rooms per address, quick play and rematch. Imports
+:mod:`.errors`, :mod:`.checks`, :mod:`.commands`, :mod:`.state` and :mod:`.handles`; never
+:mod:`.service`.
 """
 
 from __future__ import annotations
