@@ -41,6 +41,7 @@ from web_helpers import (
     check_authority,
     check_bot_room_caps,
     check_frame,
+    check_public_room_caps,
     cluster_skip,
     free_port,
     fresh_database,
@@ -852,6 +853,27 @@ def test_the_caps_on_rooms_of_bots_alone_are_counted_across_processes_on_redis(r
             await service.start()
         try:
             await check_bot_room_caps(*services)
+        finally:
+            for service in services:
+                await service.stop()
+                service.store.close()
+
+    asyncio.run(scenario())
+
+
+def test_public_rooms_per_address_are_counted_across_processes_on_redis(redis_server, tmp_path):
+    # issue 29 item 2: the broker's slots on Redis (getaway:slots:public:<address>)
+    async def scenario() -> None:
+        url = f"sqlite:///{tmp_path / 'rooms.db'}"
+        caps = {"bot_delay": 0, "public_rooms_per_address": 2, "lobby_expiry": 1.0}
+        services = [
+            RoomService(Store(url), broker=RedisBroker(redis_server.url, secret=CLUSTER_SECRET), **caps)
+            for _ in range(2)
+        ]
+        for service in services:
+            await service.start()
+        try:
+            await check_public_room_caps(*services)
         finally:
             for service in services:
                 await service.stop()

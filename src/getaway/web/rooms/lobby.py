@@ -206,7 +206,7 @@ class Matchmaking:
         waiting = sorted(await self.lobby(), key=lambda r: r["free"])  # stable: the oldest first among equals
         for entry in waiting:
             try:
-                joined = await self.service.join(entry["code"], name, quick=True)
+                joined = await self.service.join(entry["code"], name, quick=True, address=address)
             except RoomError:  # filled, started, closed or expired meanwhile, or the name is taken there
                 continue
             found = {"code": entry["code"], "url": entry["url"], "created": False}

@@ -376,11 +376,11 @@ class RoomService:
         return await job.future
 
     async def join(
-        self, code: str, name: Any, seat: Any = None, *, host: bool = False, quick: bool = False
+        self, code: str, name: Any, seat: Any = None, *, host: bool = False, quick: bool = False, address: str = "?"
     ) -> dict[str, Any]:
         """Sit a player in room ``code`` (``seat`` ``None``: the first empty one); ``quick``: a
-        quick play's join (:attr:`Join.quick <.commands.Join>`: a host there, the room started
-        if the seat was its last free one).
+        quick play's join from client ``address`` (:class:`~.commands.Join`'s ``quick``: a host
+        there, the room started, as by ``address``, if the seat was its last free one).
 
         Returns:
             ``{"seat", "token"}``.
@@ -392,7 +392,7 @@ class RoomService:
         """
         handle = await self.handle(code)
         token = new_token()
-        logged = await self.submit(handle, Job(Join(seat, name, hash_token(token), host, quick)))
+        logged = await self.submit(handle, Job(Join(seat, name, hash_token(token), host, quick), address=address))
         return {"seat": logged["seat"], "token": token}
 
     async def start_match(self, code: str, token: str, address: str = "?") -> dict[str, Any]:
