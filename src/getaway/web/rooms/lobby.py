@@ -109,21 +109,18 @@ class Matchmaking:
         is no longer there, its creator's count of public rooms frees (:meth:`free_public`)."""
         if handle.lease is not None:
             self.list(handle)
+        if self.entry(handle) is None:
+            self.forgotten(handle)  # out of the lobby: nothing more to plan or count
+            return
         if handle.expiry is not None:
             handle.expiry.cancel()
-            handle.expiry = None
-        if self.entry(handle) is None:
-            if handle.public is not None:
-                self.free_public(handle.public)
-                handle.public = None
-            return
         left = handle.room.updated + self.service.lobby_expiry - self.service.clock()
         wake = Job(label="lobby_expiry", call=lambda: self.listed(handle))
         handle.expiry = asyncio.get_running_loop().call_later(max(0.0, left), handle.queue.put_nowait, wake)
 
     def forgotten(self, handle: RoomHandle) -> None:
-        """Room ``handle`` is dropped from this process: its planned expiry stops, its creator's
-        count frees."""
+        """Room ``handle`` left the lobby, or is dropped from this process: its planned expiry
+        stops, its creator's count frees."""
         if handle.expiry is not None:
             handle.expiry.cancel()
             handle.expiry = None
