@@ -58,6 +58,11 @@ def test_quick_play_joins_a_public_room_with_a_free_seat_else_makes_one():
         second = client.post("/api/quickplay", json={"name": "Ben"}).json()
         assert second == {**second, "code": first["code"], "seat": 1, "created": False}
         assert second["host_token"] == second["token"]  # one more host: their seat's token hosts it
+        # … who may start the room, not close it on the others
+        shut = client.post(f"/api/rooms/{first['code']}/close", headers={"Authorization": f"Bearer {second['token']}"})
+        assert shut.status_code == 403 and shut.json()["error"]["code"] == "not_host"
+        assert shut.json()["error"]["message"] == "a player seated by quick play can start this room, not close it"
+        assert client.get(f"/api/rooms/{first['code']}").json()["status"] == "lobby"
         # the same name is taken there: another room is made rather than a refusal
         third = client.post("/api/quickplay", json={"name": "asha"}).json()
         assert third["created"] is True and third["code"] != first["code"]

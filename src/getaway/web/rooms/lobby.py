@@ -173,16 +173,17 @@ class Matchmaking:
     def quick_seat(self, handle: RoomHandle, join: Join) -> Join:
         """The join a quick play's ``join`` becomes at the room's owner (run by its worker): the
         player sits in the first free seat as one more host of the room (their seat's token can
-        start it), if it still waits in the lobby (:meth:`entry`); the worker starts the room
-        when that seat was its last free one. So no room anyone made can keep a quick player
-        waiting for a host who never starts it.
+        start it, not close it: :meth:`Room.may_close <.state.Room.may_close>`), if it still
+        waits in the lobby (:meth:`entry`); the worker starts the room when that seat was its
+        last free one. So no room anyone made can keep a quick player waiting for a host who
+        never starts it.
 
         Raises:
             RoomError: ``not_waiting`` (409: private, started, full, closed or expired).
         """
         if self.entry(handle) is None:
             raise RoomError("not_waiting", N_("this room is no longer waiting for players in the lobby"), 409)
-        return Join(None, join.name, join.token_hash, True)
+        return Join(None, join.name, join.token_hash, True, True)
 
     async def quick_play(self, name: Any, address: str = "?") -> dict[str, Any]:
         """Seat ``name`` in a public room waiting in the lobby with a free seat (the fullest

@@ -413,10 +413,13 @@ class RoomService:
         never resumes (its history and records stay readable). Returns the public room state.
 
         Raises:
-            RoomError: ``room_not_found``, ``room_closed`` (410), ``not_host`` (403).
+            RoomError: ``room_not_found``, ``room_closed`` (410), ``not_host`` (403; also a
+                host seated by quick play: :meth:`Room.may_close <.state.Room.may_close>`).
         """
         handle = await self.handle(code)
-        if not handle.room.is_host_token(token):
+        if not handle.room.may_close(token):
+            if handle.room.is_host_token(token):  # seated by quick play: may start, not close
+                raise RoomError("not_host", N_("a player seated by quick play can start this room, not close it"), 403)
             raise RoomError("not_host", N_("only the host can do this"), 403)
         await self.submit(handle, Job(Close("host")))
         return handle.room.public()
