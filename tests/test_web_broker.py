@@ -17,7 +17,7 @@ from getaway.web.protocol import Stats
 from getaway.web.rooms import RoomError, RoomHandle, RoomService
 from getaway.web.rooms.handles import job_of as _Job
 from getaway.web.store import Store
-from web_helpers import SlowBroker, check_authority, check_bot_room_caps
+from web_helpers import SlowBroker, check_authority, check_bot_room_caps, check_public_room_caps
 
 CONFIG = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
 
@@ -264,9 +264,23 @@ def test_the_lobby_lists_the_public_rooms_of_every_service(tmp_path):
             assert b.public_rooms() == []  # B has none of its own
             played = await b.quick_play("Ben")  # B seats Ben in A's room (the command goes to A)
             assert played["code"] == made["code"] and not played["created"] and played["seat"] == 1
+            assert a.rooms[made["code"]].room.is_host_token(played["token"])  # one more host, decided by A
             await _until(lambda: json.loads(hub.lobby[made["code"]])["entry"]["free"] == 2)
             await a.start_match(made["code"], made["host_token"])
             await _until(lambda: not hub.lobby)  # started: out of the lobby
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+def test_public_rooms_per_address_are_counted_in_the_whole_cluster(tmp_path):
+    # issue 29 item 2: the cap, its places freed (a start, the expiry), over two processes
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path, public_rooms_per_address=2, lobby_expiry=1.0)
+        try:
+            await check_public_room_caps(a, b)
+            assert len(hub.slots[("public", "203.0.113.7")]) == 2  # the broker's slots: the two waiting
         finally:
             await _stop([a, b])
 

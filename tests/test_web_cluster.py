@@ -41,6 +41,7 @@ from web_helpers import (
     check_authority,
     check_bot_room_caps,
     check_frame,
+    check_public_room_caps,
     cluster_skip,
     free_port,
     fresh_database,
@@ -803,10 +804,12 @@ def test_the_heartbeat_renews_a_process_s_leases_in_one_redis_call(redis_server,
     asyncio.run(scenario())
 
 
-def test_the_caps_on_rooms_of_bots_alone_are_counted_across_processes_on_redis(redis_server, tmp_path):
+def _two_on_redis(redis_server, tmp_path, check, **caps) -> None:
+    """``check(a, b)`` (a helper of web_helpers) on two room services in this process sharing
+    ``redis_server`` (RedisBroker) and one SQLite file, each made with ``caps``."""
+
     async def scenario() -> None:
         url = f"sqlite:///{tmp_path / 'rooms.db'}"
-        caps = {"bot_delay": 5.0, "bot_rooms_per_address": 1, "max_bot_rooms": 2}
         services = [
             RoomService(Store(url), broker=RedisBroker(redis_server.url, secret=CLUSTER_SECRET), **caps)
             for _ in range(2)
@@ -814,13 +817,24 @@ def test_the_caps_on_rooms_of_bots_alone_are_counted_across_processes_on_redis(r
         for service in services:
             await service.start()
         try:
-            await check_bot_room_caps(*services)
+            await check(*services)
         finally:
             for service in services:
                 await service.stop()
                 service.store.close()
 
     asyncio.run(scenario())
+
+
+def test_the_caps_on_rooms_of_bots_alone_are_counted_across_processes_on_redis(redis_server, tmp_path):
+    _two_on_redis(redis_server, tmp_path, check_bot_room_caps, bot_delay=5.0, bot_rooms_per_address=1, max_bot_rooms=2)
+
+
+def test_public_rooms_per_address_are_counted_across_processes_on_redis(redis_server, tmp_path):
+    # issue 29 item 2: the broker's slots on Redis (getaway:slots:public:<address>)
+    _two_on_redis(
+        redis_server, tmp_path, check_public_room_caps, bot_delay=0, public_rooms_per_address=2, lobby_expiry=1.0
+    )
 
 
 #: What someone else might publish on the cluster's channels: each is dropped with one line.

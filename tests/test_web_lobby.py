@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -55,7 +56,13 @@ def test_quick_play_joins_a_public_room_with_a_free_seat_else_makes_one():
         QuickPlayed.model_validate(first)
         assert _listed(client)[first["code"]]["seats"][0]["name"] == "Asha"
         second = client.post("/api/quickplay", json={"name": "Ben"}).json()
-        assert second == {**second, "code": first["code"], "seat": 1, "created": False, "host_token": None}
+        assert second == {**second, "code": first["code"], "seat": 1, "created": False}
+        assert second["host_token"] == second["token"]  # one more host: their seat's token hosts it
+        # … who may start the room, not close it on the others
+        shut = client.post(f"/api/rooms/{first['code']}/close", headers={"Authorization": f"Bearer {second['token']}"})
+        assert shut.status_code == 403 and shut.json()["error"]["code"] == "not_host"
+        assert shut.json()["error"]["message"] == "a player seated by quick play can start this room, not close it"
+        assert client.get(f"/api/rooms/{first['code']}").json()["status"] == "lobby"
         # the same name is taken there: another room is made rather than a refusal
         third = client.post("/api/quickplay", json={"name": "asha"}).json()
         assert third["created"] is True and third["code"] != first["code"]
@@ -65,6 +72,72 @@ def test_quick_play_joins_a_public_room_with_a_free_seat_else_makes_one():
         seats = client.get(f"/api/rooms/{first['code']}").json()["seats"]
         assert [s["name"] for s in seats] == ["Asha", "Ben", "Chen", ""]
         assert client.post("/api/quickplay", json={"name": ""}).status_code == 400
+        # the last free seat taken by quick play: the room starts at once
+        fifth = client.post("/api/quickplay", json={"name": "Dev"}).json()
+        assert fifth["code"] == first["code"] and fifth["seat"] == 3
+        assert client.get(f"/api/rooms/{first['code']}").json()["status"] == "playing"
+
+
+def _public(client, headers: dict, **body) -> dict:
+    """POST /api/rooms of a public room from the address ``headers`` name: the room, or the refusal."""
+    r = client.post("/api/rooms", json={"public": True, "options": {"takes": "off"}, **body}, headers=headers)
+    assert r.status_code in (201, 409), r.text
+    return r.json()
+
+
+def test_one_address_cannot_fill_the_lobby_and_quick_play_seats_people_only_in_rooms_that_start():
+    # issue 29 item 2: 60 public rooms in one burst from one address, then quick plays from others
+    attacker = {"X-Forwarded-For": "203.0.113.7"}
+    with make_client(forwarded_allow_ips="testclient", rooms_per_minute=60) as client:
+        made = [_public(client, attacker, name="Mallory") for _ in range(60)]
+        assert len([r for r in made if "code" in r]) == 3  # public_rooms_per_address
+        refused = [r["error"] for r in made if "error" in r]
+        assert len(refused) == 57 and {e["code"] for e in refused} == {"too_many_public_rooms"}
+        assert refused[0]["message"] == (
+            "too many of your public rooms are waiting for players (at most 3): start one, or wait"
+        )
+        r = client.post("/api/rooms", json={"public": True}, headers={**attacker, "Accept-Language": "fr"})
+        assert r.status_code == 409 and "3" in r.json()["error"]["message"]
+        assert r.json()["error"]["message"] != refused[0]["message"]  # in the visitor's language
+        assert client.post("/api/rooms", json={}, headers=attacker).status_code == 201  # a private room: not counted
+        assert len(_listed(client)) == 3
+        players = []
+        for i in range(5):
+            played = client.post(
+                "/api/quickplay", json={"name": f"Guest {i}"}, headers={"X-Forwarded-For": f"198.51.100.{i}"}
+            )
+            assert played.status_code == 200, played.text
+            players.append(played.json())
+        # each is in a room that started (its last seat taken by quick play) or holds its host power
+        for p in players:
+            state = client.get(f"/api/rooms/{p['code']}").json()
+            if state["status"] == "lobby":
+                assert state["seats"][p["seat"]]["host"]
+                started = client.post(
+                    f"/api/rooms/{p['code']}/start", headers={"Authorization": f"Bearer {p['token']}"}
+                )
+                assert started.status_code == 200, started.text
+            assert client.get(f"/api/rooms/{p['code']}").json()["status"] == "playing"
+
+
+def test_a_public_room_nobody_starts_leaves_the_lobby_and_frees_its_creator_s_count():
+    creator = {"X-Forwarded-For": "203.0.113.7"}
+    with make_client(forwarded_allow_ips="testclient", public_rooms_per_address=1, lobby_expiry=1) as client:
+        room = _public(client, creator)
+        assert "code" in room and room["code"] in _listed(client)
+        again = client.post("/api/rooms", json={"public": True}, headers=creator)
+        assert again.status_code == 409 and again.json()["error"]["code"] == "too_many_public_rooms"
+        for _ in range(40):  # a second without a new seat taken
+            if room["code"] not in _listed(client):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("still in the lobby")
+        assert client.post("/api/rooms", json={"public": True}, headers=creator).status_code == 201
+        other = client.post("/api/quickplay", json={"name": "Ben"}, headers={"X-Forwarded-For": "198.51.100.1"})
+        assert other.json()["code"] != room["code"]  # quick play never seats anyone in an expired room
+        joined = client.post(f"/api/rooms/{room['code']}/join", json={"name": "Chen"})  # its link still works
+        assert joined.status_code == 200
 
 
 def _two_humans(client, **config):

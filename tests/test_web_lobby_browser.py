@@ -111,6 +111,7 @@ def test_quick_play_seats_a_second_player_in_the_first_ones_public_room(new_page
     asha.wait_for_function("() => document.querySelector('[data-testid=\"seat-item-1\"]')?.textContent.includes('Ben')")
     seats = httpx.get(f"{server}/api/rooms/{code}", timeout=10).json()["seats"]
     assert [(s["name"], s["kind"]) for s in seats[:2]] == [("Asha", "human"), ("Ben", "human")]
+    ben.get_by_test_id("start").wait_for()  # seated by quick play: one more host, who may start it
     asha.get_by_test_id("start").click()  # started: no longer waiting for players
     wait_status(ben, "playing")
 

@@ -531,6 +531,67 @@ class SlowBroker:
 BOT_ROOM = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "bot_level": "easy"}
 
 
+async def check_public_room_caps(a: Any, b: Any) -> None:
+    """Two room services of one cluster, each with ``public_rooms_per_address=2`` and a short
+    ``lobby_expiry`` (under a second): one address's public rooms waiting in the lobby are
+    counted in the whole cluster (a third on either process refused, nothing made); one that
+    leaves the lobby (started; or expired, nobody seated) frees its place; an expired room is
+    never chosen by quick play, but can still be joined by its code (issue 29 item 2)."""
+    from getaway.web.rooms import RoomError
+
+    public = {**BOT_ROOM, "public": True}
+
+    async def until(pred: Any, timeout: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not await pred():
+            assert time.monotonic() < deadline, "not in time"
+            await asyncio.sleep(0.02)
+
+    async def codes() -> set[str]:
+        return {room["code"] for room in await a.lobby()} | {room["code"] for room in await b.lobby()}
+
+    first = await a.create(dict(public), "Asha", "203.0.113.7")
+    second = await b.create(dict(public), "Asha", "203.0.113.7")
+    for service in (a, b):  # a third on either process: refused, nothing made
+        before = len(service.rooms)
+        with pytest.raises(RoomError) as refused:
+            await service.create(dict(public), "Asha", "203.0.113.7")
+        assert refused.value.code == "too_many_public_rooms" and refused.value.status == 409
+        told = refused.value.text("en")
+        assert told == "too many of your public rooms are waiting for players (at most 2): start one, or wait"
+        assert len(service.rooms) == before
+    other = await b.create(dict(public), "Bea", "198.51.100.1")  # another address: its own count
+    await a.create(dict(BOT_ROOM), "Asha", "203.0.113.7")  # a private room is not counted
+
+    async def listed() -> bool:
+        return await codes() == {first["code"], second["code"], other["code"]}
+
+    await until(listed)
+    await a.start_match(first["code"], first["host_token"])  # out of the lobby: a place frees
+    third: dict[str, Any] = {}
+
+    async def made() -> bool:
+        try:
+            third.update(await b.create(dict(public), "Asha", "203.0.113.7"))
+        except RoomError as exc:
+            assert exc.code == "too_many_public_rooms"
+            return False  # freed in the background
+        return True
+
+    await until(made)
+
+    async def expired() -> bool:  # nobody sits in them: they leave the lobby after lobby_expiry
+        return not await codes()
+
+    await until(expired)
+    again = await a.create(dict(public), "Asha", "203.0.113.7")  # and their places are free again
+    await a.create(dict(public), "Asha", "203.0.113.7")
+    played = await a.quick_play("Ben", "198.51.100.2")  # an expired room is never chosen
+    assert played["code"] not in (third["code"], second["code"])
+    assert played["code"] == again["code"] or played["created"]
+    assert (await a.join(third["code"], "Chen"))["seat"] == 1  # it can still be joined by its code
+
+
 async def check_bot_room_caps(a: Any, b: Any) -> None:
     """Two room services of one cluster, each with ``bot_rooms_per_address=1`` and
     ``max_bot_rooms=2`` (and a bot delay long enough that no room ends meanwhile): the caps on

@@ -90,6 +90,8 @@ def create_app(settings: ServeSettings | str | None = None, /, **overrides: Any)
             idle=config.idle,
             bot_rooms_per_address=config.bot_rooms_per_address,
             max_bot_rooms=config.max_bot_rooms,
+            public_rooms_per_address=config.public_rooms_per_address,
+            lobby_expiry=config.lobby_expiry,
             bot_workers=0 if config.bot_workers is None else config.bot_workers,
             broker=broker,
         )

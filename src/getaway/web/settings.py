@@ -90,6 +90,19 @@ class ServeSettings(BaseSettings):
         2, N_("Rooms played by bots alone that one client address may have running at once."), ge=0
     )
     max_bot_rooms: int = _setting(4, N_("Rooms played by bots alone running at once on this server."), ge=0)
+    public_rooms_per_address: int = _setting(
+        3,
+        N_(
+            "Public rooms waiting in the lobby that one client address may have made at once "
+            "(with many processes: in the whole cluster); one more is refused."
+        ),
+        ge=1,
+    )
+    lobby_expiry: float = _setting(
+        180.0,
+        N_("Seconds a public room stays in the lobby without a new seat taken (it can still be joined by its link)."),
+        ge=1,
+    )
     #: ``None``: ``serve`` starts :func:`~getaway.web.botpool.default_workers`; the app factory 0.
     bot_workers: int | None = _setting(
         None,

@@ -152,8 +152,9 @@ class QuickPlay(_Model):
 
 
 class QuickPlayed(BaseModel):
-    """The answer to quick play: the room, your seat and its secret token; ``host_token`` and
-    ``created`` when no public room had a free seat and a new one was made with you as host."""
+    """The answer to quick play: the room, your seat and its secret token, a host token (seated
+    in a waiting room, your seat's token: you are one more host of it and may start it; else the
+    new public room's, made with you as host) and ``created`` when that room is new."""
 
     code: str
     url: str

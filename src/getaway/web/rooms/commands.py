@@ -62,13 +62,25 @@ class _Command:
 @dataclass(frozen=True, slots=True)
 class Join(_Command):
     """Sit a player: ``seat`` (``None``: the first empty one), ``name``, ``token_hash`` (of their
-    seat token), ``host``. Fields as sent by HTTP, checked by the room."""
+    seat token), ``host``. Fields as sent by HTTP, checked by the room.
+
+    ``quick``: a quick play's join: the owner seats the player only in a room still waiting in
+    the lobby, as one more host (who may start it, not close it), and starts the room when that
+    seat was its last free one (:meth:`~getaway.web.rooms.lobby.Matchmaking.quick_seat`). In the
+    payload only when set, so that every other join is logged as before.
+    """
 
     kind: ClassVar[str] = "join"
     seat: Any = None
     name: Any = None
     token_hash: Any = None
     host: bool = False
+    quick: bool = False
+
+    def payload(self) -> dict[str, Any]:
+        """The fields as logged (``quick`` only when set)."""
+        fields = {"seat": self.seat, "name": self.name, "token_hash": self.token_hash, "host": self.host}
+        return {**fields, "quick": True} if self.quick else fields
 
 
 @dataclass(frozen=True, slots=True)

@@ -188,6 +188,10 @@ class RoomHandle:
         self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
         self.orphan: asyncio.Task[None] | None = None  # mirror: waiting for a dead owner's lease to run out
         self.listed: str | None = None  # owner: its entry in the cluster's lobby, as last put there
+        #: a public room made here: ``(address, member)`` of its creator's count of public rooms
+        #: waiting (:meth:`~.lobby.Matchmaking.take_public`), until it leaves the lobby
+        self.public: tuple[str, str] | None = None
+        self.expiry: asyncio.TimerHandle | None = None  # its leaving the lobby, planned (Matchmaking.listed)
         self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after QUIET_BEATS)
 
     def planned(self) -> list[asyncio.Task[None]]:

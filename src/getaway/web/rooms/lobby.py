@@ -1,8 +1,16 @@
 """The lobby and the rematch: the public rooms waiting with a free seat (this process's, or the
 cluster's), quick play, and the rematch room of a finished match with its players moved there.
 
-Owns: listing and rematch. Imports :mod:`.errors`, :mod:`.checks`, :mod:`.commands`,
-:mod:`.state` and :mod:`.handles`; never :mod:`.service`.
+One visitor cannot fill the lobby (docs/web.md "Lobby"): a client address may have made at most
+``public_rooms_per_address`` public rooms waiting there at once (with many processes, counted in
+the whole cluster: the broker's slots of group :data:`PUBLIC`); a public room leaves the lobby
+``lobby_expiry`` seconds after its last seat was taken (it can still be joined by its code); and
+quick play seats a player only in a room still waiting there, as one more host of it (they may
+start it), and starts the room when theirs was its last free seat.
+
+Owns: listing, the count of public rooms per address, quick play and rematch. Imports
+:mod:`.errors`, :mod:`.checks`, :mod:`.commands`, :mod:`.state` and :mod:`.handles`; never
+:mod:`.service`.
 """
 
 from __future__ import annotations
@@ -11,22 +19,25 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 from typing import Any, Final
 
 from ...text.i18n import N_
 from .. import protocol
 from ..broker import BrokerDown
 from .checks import check_name, hash_token, new_token
-from .commands import AskRematch, Rematch
+from .commands import AskRematch, Join, Rematch
 from .errors import RoomError
 from .handles import Connection, Job, RoomHandle
-from .state import listing
+from .state import Room, listing
 
 log = logging.getLogger("getaway.web")
 
 #: Seconds a rematch room stays out of the lobby at most while its returning players are seated
 #: again (each by the process their socket is on): then it is listed even if one never came.
 REMATCH_WAIT: Final = 10.0
+#: The broker's slot group counting each client address's public rooms waiting in the lobby.
+PUBLIC: Final = "public"
 
 
 class Matchmaking:
@@ -36,15 +47,29 @@ class Matchmaking:
         #: the :class:`~getaway.web.rooms.service.RoomService` façade (its settings, rooms and
         #: the other components), not imported here: the arrows point to it, not from it
         self.service = service
+        #: the public rooms waiting counted here, by client address (their members: one process
+        #: alone, or the broker unreachable when the room was made)
+        self.waiting: dict[str, set[str]] = {}
+
+    def expired(self, room: Room) -> bool:
+        """Whether ``room`` has waited ``lobby_expiry`` seconds since its last seat was taken (or
+        since it was made): a room in its lobby changes only by joins."""
+        return self.service.clock() - room.updated >= self.service.lobby_expiry
+
+    def entry(self, handle: RoomHandle) -> dict[str, Any] | None:
+        """The room's lobby entry now (:func:`listing`), or ``None``: not listed (private,
+        started, full, a rematch room whose players are not back yet, or :meth:`expired`)."""
+        if handle.unlisted:
+            return None
+        found = listing(handle.room)
+        return None if found is None or self.expired(handle.room) else found
 
     def public_rooms(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The public rooms waiting in their lobby with a free seat (:func:`listing`), oldest
+        """The public rooms waiting in their lobby with a free seat (:meth:`entry`), oldest
         first, at most ``limit``. Every unfinished room is in memory (:meth:`RoomService.start` rebuilds
         them), so this reads no database."""
-        rooms = sorted(
-            (h.room for h in self.service.rooms.values() if not h.unlisted), key=lambda r: (r.created, r.code)
-        )
-        found = [entry for entry in map(listing, rooms) if entry is not None]
+        handles = sorted(self.service.rooms.values(), key=lambda h: (h.room.created, h.room.code))
+        found = [entry for entry in map(self.entry, handles) if entry is not None]
         return found[:limit]
 
     async def lobby(self, limit: int = 50) -> list[dict[str, Any]]:
@@ -57,13 +82,17 @@ class Matchmaking:
             entries = [json.loads(text) for text in await self.service.broker.lobby()]
         except BrokerDown:
             return self.public_rooms(limit)
+        # an owner that died (or restarted) before taking its expired rooms out: not shown
+        oldest = self.service.clock() - self.service.lobby_expiry
+        entries = [e for e in entries if e.get("updated", e["created"]) > oldest]
         entries.sort(key=lambda e: (e["created"], e["entry"]["code"]))
         return [e["entry"] for e in entries][:limit]
 
     def list(self, handle: RoomHandle) -> None:
         """The owner puts the room in the cluster's lobby, or takes it out, when that changed."""
-        entry = None if handle.unlisted else listing(handle.room)
-        text = None if entry is None else json.dumps({"entry": entry, "created": handle.room.created})
+        entry = self.entry(handle)
+        room = handle.room
+        text = None if entry is None else json.dumps({"entry": entry, "created": room.created, "updated": room.updated})
         if text != handle.listed:
             handle.listed = text
             self.service.background(self.put_listing(handle.room.code, text))
@@ -73,27 +102,114 @@ class Matchmaking:
         with contextlib.suppress(BrokerDown):
             await self.service.broker.list_room(code, text)
 
-    async def quick_play(self, name: Any) -> dict[str, Any]:
-        """Seat ``name`` in a public room waiting with a free seat (the fullest first, then the
-        oldest), or, when none will take it, create a public room (default options, empty seats
-        played by bots at the start) with ``name`` as host.
+    def listed(self, handle: RoomHandle) -> None:
+        """After each command of a room (and once it is made): the owner puts it in the cluster's
+        lobby or takes it out (:meth:`list`); while it waits there, its leaving the lobby is
+        planned for when it :meth:`expired` (a job of its worker, which comes back here); once it
+        is no longer there, its creator's count of public rooms frees (:meth:`free_public`)."""
+        if handle.lease is not None:
+            self.list(handle)
+        if self.entry(handle) is None:
+            self.forgotten(handle)  # out of the lobby: nothing more to plan or count
+            return
+        if handle.expiry is not None:
+            handle.expiry.cancel()
+        left = handle.room.updated + self.service.lobby_expiry - self.service.clock()
+        wake = Job(label="lobby_expiry", call=lambda: self.listed(handle))
+        handle.expiry = asyncio.get_running_loop().call_later(max(0.0, left), handle.queue.put_nowait, wake)
 
-        Returns:
-            ``{"code", "url", "seat", "token", "host_token", "created"}`` (``host_token``
-            ``None`` when joining someone's room).
+    def forgotten(self, handle: RoomHandle) -> None:
+        """Room ``handle`` left the lobby, or is dropped from this process: its planned expiry
+        stops, its creator's count frees."""
+        if handle.expiry is not None:
+            handle.expiry.cancel()
+            handle.expiry = None
+        if handle.public is not None:
+            self.free_public(handle.public)
+            handle.public = None
+
+    async def take_public(self, address: str) -> tuple[str, str]:
+        """Count one more public room waiting in the lobby made by client ``address`` (with many
+        processes, in the whole cluster: the broker's slot group :data:`PUBLIC`, held and renewed
+        by this process until the room leaves the lobby); ``(address, member)`` to free it with.
 
         Raises:
-            RoomError: ``name_too_long``, ``bad_message`` (a bad name).
+            RoomError: ``too_many_public_rooms`` (409: ``public_rooms_per_address`` of them
+                wait already; nothing counted).
+        """
+        cap = self.service.public_rooms_per_address
+        member = secrets.token_hex(8)
+        taken: bool | None = None
+        if self.service.shared:
+            try:
+                taken = await self.service.broker.take_slot(PUBLIC, address, member, cap)
+            except BrokerDown:  # counted here only meanwhile
+                taken = None
+            if taken:
+                self.service.cluster.slots.add((PUBLIC, address, member))
+        if taken is None:
+            mine = self.waiting.setdefault(address, set())
+            taken = len(mine) < cap
+            if taken:
+                mine.add(member)
+        if not taken:
+            template = N_("too many of your public rooms are waiting for players (at most {n}): start one, or wait")
+            raise RoomError("too_many_public_rooms", template, 409, n=cap)
+        return address, member
+
+    def free_public(self, public: tuple[str, str]) -> None:
+        """A public room counted by :meth:`take_public` (its ``(address, member)``) left the lobby."""
+        address, member = public
+        mine = self.waiting.get(address)
+        if mine is not None:
+            mine.discard(member)
+            if not mine:
+                del self.waiting[address]
+        slot = (PUBLIC, address, member)
+        if slot in self.service.cluster.slots:
+            self.service.cluster.slots.discard(slot)
+            self.service.background(self.service.cluster.free_shared_slot(*slot))
+
+    def quick_seat(self, handle: RoomHandle, join: Join) -> Join:
+        """The join a quick play's ``join`` becomes at the room's owner (run by its worker): the
+        player sits in the first free seat as one more host of the room (their seat's token can
+        start it, not close it: :meth:`Room.may_close <.state.Room.may_close>`), if it still
+        waits in the lobby (:meth:`entry`); the worker starts the room when that seat was its
+        last free one. So no room anyone made can keep a quick player waiting for a host who
+        never starts it.
+
+        Raises:
+            RoomError: ``not_waiting`` (409: private, started, full, closed or expired).
+        """
+        if self.entry(handle) is None:
+            raise RoomError("not_waiting", N_("this room is no longer waiting for players in the lobby"), 409)
+        return Join(None, join.name, join.token_hash, True, True)
+
+    async def quick_play(self, name: Any, address: str = "?") -> dict[str, Any]:
+        """Seat ``name`` in a public room waiting in the lobby with a free seat (the fullest
+        first, then the oldest) as one more host of it, the room started at once if that was
+        its last free seat (:meth:`quick_seat`); or, when none will take it, create a public
+        room (default options, empty seats played by bots at the start) with ``name`` as host,
+        counted against client ``address``'s public rooms.
+
+        Returns:
+            ``{"code", "url", "seat", "token", "host_token", "created"}`` (joining a room, the
+            seat's token is also its ``host_token``).
+
+        Raises:
+            RoomError: ``name_too_long``, ``bad_message`` (a bad name), ``too_many_public_rooms``
+                (409: none would take it, and ``address`` has its public rooms waiting already).
         """
         name = check_name(name)
         waiting = sorted(await self.lobby(), key=lambda r: r["free"])  # stable: the oldest first among equals
         for entry in waiting:
             try:
-                joined = await self.service.join(entry["code"], name)
-            except RoomError:  # filled, started or closed meanwhile, or the name is taken there
+                joined = await self.service.join(entry["code"], name, quick=True, address=address)
+            except RoomError:  # filled, started, closed or expired meanwhile, or the name is taken there
                 continue
-            return {"code": entry["code"], "url": entry["url"], "host_token": None, "created": False, **joined}
-        created = await self.service.create({"public": True}, name)
+            found = {"code": entry["code"], "url": entry["url"], "created": False}
+            return {**found, **joined, "host_token": joined["token"]}  # a host seat's token is a host token
+        created = await self.service.create({"public": True}, name, address)
         return {**created, "created": True}
 
     async def rematch(self, handle: RoomHandle, conn: Connection) -> None:
@@ -164,8 +280,7 @@ class Matchmaking:
             return
         if force or all(handle.room.seats[i].kind != "empty" for i in handle.awaited):
             handle.unlisted = False
-            if handle.lease is not None:
-                self.list(handle)  # in the cluster's lobby now
+            self.listed(handle)  # in the (cluster's) lobby now
 
     def seatless_host(self, handle: RoomHandle) -> bool:
         """Whether the room's host has a socket without a seat here or on another process."""

@@ -82,6 +82,11 @@ class RoomService:
             ``broker``, both limits count the whole cluster's rooms: its slots). A bot-only
             room's start beyond either limit is refused (``too_many_bot_rooms``); a room that
             becomes played by bots alone (its humans away) beyond them waits until a slot frees.
+        public_rooms_per_address: public rooms waiting in the lobby that one client address may
+            have made at once (with a shared ``broker``, in the whole cluster: its slots); one
+            more is refused (``too_many_public_rooms``, 409).
+        lobby_expiry: seconds a public room stays in the lobby without a new seat taken (it can
+            still be joined by its code; its creator's count frees).
         timer, sleep: the monotonic clock and the sleep of bot moves (injectable for tests).
         bot_workers: worker processes the searching bots search in (:class:`~getaway.web.botpool.BotPool`:
             fair across rooms, the fallback move when no search can be had in time); 0: threads
@@ -105,6 +110,8 @@ class RoomService:
         clock: Callable[[], float] = time.time,
         bot_rooms_per_address: int = _DEFAULT["bot_rooms_per_address"],
         max_bot_rooms: int = _DEFAULT["max_bot_rooms"],
+        public_rooms_per_address: int = _DEFAULT["public_rooms_per_address"],
+        lobby_expiry: float = _DEFAULT["lobby_expiry"],
         timer: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         bot_workers: int = 0,
@@ -125,6 +132,8 @@ class RoomService:
         self.clock = clock
         self.bot_rooms_per_address = bot_rooms_per_address
         self.max_bot_rooms = max_bot_rooms
+        self.public_rooms_per_address = public_rooms_per_address
+        self.lobby_expiry = lobby_expiry
         self.timer = timer
         self.sleep = sleep
         self.rooms: dict[str, RoomHandle] = {}
@@ -261,21 +270,30 @@ class RoomService:
             self.timers.start_absence(handle, seat, announce=False)
         self.timers.schedule(handle)
 
-    async def create(self, config: Any, name: Any = None) -> dict[str, Any]:
-        """Create a room; with ``name``, its creator sits at seat 0 as host.
+    async def create(self, config: Any, name: Any = None, address: str = "?") -> dict[str, Any]:
+        """Create a room from client ``address``; with ``name``, its creator sits at seat 0 as host.
 
         Returns:
             ``{"code", "url", "host_token", "seat", "token"}`` (``seat``/``token`` ``None`` without a name).
 
         Raises:
-            RoomError: ``bad_message`` (bad config), ``name_too_long``.
+            RoomError: ``bad_message`` (bad config), ``name_too_long``, ``too_many_public_rooms``
+                (409: a public room beyond :attr:`public_rooms_per_address`; nothing made).
         """
         self.refuse_if_draining()
         config = live_config(config)
         if name is not None:
             name = check_name(name)
         host_token = new_token()
-        handle = await self.new_room(config, hash_token(host_token))
+        public = await self.matchmaking.take_public(address) if config.get("public") else None
+        try:
+            handle = await self.new_room(config, hash_token(host_token))
+        except BaseException:
+            if public is not None:
+                self.matchmaking.free_public(public)
+            raise
+        handle.public = public
+        self.matchmaking.listed(handle)
         code = handle.room.code
         answer: dict[str, Any] = {"code": code, "url": f"/r/{code}", "host_token": host_token}
         answer.update(seat=None, token=None)
@@ -357,19 +375,24 @@ class RoomService:
         handle.queue.put_nowait(job)
         return await job.future
 
-    async def join(self, code: str, name: Any, seat: Any = None, *, host: bool = False) -> dict[str, Any]:
-        """Sit a player in room ``code`` (``seat`` ``None``: the first empty one).
+    async def join(
+        self, code: str, name: Any, seat: Any = None, *, host: bool = False, quick: bool = False, address: str = "?"
+    ) -> dict[str, Any]:
+        """Sit a player in room ``code`` (``seat`` ``None``: the first empty one); ``quick``: a
+        quick play's join from client ``address`` (:class:`~.commands.Join`'s ``quick``: a host
+        there, the room started, as by ``address``, if the seat was its last free one).
 
         Returns:
             ``{"seat", "token"}``.
 
         Raises:
             RoomError: ``room_not_found``, ``already_started``, ``room_full``, ``seat_taken``,
-                ``name_too_long``, ``bad_message``.
+                ``name_too_long``, ``bad_message``; ``not_waiting`` (409, ``quick``: the room has
+                left the lobby).
         """
         handle = await self.handle(code)
         token = new_token()
-        logged = await self.submit(handle, Job(Join(seat, name, hash_token(token), host)))
+        logged = await self.submit(handle, Job(Join(seat, name, hash_token(token), host, quick), address=address))
         return {"seat": logged["seat"], "token": token}
 
     async def start_match(self, code: str, token: str, address: str = "?") -> dict[str, Any]:
@@ -390,10 +413,13 @@ class RoomService:
         never resumes (its history and records stay readable). Returns the public room state.
 
         Raises:
-            RoomError: ``room_not_found``, ``room_closed`` (410), ``not_host`` (403).
+            RoomError: ``room_not_found``, ``room_closed`` (410), ``not_host`` (403; also a
+                host seated by quick play: :meth:`Room.may_close <.state.Room.may_close>`).
         """
         handle = await self.handle(code)
-        if not handle.room.is_host_token(token):
+        if not handle.room.may_close(token):
+            if handle.room.is_host_token(token):  # seated by quick play: may start, not close
+                raise RoomError("not_host", N_("a player seated by quick play can start this room, not close it"), 403)
             raise RoomError("not_host", N_("only the host can do this"), 403)
         await self.submit(handle, Job(Close("host")))
         return handle.room.public()
@@ -414,9 +440,9 @@ class RoomService:
         """:meth:`Matchmaking.lobby`."""
         return await self.matchmaking.lobby(limit)
 
-    async def quick_play(self, name: Any) -> dict[str, Any]:
+    async def quick_play(self, name: Any, address: str = "?") -> dict[str, Any]:
         """:meth:`Matchmaking.quick_play`."""
-        return await self.matchmaking.quick_play(name)
+        return await self.matchmaking.quick_play(name, address)
 
     async def rematch(self, handle: RoomHandle, conn: Connection) -> None:
         """:meth:`Matchmaking.rematch`."""

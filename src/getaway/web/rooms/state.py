@@ -32,13 +32,15 @@ from .errors import RoomError
 @dataclass
 class Seat:
     """One seat of a room: ``kind`` (``human``, ``bot``, ``empty``), its player's name, whether
-    it is the host's, whether a bot plays it for an absent human, and its token's hash."""
+    it is the host's, whether a bot plays it for an absent human, its token's hash, and whether
+    its player was seated by quick play (``quick``: a host who may start the room, not close it)."""
 
     kind: str = "empty"
     name: str = ""
     host: bool = False
     bot_playing: bool = False
     token_hash: str | None = field(default=None, repr=False)
+    quick: bool = False
 
     @property
     def bot_controlled(self) -> bool:
@@ -123,6 +125,15 @@ class Room:
             return True
         seat = self.seat_of(token)
         return seat is not None and self.seats[seat].host
+
+    def may_close(self, token: str) -> bool:
+        """Whether ``token`` may close the room: the host token, or a host seat's token unless
+        that seat was taken by quick play (one more host, to start it: never to close it on the
+        others, so that a quick play cannot be used to close strangers' rooms)."""
+        if same_token(self.host_hash, token):
+            return True
+        seat = self.seat_of(token)
+        return seat is not None and self.seats[seat].host and not self.seats[seat].quick
 
     def view(self, seat: int | None) -> PlayerView | None:
         """What ``seat`` (``None``: a spectator) may see of the current deal; ``None`` before the start."""
@@ -344,9 +355,9 @@ class Room:
         token_hash = p.token_hash
         if not isinstance(token_hash, str):
             raise RoomError("bad_message", N_("no token"))
-        host = bool(p.host)
-        self.seats[seat] = Seat("human", name, host, False, token_hash)
-        return Join(seat, name, token_hash, host)
+        host, quick = bool(p.host), bool(p.quick)
+        self.seats[seat] = Seat("human", name, host, False, token_hash, quick)
+        return Join(seat, name, token_hash, host, quick)
 
     def _start(self) -> Start:
         if self.status != "lobby":

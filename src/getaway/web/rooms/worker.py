@@ -122,11 +122,15 @@ class Worker:
                 room.check_version(job.version)
         if handle.lease is not None and not await self.service.cluster.fenced(handle):
             return await self.service.cluster.forward(handle, job)  # the lease was lost: to the new owner
+        fills = False  # a quick play's join taking the last free seat: the room starts then
         match command:
             case Start() if room.status == "lobby":
                 await self.service.bots.start_bot_only(handle, job.address)
             case AskRematch():
                 command = await self.service.matchmaking.make_rematch(handle, command)
+            case Join(quick=True):
+                command = self.service.matchmaking.quick_seat(handle, command)
+                fills = sum(1 for seat in room.seats if seat.kind == "empty") == 1
         assert command is not None
         before = room.version
         now = self.service.clock()
@@ -157,12 +161,17 @@ class Worker:
                 made.queue.put_nowait(Job(Close("idle")))
             raise RoomError("server_error", N_("the server could not save this; try again"), 503) from None
         self.after_command(handle, done)
+        if fills:  # quick play seats people only in rooms that start (docs/web.md "Lobby")
+            try:
+                await self.run(handle, Job(Start(), address=job.address))
+            except RoomError as exc:
+                log.warning("room %s: full after a quick play but not started: %s", room.code, exc.code)
         return logged
 
     def after_command(self, handle: RoomHandle, done: Command) -> None:
         """What follows command ``done`` once logged: sockets closed (a close), absences started
-        (a start), a rematch room listed or its players moved; then the room's timers planned
-        and every socket told."""
+        (a start), a rematch room listed or its players moved, a public room's place in the lobby
+        checked; then the room's timers planned and every socket told."""
         room = handle.room
         match done:
             case Close(reason=reason):
@@ -182,6 +191,7 @@ class Worker:
                 self.service.matchmaking.seated_again(handle)
             case Rematch():
                 self.service.sockets.rematch_made(handle)
+        self.service.matchmaking.listed(handle)  # in the lobby still? (its creator's count, its expiry)
         self.service.timers.schedule(handle)  # first: the turn timer's deadline is in the broadcast
         self.service.sockets.broadcast(handle)
 
@@ -213,6 +223,7 @@ class Worker:
         for task in handle.planned():
             task.cancel()
         self.service.bots.free_slot(handle)
+        self.service.matchmaking.forgotten(handle)
         if self.service.rooms.get(handle.room.code) is handle:
             del self.service.rooms[handle.room.code]
         self.service.reads.drop(handle.room.code)

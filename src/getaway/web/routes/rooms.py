@@ -24,7 +24,7 @@ async def create_room(request: Request, body: CreateRoom | None = None) -> Any:
     """Create a room; with a ``name`` its creator sits at seat 0 as host."""
     body = body or CreateRoom()
     check_address(request)
-    return await service_of(request).create(body.config(), body.name)
+    return await service_of(request).create(body.config(), body.name, address_of(request))
 
 
 @router.get("/api/rooms", response_model=protocol.PublicRooms, responses=REFUSALS)
@@ -40,9 +40,10 @@ async def public_rooms(request: Request, public: bool = False) -> Any:
 
 @router.post("/api/quickplay", response_model=protocol.QuickPlayed, responses=REFUSALS)
 async def quick_play(request: Request, body: protocol.QuickPlay) -> Any:
-    """Quick play: a seat in a public room waiting for players, or a new public room with you as host."""
+    """Quick play: a seat as one more host in a public room waiting for players (started at once when
+    it was the last free seat), or a new public room with you as host."""
     check_address(request)
-    return await service_of(request).quick_play(body.name)
+    return await service_of(request).quick_play(body.name, address_of(request))
 
 
 @router.post("/api/rooms/{code}/join", response_model=protocol.Joined, responses=REFUSALS)
