@@ -923,6 +923,46 @@ def test_malformed_messages_on_redis_are_dropped_with_one_line_each(redis_server
     assert any("Invalid JSON" in line for line in lines), lines
 
 
+@pytest.mark.timeout(90)
+def test_lobby_entries_written_to_redis_without_the_secret_are_not_shown(cluster, redis_server):
+    """Found by the attacker's trial (stop 18): someone with Redis's password but not the
+    cluster's secret wrote ``getaway:lobby`` entries: one not JSON made the lobby and quick play
+    answer 500 on every process; a well-formed fake was listed, with a link elsewhere, and quick
+    play sent players to it. Entries are signed now: those are dropped (one line each) and the
+    lobby and quick play go on with the genuine rooms."""
+    import redis
+
+    a, b = cluster(2)
+    body = {"profile": "punjab", "players": 4, "deals": 1, "options": {"takes": "off"}, "public": True}
+    made = httpx.post(f"{a.base}/api/rooms", json={**body, "name": "Asha"}, timeout=10)
+    assert made.status_code == 201, made.text
+    code = made.json()["code"]
+    fake = {"code": "EVIL99", "url": "https://evil.example/", "profile": "punjab", "players": 4, "deals": 1,
+            "options": {}, "bot_level": "easy", "free": 3, "seats": []}  # fmt: skip
+    client = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    try:
+        deadline = time.monotonic() + 10
+        while not client.hexists("getaway:lobby", code):
+            assert time.monotonic() < deadline, "the room was never listed"
+            time.sleep(0.05)
+        genuine = client.hget("getaway:lobby", code)
+        client.hset("getaway:lobby", "ZZZZZZ", "not json")
+        client.hset("getaway:lobby", "EVIL99", json.dumps({"entry": fake, "created": 1.0, "updated": 4e9}))
+        client.hset("getaway:lobby", "MOVED1", genuine)  # a genuine entry under another room's code
+        for server in (a, b):
+            listed = httpx.get(f"{server.base}/api/rooms?public=1", timeout=10)
+            assert listed.status_code == 200, listed.text
+            assert [r["code"] for r in listed.json()["rooms"]] == [code], listed.json()
+        quick = httpx.post(f"{b.base}/api/quickplay", json={"name": "Ben"}, timeout=10)
+        assert quick.status_code in (200, 201), quick.text
+        assert quick.json()["url"] == f"/r/{code}", quick.json()
+    finally:
+        client.close()
+    logs = a.log() + b.log()
+    assert "dropped a forged lobby entry 'ZZZZZZ'" in logs and "dropped a forged lobby entry 'EVIL99'" in logs
+    assert "dropped a forged lobby entry 'MOVED1'" in logs and "Traceback" not in logs
+
+
 @pytest.mark.timeout(120)
 def test_garbage_published_on_the_cluster_s_channels_does_not_stop_play(cluster, redis_server):
     import redis

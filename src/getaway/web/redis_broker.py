@@ -276,6 +276,24 @@ class Seal:
         text = json.dumps(body, separators=(",", ":"))
         return f"{self._mac(channel, text.encode('utf-8'))}.{text}"
 
+    def sign(self, name: str, text: str) -> str:
+        """``text`` (state kept in Redis under ``name``, e.g. a lobby entry) as ``<mac>.<text>``:
+        no one without the secret can write or move it (no time or sequence: it is state, read
+        many times, not a message)."""
+        return f"{self._mac(name, text.encode('utf-8'))}.{text}"
+
+    def verify(self, name: str, data: bytes | str) -> str:
+        """The text of ``data`` read from Redis under ``name``, once its MAC is checked.
+
+        Raises:
+            Forged: no MAC or a wrong one (written without the secret, or under another name).
+        """
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        mac, dot, text = raw.partition(b".")
+        if not dot or not hmac.compare_digest(mac, self._mac(name, text).encode("ascii")):
+            raise Forged("no valid MAC (not signed with the cluster's secret)")
+        return text.decode("utf-8")
+
     def open(self, channel: str, data: bytes | str, since: float | None = None) -> _Sealed:
         """The message of ``data`` heard on ``channel``, once its MAC, time and sequence number
         are checked (its sequence number is then remembered). ``since``: when this process
@@ -479,10 +497,20 @@ class RedisBroker(Broker):
         if entry is None:
             await self._call(self.redis.hdel(f"{_PREFIX}lobby", code))
         else:
-            await self._call(self.redis.hset(f"{_PREFIX}lobby", code, entry))
+            signed = self.seal.sign(f"{_PREFIX}lobby:{code}", entry)
+            await self._call(self.redis.hset(f"{_PREFIX}lobby", code, signed))
 
     async def lobby(self) -> list[str]:
-        return list(await self._call(self.redis.hvals(f"{_PREFIX}lobby")))
+        """The lobby's entries whose MAC (:meth:`Seal.sign`, bound to the room's code) is right;
+        one line logged for each other one (written to Redis by someone without the secret)."""
+        found = []
+        for code, data in (await self._call(self.redis.hgetall(f"{_PREFIX}lobby"))).items():
+            name = code.decode("utf-8", "replace") if isinstance(code, bytes) else str(code)
+            try:
+                found.append(self.seal.verify(f"{_PREFIX}lobby:{name}", data))
+            except Forged as exc:
+                log.warning("broker: dropped a forged lobby entry %r: %s", name[:40], exc)
+        return found
 
     # -------------------------------------------------------------- news
 

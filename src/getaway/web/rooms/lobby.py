@@ -22,6 +22,8 @@ import logging
 import secrets
 from typing import Any, Final
 
+from pydantic import BaseModel
+
 from ...text.i18n import N_
 from .. import protocol
 from ..broker import BrokerDown
@@ -38,6 +40,28 @@ log = logging.getLogger("getaway.web")
 REMATCH_WAIT: Final = 10.0
 #: The broker's slot group counting each client address's public rooms waiting in the lobby.
 PUBLIC: Final = "public"
+
+
+class _Listed(BaseModel):
+    """A room's entry in the cluster's lobby as its owner writes it (:meth:`Matchmaking.list`)."""
+
+    entry: dict[str, Any]  # listing(room): its "code" checked below
+    created: float
+    updated: float | None = None  # None: written by a process of before the lobby's expiry
+
+
+def _listed(text: str) -> _Listed | None:
+    """The lobby entry ``text`` read from the broker, or ``None`` (one line logged) when it is not
+    the shape the processes write: the broker checks that an entry is authentic (a MAC made
+    with the cluster's secret), not that it is well formed."""
+    try:
+        listed = _Listed.model_validate_json(text)
+        if not isinstance(listed.entry.get("code"), str):
+            raise ValueError("entry.code: not a room code")
+    except ValueError as exc:  # pydantic's ValidationError too
+        log.warning("lobby: dropped a malformed lobby entry: %s", str(exc).splitlines()[0])
+        return None
+    return listed
 
 
 class Matchmaking:
@@ -79,14 +103,15 @@ class Matchmaking:
         if not self.service.shared:
             return self.public_rooms(limit)
         try:
-            entries = [json.loads(text) for text in await self.service.broker.lobby()]
+            texts = await self.service.broker.lobby()
         except BrokerDown:
             return self.public_rooms(limit)
+        entries = [listed for listed in map(_listed, texts) if listed is not None]
         # an owner that died (or restarted) before taking its expired rooms out: not shown
         oldest = self.service.clock() - self.service.lobby_expiry
-        entries = [e for e in entries if e.get("updated", e["created"]) > oldest]
-        entries.sort(key=lambda e: (e["created"], e["entry"]["code"]))
-        return [e["entry"] for e in entries][:limit]
+        entries = [e for e in entries if (e.updated or e.created) > oldest]
+        entries.sort(key=lambda e: (e.created, e.entry["code"]))
+        return [e.entry for e in entries][:limit]
 
     def list(self, handle: RoomHandle) -> None:
         """The owner puts the room in the cluster's lobby, or takes it out, when that changed."""
