@@ -1,10 +1,15 @@
 """The page: ``/``, ``/replay``, ``/learn`` and ``/r/{code}`` all answer ``static/index.html``
-(GET and HEAD), out of the OpenAPI document; :func:`mount_static` serves ``/static``; any other
-path outside ``/api/`` gets :func:`not_found_page` (404, in the player's language)."""
+(GET and HEAD), out of the OpenAPI document; :func:`mount_static` serves ``/static``; ``/sw.js``
+is the service worker (:func:`service_worker`); any other path outside ``/api/`` gets
+:func:`not_found_page` (404, in the player's language)."""
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
 import html
+import json
 from pathlib import Path
 from typing import Final
 
@@ -15,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 from ...text import i18n
 from ...text.i18n import N_
 
-__all__ = ["STATIC_DIR", "mount_static", "not_found_page", "router"]
+__all__ = ["STATIC_DIR", "mount_static", "not_found_page", "router", "service_worker", "shell_files"]
 
 STATIC_DIR: Final = Path(__file__).resolve().parent.parent / "static"
 
@@ -48,6 +53,56 @@ async def learn_page() -> Response:
 @router.api_route("/r/{code}", methods=["GET", "HEAD"], include_in_schema=False)
 async def room_page(code: str) -> Response:
     return index()
+
+
+#: Static files that are no part of the app shell: the worker itself and the licences and notes.
+_NOT_SHELL: Final = (".md", ".txt", "LICENSE", "AUTHORS", "sw.js")
+#: The shell files fetched when the page first asks for them, not at install: the script faces
+#: (each a page in one language needs one or two of them; docs/web.md "Fonts, install, offline").
+_ON_USE: Final = ("fonts/noto-sans-devanagari", "fonts/noto-sans-bengali", "fonts/noto-sans-gurmukhi", "fonts/noto-nastaliq-urdu")
+
+
+@functools.cache
+def shell_files() -> tuple[dict[str, str], list[str], str]:
+    """The app shell of this build (read once per process: the static files change with a
+    deploy, which restarts it).
+
+    Returns:
+        ``(files, precache, build)``: ``files`` maps each shell URL (``"/"`` for
+        ``index.html``, ``"/static/…"`` for the rest) to the base64 SHA-256 of its bytes;
+        ``precache`` lists the URLs the worker fetches when it installs (all but the script
+        faces, :data:`_ON_USE`); ``build`` is 16 hex digits of a hash of them all and of the
+        worker's own code.
+    """
+    files: dict[str, str] = {}
+    for path in sorted(STATIC_DIR.rglob("*")):
+        rel = path.relative_to(STATIC_DIR).as_posix()
+        if not path.is_file() or rel.endswith(_NOT_SHELL):
+            continue
+        url = "/" if rel == "index.html" else f"/static/{rel}"
+        files[url] = base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
+    precache = [url for url in files if not url.removeprefix("/static/").startswith(_ON_USE)]
+    worker = (STATIC_DIR / "sw.js").read_bytes() if (STATIC_DIR / "sw.js").is_file() else b""
+    build = hashlib.sha256(json.dumps(files, sort_keys=True).encode() + worker).hexdigest()[:16]
+    return files, precache, build
+
+
+@router.get("/sw.js", include_in_schema=False)
+async def service_worker() -> Response:
+    """The service worker (``static/sw.js`` with this build's :func:`shell_files` filled in), at
+    the root so that its scope is the whole app; ``no-cache``: the browser checks it for a new
+    build on every visit. 404 ``not_found`` when the page is not built."""
+    template = STATIC_DIR / "sw.js"
+    if not template.is_file():
+        return JSONResponse({"error": {"code": "not_found", "message": "the page is not built"}}, status_code=404)
+    files, precache, build = shell_files()
+    code = (
+        template.read_text(encoding="utf-8")
+        .replace('"__BUILD__"', json.dumps(build))
+        .replace("__FILES__", json.dumps(files, sort_keys=True))
+        .replace("__PRECACHE__", json.dumps(precache))
+    )
+    return Response(code, media_type="text/javascript; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
 def mount_static(app: FastAPI) -> None:
