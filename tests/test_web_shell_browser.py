@@ -44,7 +44,12 @@ SHIPPED = {
     "Noto Sans Math",
 }
 #: The face of each language's own script (tools/shell_assets.py SCRIPT_OF); any other: Latin.
-SCRIPT_FACE = {"hi": "Noto Sans Devanagari", "bn": "Noto Sans Bengali", "pa": "Noto Sans Gurmukhi", "ur": "Noto Nastaliq Urdu"}
+SCRIPT_FACE = {
+    "hi": "Noto Sans Devanagari",
+    "bn": "Noto Sans Bengali",
+    "pa": "Noto Sans Gurmukhi",
+    "ur": "Noto Nastaliq Urdu",
+}
 
 _LOADED = """async () => { await document.fonts.ready;
   return [...document.fonts].filter((f) => f.status === "loaded").map((f) => f.family.replaceAll('"', "")); }"""
@@ -112,7 +117,10 @@ def test_the_shipped_faces_draw_every_language_and_the_bots_mark_is_an_svg(new_p
     assert page.evaluate("() => document.fonts.check(\"16px 'Noto Sans Symbols 2'\", '♠♥♦♣')")
     marks = page.locator('[data-testid="bot-mark"]')
     assert marks.count() >= 3  # one for each bot's seat at least
-    assert marks.evaluate_all("ms => ms.every((e) => e instanceof SVGSVGElement && e.getAttribute('role') === 'img' && e.getAttribute('aria-label') === 'bot')")
+    assert marks.evaluate_all(
+        """ms => ms.every((e) => e instanceof SVGSVGElement
+          && e.getAttribute('role') === 'img' && e.getAttribute('aria-label') === 'bot')"""
+    )
     assert page.get_by_role("img", name="bot").count() >= 3  # the accessible name (of the marks not hidden)
     assert "\U0001f916" not in page.evaluate("() => document.body.innerText")  # no emoji left to draw
     e2e.shot(page, "shell-table-phone.png")
@@ -130,12 +138,17 @@ def test_the_page_installs_and_its_worker_serves_the_shell_with_the_server_stopp
         manifest = httpx.get(f"{srv.base}/static/manifest.webmanifest")
         assert manifest.headers["content-type"].startswith("application/manifest+json")
         worker = httpx.get(f"{srv.base}/sw.js")
-        assert worker.headers["content-type"].startswith("text/javascript") and worker.headers["cache-control"] == "no-cache"
+        assert (
+            worker.headers["content-type"].startswith("text/javascript")
+            and worker.headers["cache-control"] == "no-cache"
+        )
         build = worker.text.split('const BUILD = "', 1)[1].split('"', 1)[0]
         assert len(build) == 16
         profile = stack.enter_context(tempfile.TemporaryDirectory())
         # a profile on disk: Chromium does not install from an incognito context (Playwright's default)
-        ctx = browser.browser_type.launch_persistent_context(profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, base_url=srv.base)
+        ctx = browser.browser_type.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, base_url=srv.base
+        )
         stack.callback(ctx.close)
         page = ctx.new_page()
         errors: list[str] = []
@@ -148,9 +161,17 @@ def test_the_page_installs_and_its_worker_serves_the_shell_with_the_server_stopp
         _wait_worker(page)
         names = page.evaluate("async () => await caches.keys()")
         assert names == [f"getaway-shell-{build}"]
-        cached = page.evaluate("async () => (await (await caches.open((await caches.keys())[0])).keys()).map((r) => r.url)")
+        cached = page.evaluate(
+            "async () => (await (await caches.open((await caches.keys())[0])).keys()).map((r) => r.url)"
+        )
         paths = {url.removeprefix(srv.base) for url in cached}
-        assert {"/", "/static/app.js", "/static/fonts.css", "/static/fonts/noto-sans-400.woff2", "/static/cards/svg-cards.svg"} <= paths
+        assert {
+            "/",
+            "/static/app.js",
+            "/static/fonts.css",
+            "/static/fonts/noto-sans-400.woff2",
+            "/static/cards/svg-cards.svg",
+        } <= paths
         assert not [p for p in paths if p.startswith("/api/")]  # never an API answer (hidden cards)
 
         srv.stop()  # the server is gone: the shell still comes
@@ -175,7 +196,10 @@ def test_bad_input_degrades_quietly(browser, server):
         return ctx, page, errors
 
     # ?lang=xx and a malformed Accept-Language: English, no error
-    for options, path in (({}, "/?lang=xx"), ({"extra_http_headers": {"Accept-Language": ";q=x,, -@@;;q=2, \t*"}}, "/")):
+    for options, path in (
+        ({}, "/?lang=xx"),
+        ({"extra_http_headers": {"Accept-Language": ";q=x,, -@@;;q=2, \t*"}}, "/"),
+    ):
         ctx, page, errors = context(**options)
         page.goto(path)
         wait_status(page, "lobby")
@@ -191,7 +215,9 @@ def test_bad_input_degrades_quietly(browser, server):
     page.goto("/")
     wait_status(page, "lobby")
     page.wait_for_function("() => document.fonts.status === 'loaded'")
-    statuses = page.evaluate("() => [...document.fonts].filter((f) => f.family.includes('Noto Sans')).map((f) => f.status)")
+    statuses = page.evaluate(
+        "() => [...document.fonts].filter((f) => f.family.includes('Noto Sans')).map((f) => f.status)"
+    )
     assert "error" in statuses and "loaded" not in statuses
     assert not (set(fonts_used(page, "main *")) & SHIPPED)  # drawn with the machine's own font
     page.get_by_test_id("play-alone").wait_for()
@@ -218,7 +244,8 @@ def test_a_corrupted_or_emptied_cache_entry_is_fetched_again(new_page):
     assert page.evaluate("() => getComputedStyle(document.body).display") == "flex"  # the style sheet came
     again = page.evaluate("""async () => {
       const cache = await caches.open((await caches.keys())[0]);
-      return Promise.all(["/static/app.js", "/static/style.css"].map(async (u) => (await (await cache.match(u))?.text()) ?? ""));
+      const text = async (u) => (await (await cache.match(u))?.text()) ?? "";
+      return Promise.all(["/static/app.js", "/static/style.css"].map(text));
     }""")
     assert again[0].startswith("// Getaway in the browser") and again[1].startswith("/* Getaway")  # stored afresh
     page.context.set_offline(True)  # and offline, the repaired cache serves the page

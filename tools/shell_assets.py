@@ -37,7 +37,13 @@ FACES: tuple[tuple[str, str, str, tuple[int, ...], str | None], ...] = (
     # 159 kB as packaged (every Arabic-script language): the Urdu block is 119 kB
     ("noto-nastaliq-urdu", "Noto Nastaliq Urdu", "arabic", (400,), "U+0600-06FF,U+200C-200F,U+FDF2,U+FDFA,U+FDFD"),
     # 382 kB as packaged: the page draws a dozen of its symbols
-    ("noto-sans-symbols-2", "Noto Sans Symbols 2", "symbols", (400,), "U+25B2,U+25B6,U+25BC,U+25C0,U+2605,U+2660-2667,U+2713,U+2715,U+1F0CF"),
+    (
+        "noto-sans-symbols-2",
+        "Noto Sans Symbols 2",
+        "symbols",
+        (400,),
+        "U+25B2,U+25B6,U+25BC,U+25C0,U+2605,U+2660-2667,U+2713,U+2715,U+1F0CF",
+    ),
     ("noto-sans-math", "Noto Sans Math", "latin", (400,), "U+2190-2193,U+2264-2265"),
 )
 

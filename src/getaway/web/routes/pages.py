@@ -59,7 +59,12 @@ async def room_page(code: str) -> Response:
 _NOT_SHELL: Final = (".md", ".txt", "LICENSE", "AUTHORS", "sw.js")
 #: The shell files fetched when the page first asks for them, not at install: the script faces
 #: (each a page in one language needs one or two of them; docs/web.md "Fonts, install, offline").
-_ON_USE: Final = ("fonts/noto-sans-devanagari", "fonts/noto-sans-bengali", "fonts/noto-sans-gurmukhi", "fonts/noto-nastaliq-urdu")
+_ON_USE: Final = (
+    "fonts/noto-sans-devanagari",
+    "fonts/noto-sans-bengali",
+    "fonts/noto-sans-gurmukhi",
+    "fonts/noto-nastaliq-urdu",
+)
 
 
 @functools.cache
