@@ -31,7 +31,7 @@ def _in_range(char: str, ranges: str) -> bool:
 def test_every_face_is_a_shipped_file_with_its_licence_and_a_unicode_range():
     assert {family for family, _, _ in FACES} == {
         "Noto Sans", "Noto Sans Devanagari", "Noto Sans Bengali", "Noto Sans Gurmukhi",
-        "Noto Nastaliq Urdu", "Noto Sans Symbols 2", "Noto Sans Math",
+        "Noto Nastaliq Urdu", "Noto Sans Symbols 2", "Noto Sans Math", "Getaway Language Names",
     }  # fmt: skip
     total = 0
     for _, file, ranges in FACES:
@@ -41,7 +41,7 @@ def test_every_face_is_a_shipped_file_with_its_licence_and_a_unicode_range():
         package = file.rsplit("-", 1)[0]
         assert "SIL Open Font License" in (STATIC / "fonts" / f"{package}.LICENSE.txt").read_text(encoding="utf-8")
         assert ranges.strip()
-    assert total < 400_000  # 373 kB in all; a page downloads only the faces its text uses
+    assert total < 400_000  # 379 kB in all; a page downloads only the faces its text uses
     suits = [r for family, _, r in FACES if family == "Noto Sans Symbols 2"]
     assert suits and all(_in_range(s, suits[0]) for s in "♠♥♦♣")
     latin = next(r for family, _, r in FACES if family == "Noto Sans")
@@ -57,6 +57,8 @@ def test_each_language_puts_its_own_script_first():
         "ur": "Noto Nastaliq Urdu",
     }
     assert "font-family: var(--font)" in FONTS_CSS
+    # the language select of every page: the languages' own names from a few kB, not four script faces
+    assert "#lang, #lang option { font-family: 'Noto Sans', 'Getaway Language Names', system-ui" in FONTS_CSS
 
 
 def _png_size(path) -> tuple[int, int]:
@@ -98,6 +100,7 @@ def test_the_worker_lists_the_shell_with_its_hashes_and_never_the_api():
     assert (
         "/static/fonts/noto-sans-devanagari-400.woff2" in files
         and "/static/fonts/noto-sans-devanagari-400.woff2" not in precache
+        and "/static/fonts/noto-sans-devanagari-names.woff2" in precache
     )
     for directive in ("font-src 'self'", "manifest-src 'self'", "worker-src 'self'"):
         assert directive in csp

@@ -57,6 +57,12 @@ SCRIPT_OF: dict[str, str] = {
 }
 
 
+#: The languages' own names in the header's select (static/i18n.js LANGUAGES), which every page
+#: shows: they are drawn from a face cut down to their letters ("Getaway Language Names", a few
+#: kB each), so that a page in English does not download four script faces for four words.
+NAMES_OF: dict[str, str] = {"hi": "हिन्दी हिंदी", "bn": "বাংলা", "pa": "ਪੰਜਾਬੀ", "ur": "اردو"}
+
+
 def _pack(package: str, into: Path) -> Path:
     subprocess.run(["npm", "pack", f"@fontsource/{package}@{VERSION}"], cwd=into, check=True, capture_output=True)
     folder = into / package
@@ -73,6 +79,7 @@ def fonts() -> None:
     """Fetch, subset and copy the fonts; write static/fonts.css."""
     FONTS.mkdir(exist_ok=True)
     faces_css: list[str] = []
+    names_css: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for package, family, subset, weights, cut in FACES:
             root = _pack(package, Path(tmp))
@@ -94,6 +101,21 @@ def fonts() -> None:
                     f"font-display: swap;\n  src: url(/static/fonts/{target.name}) format('woff2');\n"
                     f"  unicode-range: {_ranges(unicodes)}; }}"
                 )
+            face_of = {face: lang for lang, face in SCRIPT_OF.items()}
+            if family in face_of:  # the language's own name, from the 400 file
+                text = "".join(sorted(set(NAMES_OF[face_of[family]].replace(" ", ""))))
+                target = FONTS / f"{package}-names.woff2"
+                source = root / "files" / f"{package}-{subset}-400-normal.woff2"
+                subprocess.run(
+                    [sys.executable, "-m", "fontTools.subset", str(source),
+                     f"--text={text}", "--layout-features=*", "--flavor=woff2", f"--output-file={target}"],
+                    check=True,
+                )  # fmt: skip
+                names_css.append(
+                    f"@font-face {{ font-family: 'Getaway Language Names'; font-style: normal; font-weight: 400; "
+                    f"font-display: swap;\n  src: url(/static/fonts/{target.name}) format('woff2');\n"
+                    f"  unicode-range: {', '.join(f'U+{ord(c):04X}' for c in text)}; }}"
+                )
     tail = ["'Noto Sans Symbols 2'", "'Noto Sans Math'", "system-ui", "sans-serif"]
     scripts = list(SCRIPT_OF.values())
     stack = ", ".join(["'Noto Sans'", *(f"'{s}'" for s in scripts), *tail])
@@ -111,6 +133,8 @@ def fonts() -> None:
         + f"\n:root {{ --font: {stack}; }}\n"
         + "\n".join(per_lang)
         + "\n:root, button, input, select, textarea { font-family: var(--font); }\n"
+        + "\n".join(names_css)
+        + "\n#lang, #lang option { font-family: 'Noto Sans', 'Getaway Language Names', system-ui, sans-serif; }\n"
     )
     (STATIC / "fonts.css").write_text(css, encoding="utf-8")
 

@@ -58,12 +58,13 @@ async def room_page(code: str) -> Response:
 #: Static files that are no part of the app shell: the worker itself and the licences and notes.
 _NOT_SHELL: Final = (".md", ".txt", "LICENSE", "AUTHORS", "sw.js")
 #: The shell files fetched when the page first asks for them, not at install: the script faces
-#: (each a page in one language needs one or two of them; docs/web.md "Fonts, install, offline").
+#: (a page in one language needs one or two of them; docs/web.md "Fonts, install, offline"), but
+#: not their ``-names`` cuts (a few kB: the language select of every page draws them).
 _ON_USE: Final = (
-    "fonts/noto-sans-devanagari",
-    "fonts/noto-sans-bengali",
-    "fonts/noto-sans-gurmukhi",
-    "fonts/noto-nastaliq-urdu",
+    "fonts/noto-sans-devanagari-",
+    "fonts/noto-sans-bengali-",
+    "fonts/noto-sans-gurmukhi-",
+    "fonts/noto-nastaliq-urdu-",
 )
 
 
@@ -86,7 +87,7 @@ def shell_files() -> tuple[dict[str, str], list[str], str]:
             continue
         url = "/" if rel == "index.html" else f"/static/{rel}"
         files[url] = base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
-    precache = [url for url in files if not url.removeprefix("/static/").startswith(_ON_USE)]
+    precache = [u for u in files if not u.removeprefix("/static/").startswith(_ON_USE) or u.endswith("-names.woff2")]
     worker = (STATIC_DIR / "sw.js").read_bytes() if (STATIC_DIR / "sw.js").is_file() else b""
     build = hashlib.sha256(json.dumps(files, sort_keys=True).encode() + worker).hexdigest()[:16]
     return files, precache, build
