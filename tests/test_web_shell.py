@@ -73,6 +73,8 @@ def test_the_manifest_is_served_as_one_with_the_icons_chromium_asks_for():
         assert r.status_code == 200 and r.headers["content-type"].startswith("application/manifest+json")
         manifest = r.json()
         page = client.get("/").text
+        missing = client.get("/no-such-page?lang=fr")
+    assert missing.status_code == 404 and '<link rel="stylesheet" href="/static/fonts.css">' in missing.text
     assert '<link rel="manifest" href="/static/manifest.webmanifest">' in page
     assert manifest["display"] == "standalone" and manifest["start_url"] == "/" and manifest["scope"] == "/"
     assert manifest["name"] and manifest["short_name"] and manifest["theme_color"] and manifest["background_color"]

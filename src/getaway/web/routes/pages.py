@@ -123,7 +123,8 @@ def _text(value: str) -> str:
 def not_found_page(path: str, lang: str) -> Response:
     """The 404 of a path that is no page (outside ``/api/``, whose refusals stay JSON): a small
     HTML page in ``lang`` (the client's: ``?lang``, else ``Accept-Language``) that says so and
-    links back to the home page. No script, the page's style sheet only (its CSP holds)."""
+    links back to the home page. No script, the page's style sheets only (its CSP holds): its
+    fonts too, so that the text renders in every language."""
     with i18n.language(lang):
         title = i18n._(N_("Page not found"))
         text = i18n._(N_("There is no page at {path}.")).format(path=path[:80])
@@ -132,7 +133,7 @@ def not_found_page(path: str, lang: str) -> Response:
         f'<!doctype html>\n<html lang="{lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_text(title)} · Getaway</title>"
-        '<link rel="stylesheet" href="/static/style.css"></head>'
+        '<link rel="stylesheet" href="/static/style.css"><link rel="stylesheet" href="/static/fonts.css"></head>'
         f'<body data-status="not_found"><main class="card-panel"><h1>{_text(title)}</h1>'
         f'<p data-testid="not-found">{_text(text)}</p>'
         f'<p><a href="/" data-testid="home-link">{_text(home)}</a></p></main></body></html>\n'
