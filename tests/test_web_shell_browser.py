@@ -159,6 +159,9 @@ def test_the_page_installs_and_its_worker_serves_the_shell_with_the_server_stopp
             profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, base_url=srv.base
         )
         stack.callback(ctx.close)
+        # an older build's cache, with a page of its own: the new worker deletes it
+        ctx.add_init_script("""caches.open("getaway-shell-0123456789abcdef").then((c) =>
+          c.put("/", new Response("<p>an old build</p>", { headers: { "content-type": "text/html" } })))""")
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -168,8 +171,9 @@ def test_the_page_installs_and_its_worker_serves_the_shell_with_the_server_stopp
         assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
         assert cdp.send("Page.getAppManifest")["errors"] == []
         _wait_worker(page)
+        page.wait_for_function("async () => !(await caches.has('getaway-shell-0123456789abcdef'))")
         names = page.evaluate("async () => await caches.keys()")
-        assert names == [f"getaway-shell-{build}"]
+        assert names == [f"getaway-shell-{build}"]  # the older build's cache is gone
         cached = page.evaluate(
             "async () => (await (await caches.open((await caches.keys())[0])).keys()).map((r) => r.url)"
         )
