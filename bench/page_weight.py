@@ -65,12 +65,9 @@ def settle(page, worker: bool) -> None:
         "() => document.body.dataset.status === 'lobby' || document.body.dataset.status === 'playing'"
     )
     page.wait_for_function("() => document.fonts.status === 'loaded'")
-    if worker:
-        page.wait_for_function(
-            "async () => !('serviceWorker' in navigator) || !(await navigator.serviceWorker.getRegistration())"
-            " || navigator.serviceWorker.controller?.state === 'activated'",
-            timeout=60_000,
-        )
+    if worker and page.evaluate("() => !!document.querySelector('script[src=\"/static/shell.js\"]')"):
+        # a page with a service worker (static/shell.js registers it): until it has installed
+        page.wait_for_function("() => navigator.serviceWorker.controller?.state === 'activated'", timeout=60_000)
     time.sleep(1.5)  # the worker's last fetches
 
 

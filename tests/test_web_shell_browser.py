@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+import time
 
 import httpx
 import pytest
@@ -135,9 +136,18 @@ def test_the_shipped_faces_draw_every_language_and_the_bots_mark_is_an_svg(new_p
     e2e.shot(page, "shell-table-phone.png")
 
 
+def until(page, script: str, timeout: float = 30) -> None:
+    """Wait until the async function ``script`` resolves to a truthy value (``page.evaluate``
+    awaits it; ``wait_for_function`` would take its promise for a truthy value)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(script):
+        assert time.monotonic() < deadline, f"still false after {timeout} s: {script}"
+        page.wait_for_timeout(100)
+
+
 def _wait_worker(page) -> None:
     page.wait_for_function("() => navigator.serviceWorker.controller?.state === 'activated'", timeout=30_000)
-    page.wait_for_function("async () => (await caches.keys()).length === 1")
+    until(page, "async () => (await caches.keys()).length === 1")
 
 
 @pytest.mark.timeout(180)
@@ -171,7 +181,7 @@ def test_the_page_installs_and_its_worker_serves_the_shell_with_the_server_stopp
         assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
         assert cdp.send("Page.getAppManifest")["errors"] == []
         _wait_worker(page)
-        page.wait_for_function("async () => !(await caches.has('getaway-shell-0123456789abcdef'))")
+        until(page, "async () => !(await caches.has('getaway-shell-0123456789abcdef'))")
         names = page.evaluate("async () => await caches.keys()")
         assert names == [f"getaway-shell-{build}"]  # the older build's cache is gone
         cached = page.evaluate(
