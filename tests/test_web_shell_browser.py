@@ -133,6 +133,10 @@ def test_the_shipped_faces_draw_every_language_and_the_bots_mark_is_an_svg(new_p
     )
     assert page.get_by_role("img", name="bot").count() >= 3  # the accessible name (of the marks not hidden)
     assert "\U0001f916" not in page.evaluate("() => document.body.innerText")  # no emoji left to draw
+    assert (
+        page.evaluate('() => document.querySelectorAll(\'[title*="\U0001f916"], [aria-label*="\U0001f916"]\').length')
+        == 0
+    )
     e2e.shot(page, "shell-table-phone.png")
 
 

@@ -46,9 +46,21 @@ function markText(node) {
   node.replaceWith(...pieces);
 }
 
+const NAMED = ["title", "aria-label"];
+
+function markAttributes(el) {
+  // A tooltip or an accessible name with the mark: the word instead ("bot Bot 2").
+  for (const name of NAMED) {
+    const value = el.getAttribute(name);
+    if (value && value.includes(BOT_MARK)) el.setAttribute(name, value.replaceAll(BOT_MARK, t("bot")));
+  }
+}
+
 function markIn(root) {
   if (root.nodeType === Node.TEXT_NODE) { markText(root); return; }
   if (root.nodeType !== Node.ELEMENT_NODE && root.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return;
+  if (root.nodeType === Node.ELEMENT_NODE) markAttributes(root);
+  root.querySelectorAll(NAMED.map((n) => `[${n}*="${BOT_MARK}"]`).join(",")).forEach(markAttributes);
   if (!root.textContent.includes(BOT_MARK)) return;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const found = [];
@@ -57,15 +69,17 @@ function markIn(root) {
 }
 
 /** Draw every bots' mark under `root` as botIcon(), now and whenever the page changes (a
- * MutationObserver: its changes are made before the next paint, so no empty box shows). */
+ * MutationObserver: its changes are made before the next paint, so no empty box shows); in a
+ * `title` or an `aria-label`, the mark becomes the word "bot". */
 export function watchBotMarks(root = document.body) {
   markIn(root);
   new MutationObserver((records) => {
     for (const r of records) {
       if (r.type === "characterData") markIn(r.target);
+      else if (r.type === "attributes") markAttributes(r.target);
       else r.addedNodes.forEach(markIn);
     }
-  }).observe(root, { childList: true, subtree: true, characterData: true });
+  }).observe(root, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: NAMED });
 }
 
 /** Register the service worker; once it controls the page, ask it for the fonts this page
