@@ -121,3 +121,17 @@ def test_a_changed_static_file_is_a_new_build(tmp_path, monkeypatch):
     assert {k: v for k, v in after[0].items() if k != "/static/style.css"} == {
         k: v for k, v in before[0].items() if k != "/static/style.css"
     }
+
+
+def test_every_static_file_is_in_the_package():
+    import fnmatch
+    import tomllib
+
+    root = STATIC.parent.parent  # src/getaway
+    pyproject = root.parent.parent / "pyproject.toml"
+    globs = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]["getaway"]
+    for path in STATIC.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            rel = path.relative_to(root).as_posix()
+            # setuptools' globs do not cross "/": web/static/* is the folder's own files only
+            assert any(fnmatch.fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs), rel
