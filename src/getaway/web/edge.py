@@ -57,11 +57,13 @@ CHAT_WINDOW: Final = 10
 
 #: Headers of every HTTP answer. The page has no inline script or style attribute (styles are
 #: set through the CSSOM, which ``style-src 'self'`` allows), loads nothing from elsewhere and
-#: talks only to its own origin (``connect-src 'self'`` covers its WebSocket).
+#: talks only to its own origin (``connect-src 'self'`` covers its WebSocket); its fonts, its web app
+#: manifest and its service worker (``/sw.js``) are its own files too.
 SECURITY_HEADERS: Final = (
     (
         "content-security-policy",
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        "font-src 'self'; manifest-src 'self'; worker-src 'self'; "
         "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     ),
     ("x-content-type-options", "nosniff"),

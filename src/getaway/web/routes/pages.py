@@ -1,10 +1,15 @@
 """The page: ``/``, ``/replay``, ``/learn`` and ``/r/{code}`` all answer ``static/index.html``
-(GET and HEAD), out of the OpenAPI document; :func:`mount_static` serves ``/static``; any other
-path outside ``/api/`` gets :func:`not_found_page` (404, in the player's language)."""
+(GET and HEAD), out of the OpenAPI document; :func:`mount_static` serves ``/static``; ``/sw.js``
+is the service worker (:func:`service_worker`); any other path outside ``/api/`` gets
+:func:`not_found_page` (404, in the player's language)."""
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
 import html
+import json
 from pathlib import Path
 from typing import Final
 
@@ -15,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 from ...text import i18n
 from ...text.i18n import N_
 
-__all__ = ["STATIC_DIR", "mount_static", "not_found_page", "router"]
+__all__ = ["STATIC_DIR", "mount_static", "not_found_page", "router", "service_worker", "shell_files"]
 
 STATIC_DIR: Final = Path(__file__).resolve().parent.parent / "static"
 
@@ -50,6 +55,62 @@ async def room_page(code: str) -> Response:
     return index()
 
 
+#: Static files that are no part of the app shell: the worker itself and the licences and notes.
+_NOT_SHELL: Final = (".md", ".txt", "LICENSE", "AUTHORS", "sw.js")
+#: The shell files fetched when the page first asks for them, not at install: the script faces
+#: (a page in one language needs one or two of them; docs/web.md "Fonts, install, offline"), but
+#: not their ``-names`` cuts (a few kB: the language select of every page draws them).
+_ON_USE: Final = (
+    "fonts/noto-sans-devanagari-",
+    "fonts/noto-sans-bengali-",
+    "fonts/noto-sans-gurmukhi-",
+    "fonts/noto-nastaliq-urdu-",
+)
+
+
+@functools.cache
+def shell_files() -> tuple[dict[str, str], list[str], str]:
+    """The app shell of this build (read once per process: the static files change with a
+    deploy, which restarts it).
+
+    Returns:
+        ``(files, precache, build)``: ``files`` maps each shell URL (``"/"`` for
+        ``index.html``, ``"/static/…"`` for the rest) to the base64 SHA-256 of its bytes;
+        ``precache`` lists the URLs the worker fetches when it installs (all but the script
+        faces, :data:`_ON_USE`); ``build`` is 16 hex digits of a hash of them all and of the
+        worker's own code.
+    """
+    files: dict[str, str] = {}
+    for path in sorted(STATIC_DIR.rglob("*")):
+        rel = path.relative_to(STATIC_DIR).as_posix()
+        if not path.is_file() or rel.endswith(_NOT_SHELL):
+            continue
+        url = "/" if rel == "index.html" else f"/static/{rel}"
+        files[url] = base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
+    precache = [u for u in files if not u.removeprefix("/static/").startswith(_ON_USE) or u.endswith("-names.woff2")]
+    worker = (STATIC_DIR / "sw.js").read_bytes() if (STATIC_DIR / "sw.js").is_file() else b""
+    build = hashlib.sha256(json.dumps(files, sort_keys=True).encode() + worker).hexdigest()[:16]
+    return files, precache, build
+
+
+@router.get("/sw.js", include_in_schema=False)
+async def service_worker() -> Response:
+    """The service worker (``static/sw.js`` with this build's :func:`shell_files` filled in), at
+    the root so that its scope is the whole app; ``no-cache``: the browser checks it for a new
+    build on every visit. 404 ``not_found`` when the page is not built."""
+    template = STATIC_DIR / "sw.js"
+    if not template.is_file():
+        return JSONResponse({"error": {"code": "not_found", "message": "the page is not built"}}, status_code=404)
+    files, precache, build = shell_files()
+    code = (
+        template.read_text(encoding="utf-8")
+        .replace('"__BUILD__"', json.dumps(build))
+        .replace("__FILES__", json.dumps(files, sort_keys=True))
+        .replace("__PRECACHE__", json.dumps(precache))
+    )
+    return Response(code, media_type="text/javascript; charset=utf-8", headers={"Cache-Control": "no-cache"})
+
+
 def mount_static(app: FastAPI) -> None:
     """Serve :data:`STATIC_DIR` at ``/static`` (a router cannot mount)."""
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
@@ -62,7 +123,8 @@ def _text(value: str) -> str:
 def not_found_page(path: str, lang: str) -> Response:
     """The 404 of a path that is no page (outside ``/api/``, whose refusals stay JSON): a small
     HTML page in ``lang`` (the client's: ``?lang``, else ``Accept-Language``) that says so and
-    links back to the home page. No script, the page's style sheet only (its CSP holds)."""
+    links back to the home page. No script, the page's style sheets only (its CSP holds): its
+    fonts too, so that the text renders in every language."""
     with i18n.language(lang):
         title = i18n._(N_("Page not found"))
         text = i18n._(N_("There is no page at {path}.")).format(path=path[:80])
@@ -71,7 +133,7 @@ def not_found_page(path: str, lang: str) -> Response:
         f'<!doctype html>\n<html lang="{lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_text(title)} · Getaway</title>"
-        '<link rel="stylesheet" href="/static/style.css"></head>'
+        '<link rel="stylesheet" href="/static/style.css"><link rel="stylesheet" href="/static/fonts.css"></head>'
         f'<body data-status="not_found"><main class="card-panel"><h1>{_text(title)}</h1>'
         f'<p data-testid="not-found">{_text(text)}</p>'
         f'<p><a href="/" data-testid="home-link">{_text(home)}</a></p></main></body></html>\n'
