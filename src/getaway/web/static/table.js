@@ -84,7 +84,14 @@ export class TableView {
     // Why the card just tapped is refused, said to the player: over the table just above the hand
     // (absolutely placed, so the hand does not move), until the player's next legal move.
     this.refusal = h("p", { class: "refusal", role: "alert", "data-testid": "refusal", hidden: true });
-    this.handWrap = h("section", { class: "hand-wrap" }, this.refusal, this.handTitle, this.me, this.buttons, this.hintLine, this.hand);
+    // The take control's explanation (shown until the first take), in the same place.
+    this.explain = h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain", hidden: true },
+      t("Their cards join yours and they get away: take only when it helps you."));
+    // The lines that come and go (a refusal, the take's explanation, a hint) lie over the table
+    // just above the hand, out of the flow; the action buttons have a row of fixed height: when
+    // controls come and go the hand does not move (issue 24 item 3, tests/test_web_layout_e2e.py).
+    this.notes = h("div", { class: "hand-notes" }, this.refusal, this.explain, this.hintLine);
+    this.handWrap = h("section", { class: "hand-wrap" }, this.notes, this.handTitle, this.me, this.buttons, this.hand);
     // The narration: a live region (role=log) holding a list of lines (a role=log list would no
     // longer be a list for its items).
     this.logList = h("ol", { class: "log-lines" });
@@ -224,7 +231,9 @@ export class TableView {
       size === null ? null : h("span", { class: "count", "data-testid": `hand-size-${seat}` },
         h("span", { class: "backs", "aria-hidden": "true" }, size ? cardBack({ class: "face back mini" }) : null), t("Cards: {n}", { n: size })),
       badges.length ? h("span", { class: "badges" }, badges) : null,
-      state ? h("span", { class: "state" }, state) : null,
+      // always there (empty when there is nothing to say): in rows its line is kept, so a seat's
+      // "to play" coming and going does not move the rows below
+      h("span", { class: "state" }, state || ""),
       absent && !info.bot_playing ? h("span", { class: "state away", "data-testid": `absent-${seat}`, "data-deadline": deadline || "" },
         awayText(deadline)) : null);
       items.push(li);
@@ -356,7 +365,13 @@ export class TableView {
    * oval). No two cards of a trick overlap, nor their players' names. */
   placeTrick() {
     const cards = [...this.trick.children];
-    if (!cards.length) return;
+    if (!cards.length) {
+      // an empty table in rows: the band keeps a whole trick's lines (cards of --tw, 6 px apart)
+      const tw = parseFloat(getComputedStyle(this.felt).getPropertyValue("--tw")) || 44;
+      const perLine = Math.max(1, Math.floor((this.trick.clientWidth + 6) / (tw + 6)));
+      this.felt.style.setProperty("--lines", String(Math.ceil((this.n || 1) / perLine)));
+      return;
+    }
     const face = cards[0].querySelector(".face");
     const cw = (face && face.offsetWidth) || 44;
     const ch = (face && face.offsetHeight) || 62;
@@ -381,7 +396,8 @@ export class TableView {
     const perLine = Math.max(1, Math.floor((this.trick.clientWidth + gap) / (cw + gap)));
     const lines = Math.ceil(cards.length / perLine);
     const per = Math.ceil(cards.length / lines);
-    this.felt.style.setProperty("--lines", String(lines));
+    // the band's height is kept for a whole trick (one card per player): it never grows mid-trick
+    this.felt.style.setProperty("--lines", String(Math.max(lines, Math.ceil((this.n || 1) / perLine))));
     this.trick.style.setProperty("--step", `${cw + gap}px`);
     cards.forEach((el, i) => {
       const r = Math.floor(i / per);
@@ -429,6 +445,7 @@ export class TableView {
     const { view, room } = S;
     const legal = new Set(view ? view.legal_actions : []);
     const btns = [];
+    let explain = false;
     const target = leftActive(view, S.seat);
     const who = target === null ? "?" : seatName(room, target);
     const seated = S.seat !== null && S.seat !== undefined;
@@ -445,10 +462,7 @@ export class TableView {
       // the window a bot's lead waits for (take_ends_in): its countdown, a bar and seconds
       S.takeEnds ? h("span", { class: "take-countdown", "data-testid": "take-countdown", "aria-hidden": "true" },
         h("span", { class: "take-bar" }), h("span", { class: "take-left" })) : null));
-      if (!localStorage.getItem(TAKE_EXPLAINED)) {
-        btns.push(h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain" },
-          t("Their cards join yours and they get away: take only when it helps you.")));
-      }
+      explain = !localStorage.getItem(TAKE_EXPLAINED);
     } else if (interject && view.trick.length && S.armedTake) {
       // An armed take: a standing badge with its cancel, until it fires.
       btns.push(h("span", { class: "badge armed-take", "data-testid": "armed-take", role: "status" }, t("Take armed"), " ",
@@ -480,6 +494,7 @@ export class TableView {
     // Keep keyboard focus on the same button across updates.
     const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
     fill(this.buttons, btns);
+    this.explain.hidden = !explain;
     if (focused) { const b = this.buttons.querySelector(`[data-testid="${focused}"]`); if (b) b.focus(); }
     if (S.takeEnds !== this.takeEnds) {
       this.takeEnds = S.takeEnds;
