@@ -41,9 +41,16 @@ window.__shifts = [];
 window.__handChanged = -1e9;
 (() => {
   let was = "";
-  const cardsNow = () => [...document.querySelectorAll('[data-testid="hand-card"]')].map((e) => e.dataset.card).sort().join(" ");
+  const cardsNow = () => [...document.querySelectorAll('[data-testid="hand-card"]')]
+    .map((e) => e.dataset.card).sort().join(" ");
   window.__cardsNow = cardsNow;
-  setInterval(() => { const now = cardsNow(); if (now !== was) { was = now; window.__handChanged = performance.now(); } }, 20);
+  // at every frame: when the hand's cards last changed (the frame's time, as a shift's startTime)
+  const look = (ts) => {
+    const now = cardsNow();
+    if (now !== was) { was = now; window.__handChanged = ts; }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
 })();
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
@@ -55,8 +62,10 @@ new PerformanceObserver((list) => {
       Math.round(s.currentRect.x), Math.round(s.currentRect.y)]);
     const cards = document.querySelectorAll('[data-testid="hand-card"]').length;
     // the hand's cards changed (a pick-up, a take): the hand is re-laid by design, not a control's doing
-    const relaid = performance.now() - window.__handChanged < 400 || e.startTime - window.__handChanged < 400;
-    window.__shifts.push({ value: e.value, input: e.hadRecentInput, hand: inHand, at: e.startTime, names, moves, cards, relaid });
+    // (the cards slide to their new places in 0.2 s: style.css .card's transition)
+    const relaid = e.startTime - window.__handChanged < 300;
+    window.__shifts.push({ value: e.value, input: e.hadRecentInput, hand: inHand, at: e.startTime,
+      names, moves, cards, relaid });
   }
 }).observe({ type: "layout-shift", buffered: true });
 """
@@ -90,7 +99,8 @@ def new_page(browser, window_server):
 
 def _script_click(page, selector: str) -> bool:
     """Click ``selector`` from script: no input event, so the shift it causes is not excused."""
-    return bool(page.evaluate("(s) => { const e = document.querySelector(s); if (!e) return false; e.click(); return true; }", selector))
+    js = "(s) => { const e = document.querySelector(s); if (!e) return false; e.click(); return true; }"
+    return bool(page.evaluate(js, selector))
 
 
 def _play_deal_with_everything(page, rng: random.Random, seconds: float = 150) -> dict:
@@ -100,7 +110,11 @@ def _play_deal_with_everything(page, rng: random.Random, seconds: float = 150) -
     deadline = time.time() + seconds
     while time.time() < deadline and state(page)["status"] == "playing":
         s = state(page)
-        if not done["chat"] and page.get_by_test_id("chat-button").is_visible():
+        if (
+            not done["chat"]
+            and page.get_by_test_id("chat-button").is_visible()
+            and page.evaluate("() => performance.now() - window.__handChanged > 1000")
+        ):
             _script_click(page, '[data-testid="chat-button"]')
             page.wait_for_timeout(600)
             _script_click(page, '[data-testid="chat-button"]')
