@@ -227,7 +227,8 @@ export class TableView {
         style: { left: `calc(50% + ${Math.cos(a).toFixed(4)} * var(--rx))`, top: `calc(50% + ${Math.sin(a).toFixed(4)} * var(--ry))`,
           order: String(Math.floor((this.angle(seat) - 90) / (360 / n) + 1e-6)) },
       },
-      h("span", { class: "name" }, seatName(room, seat)),
+      // a long name is cut with an ellipsis (style.css); the whole of it on hover, and in the text read aloud
+      h("span", { class: "name", title: seatName(room, seat) }, seatName(room, seat)),
       size === null ? null : h("span", { class: "count", "data-testid": `hand-size-${seat}` },
         h("span", { class: "backs", "aria-hidden": "true" }, size ? cardBack({ class: "face back mini" }) : null), t("Cards: {n}", { n: size })),
       badges.length ? h("span", { class: "badges" }, badges) : null,
@@ -512,7 +513,7 @@ export class TableView {
     const myTurn = !view.outcome && view.to_act === S.seat;
     const choosing = myTurn && hand.some((c) => legal.has(c)); // dim the others only when a card is to be chosen
     this.handTitle.textContent = t("Your hand");
-    const bits = [h("strong", {}, seatName(room, S.seat)), " · ", t("Cards: {n}", { n: hand.length })];
+    const bits = [h("strong", { class: "pname", title: seatName(room, S.seat) }, seatName(room, S.seat)), " · ", t("Cards: {n}", { n: hand.length })];
     if (view.dealer === S.seat) bits.push(" · ", t("dealer"));
     if (view.got_away[S.seat]) bits.push(" · ", h("span", { class: "got-away" }, t("got away ({place})", { place: placeOf(view, S.seat) })));
     fill(this.me, bits);
@@ -714,7 +715,7 @@ export class TableView {
           h("th", { scope: "col" }, t("Points")), h("th", { scope: "col" }, t("Losses")),
           dehla ? h("th", { scope: "col" }, t("Tens")) : null, chips ? h("th", { scope: "col" }, t("Chips")) : null)),
         h("tbody", {}, rows.map((r) => h("tr", { class: r.seat === S.seat ? "mine" : "", "data-testid": `standing-${r.seat}` },
-          h("td", {}, r.place ?? ""), h("th", { scope: "row" }, seatName(room, r.seat)), h("td", {}, r.points ?? ""),
+          h("td", {}, r.place ?? ""), h("th", { scope: "row" }, h("span", { class: "pname", title: seatName(room, r.seat) }, seatName(room, r.seat))), h("td", {}, r.points ?? ""),
           h("td", {}, r.losses ?? ""), dehla ? h("td", {}, r.tens ?? 0) : null, chips ? h("td", {}, r.chips ?? 0) : null)))));
     }
     const done = (room.deal_index ?? 0) + (view && view.outcome ? 1 : 0);
