@@ -641,7 +641,9 @@ export class TableView {
       step = perRow > 1 ? Math.min(maxStep, (W - cw) / (perRow - 1)) : 0;
     }
     const rows = Math.ceil(n / perRow);
-    const rowStep = ch * (rows > 3 ? 0.5 : 0.6);
+    // each row shows the whole rank corner of the row above (its index, and 2 px)
+    const corner = cards[0].querySelector(".index");
+    const rowStep = Math.max(ch * (rows > 3 ? 0.5 : 0.6), ((corner && corner.offsetHeight) || 0) + 2);
     cards.forEach((el, i) => {
       const r = Math.floor(i / perRow);
       const c = i % perRow;
