@@ -1,6 +1,5 @@
 """The table's geometry in a real browser (issue 24, item 6), measured with bounding boxes at
-1280×800 and 390×844: the trick's cards never cover a seat's box (name, count, badges, state)
-for 3 to 8 players; a hand of 40 cards keeps every card's rank corner uncovered by the next
+1280×800 and 390×844: a hand of 40 cards keeps every card's rank corner uncovered by the next
 card; a 24-character name (the longest allowed) is cut with an ellipsis, never overflowing, with
 the whole name in its ``title`` and its text.
 
@@ -11,15 +10,11 @@ hand arises reliably in play, and the server has no way to make one (nor should 
 
 from __future__ import annotations
 
-import random
-import time
-
 import httpx
 import pytest
 
 import test_web_e2e as e2e
-from test_web_e2e import MISSING, REQUIRE, state, wait_status
-from test_web_play_e2e import open_api_room
+from test_web_e2e import MISSING, REQUIRE, wait_status
 from web_helpers import running_server
 
 browser = e2e.browser
@@ -29,29 +24,6 @@ if MISSING and not REQUIRE:
 
 SIZES = {"1280x800": {"width": 1280, "height": 800}, "390x844": {"width": 390, "height": 844}}
 LONG = "Wolfgang Amadeus Mozartt"  # 24 characters, the longest name allowed
-
-# Every frame: the trick's cards at rest (not sliding, not swept) against every seat box.
-_WATCH = """() => {
-  const seen = { most: 0, covers: [] };
-  window.__geo = seen;
-  const inter = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
-  const look = () => {
-    const trick = document.querySelector('[data-testid="trick"]');
-    const cards = trick && !trick.classList.contains("swept") ? [...trick.querySelectorAll('[data-testid="trick-card"]')] : [];
-    if (cards.every((c) => !c.querySelector(".face") || !c.querySelector(".face").getAnimations().length)) {
-      seen.most = Math.max(seen.most, cards.length);
-      const seats = [...document.querySelectorAll(".seat-box")].map((b) => [b.dataset.seat, b.getBoundingClientRect()]);
-      for (const c of cards) {
-        const boxes = [c.getBoundingClientRect(), ...[...c.querySelectorAll(".face, .mark, .who")].map((e) => e.getBoundingClientRect())];
-        for (const [seat, r] of seats) {
-          if (boxes.some((b) => b.width && inter(b, r)) && seen.covers.length < 5) seen.covers.push([c.dataset.card, seat, cards.length]);
-        }
-      }
-    }
-    requestAnimationFrame(look);
-  };
-  look();
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -79,26 +51,6 @@ def new_page(browser, server):
     assert not errors, f"errors in the page: {errors}"
 
 
-@pytest.mark.timeout(240)
-@pytest.mark.parametrize("size", list(SIZES))
-@pytest.mark.parametrize("players", [3, 4, 5, 6, 7, 8])
-def test_trick_cards_never_cover_a_seats_box(new_page, server, size, players):
-    page = new_page(SIZES[size])
-    # no pickup (V-NOPICKUP), no takes: every trick goes all the way round
-    open_api_room(page, server, players=players, bot_level="easy", options={"takes": "off", "nopickup": True})
-    page.evaluate(_WATCH)
-    rng = random.Random(players)
-    deadline = time.time() + 90
-    while time.time() < deadline and state(page)["status"] == "playing" and page.evaluate("() => window.__geo.most") < players:
-        s = state(page)
-        if s["legal"]:
-            e2e.card(page, rng.choice(s["legal"])).dispatch_event("click")
-        page.wait_for_timeout(60)
-    seen = page.evaluate("() => window.__geo")
-    assert seen["most"] >= players - 1, seen  # a full trick (or all but one) was on the table
-    assert not seen["covers"], seen
-
-
 # A 40-card hand drawn by the page's TableView (its own code), on a page of the site.
 _BIG_HAND = """async (n) => {
   const { TableView } = await import("/static/table.js");
@@ -106,7 +58,8 @@ _BIG_HAND = """async (n) => {
   const deck = [];
   for (const s of ["♠", "♥", "♣", "♦"]) for (const r of ranks) deck.push(r + s);
   const hand = deck.slice(0, n);
-  const seats = [0, 1, 2].map((seat) => ({ seat, kind: seat ? "bot" : "human", name: seat ? null : "Ada", connected: true }));
+  const seats = [0, 1, 2].map((seat) => ({ seat, kind: seat ? "bot" : "human", name: seat ? null : "Ada",
+    connected: true }));
   const room = { code: "GEOM", seats, status: "playing", deal_index: 0, deals: 1, config: {}, standings: [] };
   const view = { players: 3, hand, legal_actions: hand.filter((c) => c.endsWith("♠")), got_away: [false, false, false],
     hand_sizes: [n, 6, 6], history: [], trick: [], to_act: 0, decision: "play", dealer: 1, outcome: null, waste_size: 0,
@@ -137,19 +90,48 @@ def test_a_40_card_hand_keeps_every_rank_readable(new_page, server, size):
     assert len(cards) == 40
     width = SIZES[size]["width"]
     for c in cards:
-        assert 0 <= c["x"] and c["x"] + c["w"] <= width + 0.5, c  # on screen
+        assert c["x"] >= 0 and c["x"] + c["w"] <= width + 0.5, c  # on screen
         # the rank corner (the index) is covered by no card drawn above it
         corner = (c["ix"], c["iy"], c["ix"] + c["iw"], c["iy"] + c["ih"])
         for o in cards:
             if o["z"] <= c["z"]:
                 continue
-            if o["x"] < corner[2] - 0.5 and corner[0] < o["x"] + o["w"] - 0.5 and o["y"] < corner[3] - 0.5 and corner[1] < o["y"] + o["h"] - 0.5:
+            if (
+                o["x"] < corner[2] - 0.5
+                and corner[0] < o["x"] + o["w"] - 0.5
+                and o["y"] < corner[3] - 0.5
+                and corner[1] < o["y"] + o["h"] - 0.5
+            ):
                 raise AssertionError(f"{c['card']}'s rank is covered by {o['card']}: {c} {o}")
     # a tap target: the strip of each card left uncovered is at least ~40 px wide (or the whole card)
     for c in cards:
         right = [o for o in cards if o["z"] > c["z"] and abs(o["y"] - c["y"]) < 1 and o["x"] > c["x"]]
         strip = min([o["x"] for o in right], default=c["x"] + c["w"]) - c["x"]
         assert strip >= 39, (c["card"], strip)
+
+
+# Each long name's element against the box it lies in: overflowing it? cut (an ellipsis)?
+_NAMES = """() => {
+  const q = (sel) => document.querySelector(sel);
+  const box = (e) => e.getBoundingClientRect();
+  const out = [];
+  const check = (el, within, what) => {
+    const a = box(el), b = box(within);
+    out.push({ what, text: el.textContent, title: el.title, over: a.left < b.left - 0.5 || a.right > b.right + 0.5,
+      cut: el.scrollWidth > el.clientWidth });
+  };
+  const standings = q('[data-testid="standings"]');
+  check(q('[data-testid="seat-1"] .name'), q('[data-testid="seat-1"]'), "seat");
+  check(q('[data-testid="seat-1"]'), q("main"), "seat box");
+  check(q('[data-testid="standing-0"] .pname'), standings, "standings");
+  check(q('[data-testid="standing-1"] .pname'), standings, "standings 2");
+  check(q('[data-testid="standings"] table'), standings, "table");
+  check(q('[data-testid="me"] .pname'), q('[data-testid="me"]'), "me");
+  const width = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll("body *")].filter((e) => box(e).right > width + 0.5)
+    .slice(0, 5).map((e) => `${e.tagName}.${e.className} ${Math.round(box(e).right)}`);
+  return { out, page: document.documentElement.scrollWidth, width, wide };
+}"""
 
 
 @pytest.mark.timeout(180)
@@ -171,28 +153,7 @@ def test_a_24_character_name_is_shortened_never_overflowing(new_page, server, si
     page.goto(f"{server}/r/{code}")
     wait_status(page, "playing")
     page.wait_for_selector('[data-testid="standing-0"]', state="attached")
-    geo = page.evaluate(
-        """() => {
-      const box = (e) => e.getBoundingClientRect();
-      const out = [];
-      const check = (el, within, what) => {
-        const a = box(el), b = box(within);
-        out.push({ what, text: el.textContent, title: el.title, over: a.left < b.left - 0.5 || a.right > b.right + 0.5,
-          cut: el.scrollWidth > el.clientWidth });
-      };
-      const seat = document.querySelector('[data-testid="seat-1"] .name');
-      check(seat, document.querySelector('[data-testid="seat-1"]'), "seat");
-      check(document.querySelector('[data-testid="seat-1"]'), document.querySelector("main"), "seat box");
-      const mine = document.querySelector('[data-testid="standing-0"] .pname');
-      check(mine, document.querySelector('[data-testid="standings"]'), "standings");
-      check(document.querySelector('[data-testid="standing-1"] .pname'), document.querySelector('[data-testid="standings"]'), "standings 2");
-      check(document.querySelector('[data-testid="standings"] table'), document.querySelector('[data-testid="standings"]'), "table");
-      check(document.querySelector('[data-testid="me"] .pname'), document.querySelector('[data-testid="me"]'), "me");
-      const wide = [...document.querySelectorAll("body *")].filter((e) => box(e).right > document.documentElement.clientWidth + 0.5)
-        .slice(0, 5).map((e) => `${e.tagName}.${e.className} ${Math.round(box(e).right)}`);
-      return { out, page: document.documentElement.scrollWidth, width: document.documentElement.clientWidth, wide };
-    }"""
-    )
+    geo = page.evaluate(_NAMES)
     assert geo["page"] <= geo["width"], geo  # nothing makes the page scroll sideways
     for item in geo["out"]:
         assert not item["over"], item
