@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["Server", "free_port", "percentile", "wait_ready"]
+__all__ = ["Server", "free_port", "percentile", "stop_process", "wait_ready"]
 
 
 def free_port() -> int:
@@ -39,6 +39,18 @@ def wait_ready(base: str, proc: subprocess.Popen, log: Path, timeout: float = 60
             if proc.poll() is not None or time.time() > deadline:
                 raise SystemExit("the server did not start:\n" + log.read_text(errors="replace")) from None
             time.sleep(0.1)
+
+
+def stop_process(proc: subprocess.Popen, grace: float = 15) -> None:
+    """SIGTERM ``proc`` (a server drains: docs/web.md), SIGKILL if it has not ended within
+    ``grace`` seconds; nothing if it has already ended."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(15)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -128,11 +140,6 @@ class Server:
         return [float(lag) for t, lag in rows if start <= float(t) <= end]
 
     def stop(self) -> None:
-        """SIGTERM, then SIGKILL after 15 s."""
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(15)
+        """SIGTERM, then SIGKILL after 15 s (:func:`stop_process`)."""
+        stop_process(self.proc)
         self.log.close()

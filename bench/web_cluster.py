@@ -44,8 +44,9 @@ redis-server, nginx and the load generator (percent of one core, from /proc), Re
 The load generator is one asyncio process (one socket per room) on the same machine, its
 latencies include its own delays. The limits the bench raises (every client is 127.0.0.1;
 people never come from one address): ``--rooms-per-minute``, ``--message-rate``/``--message-burst``,
-``--sockets-per-address``, ``--reads-per-second``, ``--bot-rooms-per-address``/``--max-bot-rooms``
-(each client's room is played by 3 bots); nothing else is changed.
+``--sockets-per-address``, ``--incomplete-per-address``, ``--reads-per-second``,
+``--bot-rooms-per-address``/``--max-bot-rooms`` (each client's room is played by 3 bots), and the
+front's ``limit_conn``/``limit_req`` per address (left out); nothing else is changed.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import shlex
 import shutil
 import subprocess
@@ -72,7 +74,7 @@ from web_rooms import HumanRoom, summary
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from getaway.core.record import deal_from_record  # noqa: E402
 from getaway.web.store import Store, metadata  # noqa: E402
-from web_helpers import ServerProcess, check_authority, running_front  # noqa: E402 - the tests' helpers
+from web_helpers import CLUSTER_SECRET, ServerProcess, check_authority, running_front  # noqa: E402 - the tests' helpers
 
 __all__ = ["empty_database", "main", "redis_server", "run"]
 
@@ -83,7 +85,9 @@ SELF = "load generator"
 
 @contextlib.contextmanager
 def redis_server(tmp: Path) -> Iterator[str]:
-    """Debian's redis-server on a free loopback port, nothing saved, until the block ends; yields its URL.
+    """Debian's redis-server on a free loopback port, nothing saved, with a password (``requirepass``,
+    as docs/web.md says to run it), until the block ends; yields its URL (the password in it).
+    The serve processes seal their messages with the tests' cluster secret (web_helpers.ServerProcess).
 
     Raises:
         SystemExit: no redis-server (``apt-get install redis-server``), or it did not answer in 10 s.
@@ -94,9 +98,11 @@ def redis_server(tmp: Path) -> Iterator[str]:
     if binary is None:
         raise SystemExit("no redis-server: apt-get install redis-server (or GETAWAY_REDIS_SERVER)")
     port = free_port()
+    password = secrets.token_hex(16)
     cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp)]
+    cmd += ["--requirepass", password]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(port=port, socket_connect_timeout=1)
+    client = redis.Redis(port=port, password=password, socket_connect_timeout=1)
     deadline = time.time() + 10
     try:
         while True:
@@ -107,7 +113,7 @@ def redis_server(tmp: Path) -> Iterator[str]:
                 if time.time() > deadline:
                     raise SystemExit("redis-server did not answer") from None
                 time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://:{password}@127.0.0.1:{port}/0"
     finally:
         client.close()
         proc.terminate()
@@ -208,6 +214,7 @@ def serve_options(rooms: int, redis_url: str, bot_delay: float, more: tuple[str,
         "--message-rate", "1000000",
         "--message-burst", "1000000",
         "--sockets-per-address", many,
+        "--incomplete-per-address", many,
         "--reads-per-second", "1000000",
         "--bot-rooms-per-address", many,
         "--max-bot-rooms", many,
@@ -315,7 +322,8 @@ def run(
                 servers.append(ServerProcess(tmp, *options, database=database, name=f"serve{processes}-{i}"))
             upstream = [f"127.0.0.1:{s.port}" for s in servers]
             (tmp / f"front{processes}").mkdir()
-            with running_front(tmp / f"front{processes}", upstream, connections=4 * rooms + 256) as base:
+            front = running_front(tmp / f"front{processes}", upstream, connections=4 * rooms + 256, per_address=False)
+            with front as base:
                 pids = {f"serve {i}": s.proc.pid for i, s in enumerate(servers)}
                 pids.update(_service_pids(redis_url, tmp / f"front{processes}"))
                 pids[SELF] = os.getpid()  # its children are the servers: counted without them
@@ -370,7 +378,7 @@ async def _renewals(redis_url: str, counts: list[int], repeats: int = 20) -> lis
 
     from getaway.web.redis_broker import RedisBroker
 
-    broker, client = RedisBroker(redis_url), redis.Redis.from_url(redis_url)
+    broker, client = RedisBroker(redis_url, secret=CLUSTER_SECRET), redis.Redis.from_url(redis_url)
     rows = []
     try:
         for count in counts:

@@ -8,8 +8,9 @@ Starts ``getaway serve`` (a temporary SQLite file) and, from this process, on lo
    without a length (the server must answer 413 before reading on);
 3. ``--silent`` sockets that never say ``hello`` (closed after the hello timeout; past the cap of
    sockets per address refused at once);
-4. ``--slow`` HTTP connections that send half their headers and wait (uvicorn has no header
-   timeout: the front proxy's job, docs/web.md; they are counted here for memory only).
+4. ``--slow`` HTTP connections that send half their headers and wait (``serve`` answers those
+   past ``--incomplete-per-address`` 429 at once and closes the others after
+   ``--request-timeout``: docs/web.md, "Slow clients"; counted here for memory).
 
 It samples the server's RSS (``/proc/<pid>/status``) every 50 ms and prints it at the start, its
 peak during the attacks, and 3 s after they stop, and checks: peak ≤ ``--max-rss`` MB and the end

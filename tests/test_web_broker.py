@@ -205,7 +205,7 @@ def _slow_service(tmp_path, latency: float, lease_ms: int) -> tuple[MemoryHub, S
 
 def test_the_heartbeat_renews_every_lease_of_its_rooms_in_one_round_trip(tmp_path):
     """40 rooms owned by one process whose broker takes 20 ms a call, leases of 300 ms (a beat
-    every 100 ms): renewed one call each (800 ms a beat) they would expire and be taken again
+    every 75 ms): renewed one call each (800 ms a beat) they would expire and be taken again
     over and over; renewed in one call, each keeps its first lease."""
 
     async def scenario() -> None:
@@ -218,7 +218,7 @@ def test_the_heartbeat_renews_every_lease_of_its_rooms_in_one_round_trip(tmp_pat
             await asyncio.sleep(1.0)
             assert all(service.rooms[code].lease == leases[code] for code in codes)  # none lost, none taken again
             assert all(hub.live(code) == leases[code].value for code in codes)
-            assert 5 <= slow.calls["renew_all"] - renewals <= 11  # one call a beat for all 40 rooms
+            assert 7 <= slow.calls["renew_all"] - renewals <= 14  # one call a beat for all 40 rooms
             assert slow.calls["renew"] == 0 and service.heartbeat["lost"] == 0
             told = Stats.model_validate(service.report())  # what GET /stats says of it
             assert told.heartbeat is not None and told.heartbeat.renewals >= 5 and told.heartbeat.lost == 0

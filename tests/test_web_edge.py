@@ -309,7 +309,20 @@ def test_names_are_unique_in_a_room_and_bots_are_marked():
             assert r.status_code == 409 and r.json()["error"]["code"] == "name_taken", (taken, r.text)
         r = client.post(f"/api/rooms/{code}/join", json={"name": "\N{ROBOT FACE} Bot 3"})
         assert r.status_code == 400 and "name" in r.json()["error"]["message"]
-        for bot_name in ("Bot 3", "bot3", " BOT  7 ", "\uff22\uff2f\uff34 \uff13"):  # what bots are called
+        passing_for_bots = (  # issue 29 item 6: after NFKC, marks stripped, confusables, separators folded
+            "Bo\u0301t 3",  # a combining accent
+            "B\u00f3t 3",  # a precomposed one
+            "Bot_3",
+            "Bot-3",
+            "Bot.3",
+            "B\u043et 3",  # Cyrillic o
+            "\u0412\u043e\u0442 3",  # Cyrillic Ve, o, te
+            "\u0392ot 3",  # Greek Beta
+            "Bot\u00b73",  # a middle dot
+            "B0t 3",
+            "Bot \u0969",  # Devanagari 3
+        )
+        for bot_name in ("Bot 3", "bot3", " BOT  7 ", "\uff22\uff2f\uff34 \uff13", *passing_for_bots):
             r = client.post(f"/api/rooms/{code}/join", json={"name": bot_name})
             assert r.status_code == 400 and r.json()["error"]["code"] == "name_reserved", (bot_name, r.text)
         assert client.post(f"/api/rooms/{code}/join", json={"name": "Bot"}).status_code == 200  # seat 1: no number

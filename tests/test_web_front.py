@@ -16,6 +16,8 @@ import contextlib
 import json
 import os
 import random
+import resource
+import select
 import signal
 import socket
 import subprocess
@@ -29,6 +31,7 @@ from websockets.sync.client import connect
 
 from web_helpers import (
     NGINX,
+    NGINX_SITE,
     NGINX_UPSTREAM,
     Player,
     free_port,
@@ -36,6 +39,7 @@ from web_helpers import (
     front_command,
     running_front,
     server_process,
+    shipped_nginx_limit,
 )
 
 REQUIRE = os.environ.get("GETAWAY_REQUIRE_NGINX") == "1"
@@ -46,6 +50,7 @@ if NGINX is None and not REQUIRE:
 ROOM = {"profile": "punjab", "players": 4, "deals": 1, "bot_level": "easy", "options": {"takes": "off"}}
 #: Clients of the front come from these loopback addresses (all of 127/8 is this machine's).
 ASHA, BEN = "127.0.0.2", "127.0.0.3"
+NGINX_SITE_TEXT = NGINX_SITE.read_text()
 
 
 @pytest.fixture
@@ -185,6 +190,117 @@ def test_sigterm_drains_a_process_and_the_front_moves_on(pair):
     log = a.log()
     assert "Traceback" not in log, log
     assert json.loads(httpx.get(f"{b.base}/api/rooms/{room['code']}").text)["status"] == "playing"
+
+
+# --------------------------------------------------------------------------- slow clients
+
+#: The attacker's connections (issue 29: about 1,022 filled the front as it was shipped).
+SLOW = 1_100
+#: The site's client_header_timeout (deploy/nginx/getaway.conf), seconds.
+HEADER_TIMEOUT = 10
+
+
+def open_slow_connections(base: str, count: int, address: str) -> list[socket.socket]:
+    """``count`` connections to the front from ``address``, each with half a request's headers
+    sent (a request line and one header, no blank line) and nothing more."""
+    host, port = urlsplit(base).hostname, urlsplit(base).port
+    # the test's own descriptors: the attacker's sockets and the rest
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < count + 512:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(count + 512, hard), hard))
+    slow = []
+    for _ in range(count):
+        sock = socket.create_connection((host, port), timeout=5, source_address=(address, 0))
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: slo")
+        slow.append(sock)
+    return slow
+
+
+def closed_by_peer(sock: socket.socket) -> bool:
+    """Whether the front has closed ``sock`` (an end of file or a reset waits to be read)."""
+    poll = select.poll()  # not select(): the descriptors pass FD_SETSIZE (1,024)
+    poll.register(sock, select.POLLIN)
+    if not poll.poll(0):
+        return False
+    try:
+        return sock.recv(1024) == b""  # nginx answers nothing to an unfinished request
+    except ConnectionResetError:
+        return True  # reset_timedout_connection
+
+
+def test_the_front_config_has_its_slow_client_limits():
+    """The site times out slow clients and limits each address; the main file has room for a
+    thousand slow connections and the descriptors they take."""
+    site = NGINX_SITE_TEXT
+    for line in (
+        f"client_header_timeout {HEADER_TIMEOUT}s;",
+        "client_body_timeout 10s;",
+        "send_timeout 10s;",
+        "keepalive_timeout 15s;",
+        "limit_conn getaway_conn 64;",
+        "limit_req zone=getaway_req",
+    ):
+        assert line in site, line
+    assert shipped_nginx_limit("worker_connections") >= 4 * SLOW
+    assert shipped_nginx_limit("worker_rlimit_nofile") >= 2 * shipped_nginx_limit("worker_connections")
+
+
+@pytest.mark.timeout(120)
+def test_a_thousand_slow_connections_from_one_address_leave_the_front_to_others(pair):
+    """Issue 29, item 1: 1,100 connections from 127.0.0.1 that never finish their headers. Asha,
+    from another address, still gets the page, makes a room and plays through the front, each
+    request and move answered within a second; and the front closes every slow connection
+    within its header timeout (+ 5 s). With the front as it was shipped (Debian's slots, no
+    header timeout) the slow connections took every slot and Asha got nothing."""
+    a, b, front = pair
+    rng = random.Random(29)
+    slow = open_slow_connections(front, SLOW, "127.0.0.1")
+    opened = time.monotonic()
+    try:
+        with client_from(ASHA) as http:
+            for path in ("/", "/static/app.js", "/healthz"):
+                began = time.monotonic()
+                answer = http.get(f"{front}{path}")
+                assert answer.status_code == 200, (path, answer.status_code)
+                assert time.monotonic() - began < 1, (path, time.monotonic() - began)
+            room = start_room(http, front)
+        asha = Player(FrontSocket(front, room["code"], ASHA), "asha")
+        assert asha.hello(token=room["token"])["type"] == "welcome"
+        echoes = []
+        for _ in range(3):
+            if not asha.my_turn():
+                asha.until(lambda m: m["type"] in ("welcome", "sync", "update") and asha.my_turn())
+            began = time.monotonic()
+            assert asha.play_one(rng)["type"] == "update"
+            echoes.append(time.monotonic() - began)
+        assert max(echoes) < 1, echoes
+        served = time.monotonic() - opened
+        # Asha was served while the slow connections were all still held (none timed out yet)
+        assert served < HEADER_TIMEOUT, served
+        assert not any(closed_by_peer(sock) for sock in slow)
+
+        # and the front lets none of them keep its slot
+        open_ones = set(slow)
+        deadline = opened + HEADER_TIMEOUT + 5
+        while open_ones and time.monotonic() < deadline:
+            time.sleep(0.5)
+            open_ones -= {sock for sock in list(open_ones) if closed_by_peer(sock)}
+        assert not open_ones, f"{len(open_ones)} slow connections still open {time.monotonic() - opened:.1f} s on"
+        assert time.monotonic() - opened > HEADER_TIMEOUT - 1  # closed by the timeout, not at once
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_the_front_limits_requests_per_address(pair):
+    """One address's burst of 300 requests gets 429 beyond the site's ``limit_req`` burst; another
+    address is served meanwhile."""
+    a, b, front = pair
+    with client_from(BEN) as flood, client_from(ASHA) as other:
+        codes = [flood.get(f"{front}/healthz").status_code for _ in range(300)]
+        assert set(codes) == {200, 429} and codes[0] == 200, sorted(set(codes))
+        assert codes.count(200) < 200  # the burst (120) and what the rate let in meanwhile
+        assert other.get(f"{front}/healthz").status_code == 200
 
 
 # --------------------------------------------------------------------------- the page

@@ -12,6 +12,8 @@ import json
 import os
 import pwd
 import random
+import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -251,6 +253,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: The secret the tests' clusters seal their messages with (GETAWAY_CLUSTER_SECRET of every
+#: ServerProcess, unless the environment sets one; docs/web.md "More than one process").
+CLUSTER_SECRET = "the-tests-cluster-secret-" + os.urandom(8).hex()
+
+
 class ServerProcess:
     """One ``getaway serve`` in a subprocess on a free loopback port (bots without thinking
     time, ``--grace 60``, and the options ``more``), on ``database`` (default: a SQLite file in
@@ -264,6 +271,7 @@ class ServerProcess:
         cmd += ["--database", database or str(tmp / f"{name}.db"), "--bot-delay", "0", "--grace", "60", *more]
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
         env = dict(os.environ, PYTHONUTF8="1")
+        env.setdefault("GETAWAY_CLUSTER_SECRET", CLUSTER_SECRET)  # used with --redis-url only
         self.proc = subprocess.Popen(cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while True:
@@ -328,26 +336,52 @@ NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin
 
 
 NGINX_UPSTREAM = ROOT / "deploy" / "nginx" / "getaway-upstream.conf"
+#: The front's main nginx file in the repo: its worker_connections and worker_rlimit_nofile.
+NGINX_MAIN = ROOT / "deploy" / "nginx" / "nginx.conf"
 
 
-def front_command(prefix: Path, port: int, upstream: str, connections: int = 256) -> list[str]:
+def shipped_nginx_limit(directive: str) -> int:
+    """The number the repo's main nginx file (:data:`NGINX_MAIN`) gives ``directive``
+    (``worker_connections``, ``worker_rlimit_nofile``).
+
+    Raises:
+        AssertionError: the file has not exactly one such line.
+    """
+    found = re.findall(rf"^\s*{directive}\s+(\d+);", NGINX_MAIN.read_text(), re.MULTILINE)
+    assert len(found) == 1, f"deploy/nginx/nginx.conf: expected one `{directive} N;` line, found {found}"
+    return int(found[0])
+
+
+def front_command(
+    prefix: Path, port: int, upstream: str, connections: int | None = None, per_address: bool = True
+) -> list[str]:
     """Write a main nginx file in ``prefix`` (pid, logs and temporary files there too, ``daemon
-    off;``, ``connections`` per worker: each proxied socket takes two) that includes the repo's
-    site (:data:`NGINX_SITE`) as it is but for its ``listen`` line (``127.0.0.1:port``), with
-    ``upstream`` as the site's ``getaway-upstream.conf``; returns the command that runs nginx on
-    it (add ``-t`` to only check it)."""
+    off;``, ``connections`` per worker, by default the repo's :data:`NGINX_MAIN`'s
+    ``worker_connections``, and its ``worker_rlimit_nofile``: each proxied socket takes two) that
+    includes the repo's site (:data:`NGINX_SITE`) as it is but for its ``listen`` line
+    (``127.0.0.1:port``), with ``upstream`` as the site's ``getaway-upstream.conf``; returns the
+    command that runs nginx on it (add ``-t`` to only check it). ``per_address=False``: the
+    site's ``limit_conn`` and ``limit_req`` lines left out (a load bench whose every client is
+    127.0.0.1)."""
     assert NGINX is not None, "nginx is missing"
     prefix.mkdir(exist_ok=True)
     site = NGINX_SITE.read_text()
     assert site.count("listen 8080;") == 1, "deploy/nginx/getaway.conf: expected one `listen 8080;` line"
+    if not per_address:
+        site, count = re.subn(r"^(\s*)(limit_conn|limit_req) ", r"\1# \2 ", site, flags=re.MULTILINE)
+        assert count >= 2, "deploy/nginx/getaway.conf: expected its limit_conn and limit_req lines"
     (prefix / "getaway.conf").write_text(site.replace("listen 8080;", f"listen 127.0.0.1:{port};"))
     (prefix / "getaway-upstream.conf").write_text(upstream)
+    if connections is None:
+        connections = shipped_nginx_limit("worker_connections")
+    # as this user, nginx may raise its own soft limit only up to the hard one
+    files = min(shipped_nginx_limit("worker_rlimit_nofile"), resource.getrlimit(resource.RLIMIT_NOFILE)[1])
     # as root, nginx's workers would become `nobody`, who may not write in tmp: they stay this user
     user = f"user {pwd.getpwuid(os.geteuid()).pw_name};\n" if os.geteuid() == 0 else ""
     kinds = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     temps = "".join(f"    {kind}_temp_path {prefix / kind};\n" for kind in kinds)
     (prefix / "nginx.conf").write_text(
-        f"{user}daemon off;\nworker_processes 1;\npid {prefix / 'nginx.pid'};\n"
+        f"{user}daemon off;\nworker_processes 1;\npid {prefix / 'nginx.pid'};\nworker_rlimit_nofile {files};\n"
         f"error_log {prefix / 'error.log'} info;\nevents {{ worker_connections {connections}; }}\n"
         f"http {{\n    access_log {prefix / 'access.log'};\n{temps}    include getaway.conf;\n}}\n"
     )
@@ -355,14 +389,15 @@ def front_command(prefix: Path, port: int, upstream: str, connections: int = 256
 
 
 @contextlib.contextmanager
-def running_front(tmp: Path, servers: list[str], connections: int = 256):
+def running_front(tmp: Path, servers: list[str], connections: int | None = None, per_address: bool = True):
     """Run Debian's nginx as this user with the repo's site in front of ``servers`` (upstream
     ``server`` lines without the keyword and ``;``, e.g. ``"127.0.0.1:8001 max_fails=1
     fail_timeout=10s"``, ``"… backup"``) on a free loopback port, everything in ``tmp/nginx``
-    (:func:`front_command`, ``connections`` per nginx worker), until the block ends; yields its base URL."""
+    (:func:`front_command`, ``connections`` per nginx worker, by default the shipped number;
+    ``per_address``), until the block ends; yields its base URL."""
     prefix = tmp / "nginx"
     port = free_port()
-    cmd = front_command(prefix, port, "".join(f"server {line};\n" for line in servers), connections)
+    cmd = front_command(prefix, port, "".join(f"server {line};\n" for line in servers), connections, per_address)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 10

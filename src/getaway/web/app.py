@@ -58,6 +58,7 @@ def create_app(settings: ServeSettings | str | None = None, /, **overrides: Any)
 
     Raises:
         pydantic.ValidationError: an unknown setting, or a value of the wrong type or out of its bounds.
+        ValueError: ``redis_url`` without ``cluster_secret``.
 
     The database is opened (and migrated to the newest schema) and unfinished rooms are rebuilt
     when the app starts (lifespan). ``app.state.service.drain()`` hands the rooms over before the
@@ -69,6 +70,8 @@ def create_app(settings: ServeSettings | str | None = None, /, **overrides: Any)
     else:
         settings = ServeSettings.of(database=settings, **overrides)
     config = settings
+    if config.redis_url and config.cluster_secret is None:
+        raise ValueError("redis_url needs cluster_secret: the processes seal their messages with it")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -77,7 +80,8 @@ def create_app(settings: ServeSettings | str | None = None, /, **overrides: Any)
         if config.redis_url:
             from .redis_broker import RedisBroker
 
-            broker = RedisBroker(config.redis_url)
+            secret = config.cluster_secret.get_secret_value() if config.cluster_secret is not None else ""
+            broker = RedisBroker(config.redis_url, secret=secret, lease_ms=round(config.lease * 1000))
         service = RoomService(
             store,
             bot_delay=config.bot_delay,

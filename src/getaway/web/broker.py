@@ -46,7 +46,10 @@ __all__ = [
     "MemoryBroker",
     "MemoryHub",
     "NoOwner",
+    "OwnerGone",
     "LEASE_MS",
+    "BEATS_PER_LEASE",
+    "OWNER_CHECK",
     "SLOT_MS",
     "FORWARD_TIMEOUT",
     "process_id",
@@ -55,9 +58,16 @@ __all__ = [
 
 log = logging.getLogger("getaway.web")
 
-#: How long a lease lasts unless renewed (milliseconds); the owner renews it every third of it.
-#: A dead owner's rooms are taken over after at most this long (the issue's 5 s: 2 s + a renewal tick).
+#: How long a lease lasts unless renewed (milliseconds; the ``lease`` setting's default, in
+#: seconds); the owner renews it :data:`BEATS_PER_LEASE` times a lease. A dead owner's rooms are
+#: taken over as soon as its lease runs out: at most this long after it died (docs/web.md "Failover").
 LEASE_MS: Final = 2000
+#: Heartbeats (lease renewals) per lease: an owner whose event loop stalls for up to three of them
+#: (1.5 s with the default lease) keeps its leases.
+BEATS_PER_LEASE: Final = 4
+#: Seconds between the checks, while a forwarded command waits for its answer, that the owner
+#: asked still listens (a dead owner's is not waited for until :data:`FORWARD_TIMEOUT`).
+OWNER_CHECK: Final = 0.25
 #: How long a slot (:meth:`Broker.take_slot`) lasts unless renewed (milliseconds): the room service
 #: renews its slots every few seconds, so a dead process's sockets stop counting within this.
 SLOT_MS: Final = 10_000
@@ -76,6 +86,11 @@ class BrokerDown(RuntimeError):
 
 class NoOwner(LookupError):
     """Nobody holds the room's lease (or its holder is gone): take it, or wait for it to expire."""
+
+
+class OwnerGone(NoOwner):
+    """The owner heard a forwarded request and stopped listening before it answered (it died):
+    the command may have been applied and logged, or not. Read the log before sending it again."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +158,24 @@ class Broker:
 
     async def holds(self, lease: Lease) -> bool:
         """Whether ``lease`` is still room ``lease.code``'s lease (the fencing check before a write).
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def listening(self, processes: Sequence[str]) -> list[bool]:
+        """For each process id of ``processes``, in order, whether it still hears its requests
+        (a process killed with ``kill -9`` stops at once, long before its leases expire); all in
+        one call.
+
+        Raises:
+            BrokerDown: the service cannot be reached.
+        """
+        raise NotImplementedError
+
+    async def lease_left(self, code: str) -> float | None:
+        """Seconds until room ``code``'s lease runs out unless renewed (``None``: nobody holds it).
 
         Raises:
             BrokerDown: the service cannot be reached.
@@ -224,9 +257,11 @@ class Broker:
         """Send ``body`` to the owner of room ``code`` and return its answer.
 
         Raises:
-            NoOwner: nobody holds the lease, or its holder cannot hear (gone).
+            OwnerGone: the owner heard it and stopped listening before it answered (checked
+                every :data:`OWNER_CHECK` seconds): it may have been applied.
+            NoOwner: nobody holds the lease, or its holder cannot hear (gone): not sent.
             BrokerDown: the service cannot be reached.
-            TimeoutError: no answer within ``timeout`` seconds.
+            TimeoutError: no answer within ``timeout`` seconds (the owner still listens).
         """
         raise NotImplementedError
 
@@ -319,6 +354,14 @@ class MemoryBroker(Broker):
 
     async def holders(self, codes: Sequence[str]) -> list[str | None]:
         return [process_of(self.hub.live(code)) for code in codes]
+
+    async def listening(self, processes: Sequence[str]) -> list[bool]:
+        return [process in self.hub.brokers for process in processes]
+
+    async def lease_left(self, code: str) -> float | None:
+        if self.hub.live(code) is None:
+            return None
+        return max(0.0, self.hub.leases[code][1] - asyncio.get_running_loop().time())
 
     async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
         now = asyncio.get_running_loop().time()

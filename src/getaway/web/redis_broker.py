@@ -1,7 +1,9 @@
 """The :class:`~getaway.web.broker.Broker` on Redis (``serve --redis-url``): leases as keys set by
 Lua scripts with a fencing counter, news and forwarded requests as pub/sub messages, every
-message read from Redis checked against its pydantic shape (anything else dropped with one log
-line). The interface, its errors and the in-process :class:`~getaway.web.broker.MemoryBroker` are
+message authenticated (an HMAC-SHA256 with the cluster's secret over its channel and its text,
+which carries its sender, a sequence number and a time: a forged or replayed message is dropped
+with one log line, :class:`Seal`) and checked against its pydantic shape (anything else dropped
+with one log line). The interface, its errors and the in-process :class:`~getaway.web.broker.MemoryBroker` are
 in :mod:`getaway.web.broker`; docs/web.md "More than one process".
 """
 
@@ -9,9 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Sequence
 from typing import Annotated, Any, Final, Literal
 
@@ -20,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from .broker import (
     FORWARD_TIMEOUT,
     LEASE_MS,
+    OWNER_CHECK,
     SLOT_MS,
     Broker,
     BrokerDown,
@@ -27,11 +33,12 @@ from .broker import (
     NoOwner,
     OnNews,
     OnRequest,
+    OwnerGone,
     process_id,
     process_of,
 )
 
-__all__ = ["RedisBroker"]
+__all__ = ["Forged", "RedisBroker", "Replayed", "Seal"]
 
 log = logging.getLogger("getaway.web")
 
@@ -184,14 +191,108 @@ class _AnswerMessage(_Shape):
     body: _Reply
 
 
-_MESSAGE: Final = TypeAdapter(Annotated[_NewsMessage | _AskMessage | _AnswerMessage, Field(discriminator="t")])
-
-
 def _problem(exc: ValidationError) -> str:
     """The first problem of a message that does not parse, in one line (never its content)."""
     error = exc.errors(include_url=False, include_input=False)[0]
     where = ".".join(str(part) for part in error["loc"])
     return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+#: Seconds a message's time may differ from the receiver's clock (clocks kept by NTP): an older
+#: message is a replay (:class:`Seal`).
+MAX_AGE: Final = 10.0
+#: Sequence numbers remembered per sender: a message further behind the sender's newest is dropped.
+REPLAY_WINDOW: Final = 4096
+
+
+class _Sealed(_Shape):
+    """What a sealed message's text holds: its sender ``p`` (a process id), its sequence number
+    ``s`` (increasing per sender), its time ``ts`` (ms since the epoch) and the message ``m``."""
+
+    p: Annotated[str, Field(max_length=64)]
+    s: Annotated[int, Field(ge=0)]
+    ts: int
+    m: Annotated[_NewsMessage | _AskMessage | _AnswerMessage, Field(discriminator="t")]
+
+
+_SEALED: Final = TypeAdapter(_Sealed)
+
+
+class Forged(ValueError):
+    """A message without the cluster's MAC (or a wrong one): dropped."""
+
+
+class Replayed(Forged):
+    """An authentic message heard before, or too old (a copy published again): dropped."""
+
+
+class Seal:
+    """The authentication of the messages between the processes of a cluster (issue 29 item 3):
+    each is sent as ``<mac>.<text>``, ``text`` being the JSON of ``{"p": sender, "s": sequence,
+    "ts": ms, "m": message}`` and ``mac`` the hex HMAC-SHA256, with the cluster's secret, of the
+    channel's name, a newline and ``text``: a message cannot be made, changed or moved to another
+    channel without the secret. A receiver drops a message whose time is more than
+    :data:`MAX_AGE` seconds from its clock, or whose sender's sequence number it has seen (or
+    that is :data:`REPLAY_WINDOW` behind the newest it has seen from that sender): a message
+    recorded off Redis and published again is dropped too.
+
+    Args:
+        secret: the cluster's secret (``cluster_secret``: every process the same).
+        sender: this process's id.
+
+    >>> one, two = Seal("s3cret-of-the-cluster", "p1"), Seal("s3cret-of-the-cluster", "p2")
+    >>> data = one.seal("getaway:room:R1", {"t": "news", "code": "R1", "news": {"v": 1}})
+    >>> two.open("getaway:room:R1", data).m.news.v
+    1
+    >>> two.open("getaway:room:R1", data)
+    Traceback (most recent call last):
+    ...
+    getaway.web.redis_broker.Replayed: sequence number 0 of p1 heard before
+    """
+
+    def __init__(self, secret: str, sender: str) -> None:
+        if not secret:
+            raise ValueError("the cluster's messages need a secret (cluster_secret, GETAWAY_CLUSTER_SECRET)")
+        self.key = secret.encode("utf-8")
+        self.sender = sender
+        self.sequence = 0
+        self.seen: dict[str, tuple[int, set[int]]] = {}  # sender → (newest sequence, those in the window)
+
+    def _mac(self, channel: str, text: bytes) -> str:
+        return hmac.new(self.key, channel.encode("utf-8") + b"\n" + text, hashlib.sha256).hexdigest()
+
+    def seal(self, channel: str, message: dict[str, Any]) -> str:
+        """The text to publish on ``channel`` for ``message`` (a JSON object)."""
+        body = {"p": self.sender, "s": self.sequence, "ts": round(time.time() * 1000), "m": message}
+        self.sequence += 1
+        text = json.dumps(body, separators=(",", ":"))
+        return f"{self._mac(channel, text.encode('utf-8'))}.{text}"
+
+    def open(self, channel: str, data: bytes | str) -> _Sealed:
+        """The message of ``data`` heard on ``channel``, once its MAC, time and sequence number
+        are checked (its sequence number is then remembered).
+
+        Raises:
+            Forged: no MAC or a wrong one; :class:`Replayed`: a time out of :data:`MAX_AGE`, or
+                a sequence number heard before.
+            pydantic.ValidationError: authentic, but not a shape the processes publish.
+        """
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        mac, dot, text = raw.partition(b".")
+        if not dot or not hmac.compare_digest(mac, self._mac(channel, text).encode("ascii")):
+            raise Forged("no valid MAC (not signed with the cluster's secret)")
+        sealed = _SEALED.validate_json(text)
+        if abs(time.time() * 1000 - sealed.ts) > MAX_AGE * 1000:
+            raise Replayed(f"sent {abs(time.time() - sealed.ts / 1000):.0f} s from this clock's time")
+        newest, window = self.seen.get(sealed.p, (-1, set()))
+        if sealed.s in window or sealed.s <= newest - REPLAY_WINDOW:
+            raise Replayed(f"sequence number {sealed.s} of {sealed.p} heard before")
+        window.add(sealed.s)
+        if sealed.s > newest:
+            newest = sealed.s
+            window = {n for n in window if n > newest - REPLAY_WINDOW}
+        self.seen[sealed.p] = (newest, window)
+        return sealed
 
 
 class RedisBroker(Broker):
@@ -201,8 +302,13 @@ class RedisBroker(Broker):
     ``getaway:proc:{process}`` (requests to a process, and the answers to its own requests).
 
     Args:
-        url: ``redis://[:password@]host:port/db``, ``rediss://…`` for TLS, or ``unix://…``.
+        url: ``redis://[user:password@]host:port/db`` (a password, or an ACL user and its
+            password), ``rediss://…`` for TLS, or ``unix://…``.
+        secret: the cluster's secret: every message is sealed with it (:class:`Seal`).
         lease_ms: the lease's lifetime (milliseconds).
+
+    Raises:
+        ValueError: no ``secret``.
 
     When Redis cannot be reached, calls raise :class:`BrokerDown` and one line is logged (and
     one more when it is back); listening resumes by itself (redis-py subscribes again).
@@ -210,7 +316,7 @@ class RedisBroker(Broker):
 
     shared = True
 
-    def __init__(self, url: str, *, lease_ms: int = LEASE_MS) -> None:
+    def __init__(self, url: str, *, secret: str, lease_ms: int = LEASE_MS) -> None:
         import redis.asyncio as aioredis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
@@ -218,6 +324,7 @@ class RedisBroker(Broker):
         self.url = url
         self.lease_ms = lease_ms
         self.process = process_id()
+        self.seal = Seal(secret, self.process)
         # One quick retry (a connection broken by a Redis restart), never seconds of backoff: a
         # command waits at most a few seconds for an unreachable Redis before it is refused.
         self.redis = aioredis.from_url(
@@ -328,6 +435,17 @@ class RedisBroker(Broker):
         values = await self._call(self.redis.mget([f"{_PREFIX}lease:{code}" for code in codes]))
         return [process_of(value) for value in values]
 
+    async def listening(self, processes: Sequence[str]) -> list[bool]:
+        if not processes:
+            return []
+        # PUBSUB NUMSUB: a process hears its inbox as long as its connection lives (kill -9 ends it).
+        counts = dict(await self._call(self.redis.pubsub_numsub(*(self._inbox(p) for p in processes))))
+        return [int(counts.get(self._inbox(p), 0)) > 0 for p in processes]
+
+    async def lease_left(self, code: str) -> float | None:
+        left = int(await self._call(self.redis.pttl(f"{_PREFIX}lease:{code}")))
+        return None if left < 0 else left / 1000
+
     # -------------------------------------------------------------- slots
 
     async def take_slot(self, group: str, key: str, member: str, cap: int) -> bool:
@@ -356,7 +474,8 @@ class RedisBroker(Broker):
     # -------------------------------------------------------------- news
 
     def publish(self, code: str, news: dict[str, Any]) -> None:
-        self._outbox.put_nowait((self._room(code), json.dumps({"t": "news", "code": code, "news": news})))
+        channel = self._room(code)
+        self._outbox.put_nowait((channel, self.seal.seal(channel, {"t": "news", "code": code, "news": news})))
 
     async def _send(self) -> None:
         """Send the queued messages in order (news of one room arrive in version order)."""
@@ -393,10 +512,20 @@ class RedisBroker(Broker):
         self._waiting[ask] = answer
         try:
             message = {"t": "ask", "id": ask, "from": self.process, "code": code, "body": body}
-            heard = await self._call(self.redis.publish(self._inbox(holder), json.dumps(message)))
+            inbox = self._inbox(holder)
+            heard = await self._call(self.redis.publish(inbox, self.seal.seal(inbox, message)))
             if not heard:  # the holder's connection is gone (a dead process): its lease will expire
                 raise NoOwner(code)
-            return await asyncio.wait_for(answer, timeout)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            while True:  # the answer, or the owner found gone (it heard the request: maybe applied)
+                wait = min(OWNER_CHECK, deadline - loop.time())
+                if wait <= 0:
+                    raise TimeoutError(f"no answer from the owner of room {code} in {timeout} s")
+                with contextlib.suppress(TimeoutError):
+                    return await asyncio.wait_for(asyncio.shield(answer), wait)
+                if not (await self.listening([holder]))[0]:
+                    raise OwnerGone(code)
         finally:
             self._waiting.pop(ask, None)
 
@@ -422,10 +551,22 @@ class RedisBroker(Broker):
             if isinstance(channel, bytes):
                 channel = channel.decode("utf-8", "replace")
             try:
-                parsed = _MESSAGE.validate_json(message["data"])
+                sealed = self.seal.open(channel, message["data"])
+            except Forged as exc:  # one line, no traceback: the message is dropped
+                kind = "replayed" if isinstance(exc, Replayed) else "forged"
+                log.warning("broker: dropped a %s message on %s: %s", kind, channel, exc)
+                continue
+            except (ValidationError, ValueError) as exc:
+                problem = _problem(exc) if isinstance(exc, ValidationError) else str(exc)
+                log.warning("broker: dropped a malformed message on %s: %s", channel, problem)
+                continue
+            try:
+                parsed = sealed.m
                 if isinstance(parsed, _NewsMessage) and channel != self._room(parsed.code):
                     raise ValueError(f"news of room {parsed.code!r} on another room's channel")
-            except (ValidationError, ValueError) as exc:  # one line, no traceback: the message is dropped
+                if isinstance(parsed, _AskMessage) and parsed.sender != sealed.p:
+                    raise ValueError(f"a request from {parsed.sender!r} sealed by {sealed.p!r}")
+            except ValueError as exc:  # one line, no traceback: the message is dropped
                 problem = _problem(exc) if isinstance(exc, ValidationError) else str(exc)
                 log.warning("broker: dropped a malformed message on %s: %s", channel, problem)
                 continue
@@ -454,5 +595,5 @@ class RedisBroker(Broker):
         except Exception:
             log.exception("broker: a forwarded command of room %s failed", message.code)
             body = {"error": {"code": "server_error", "template": "internal error", "args": {}, "status": 500}}
-        answer = json.dumps({"t": "answer", "id": message.id, "body": body})
-        self._outbox.put_nowait((self._inbox(message.sender), answer))
+        inbox = self._inbox(message.sender)
+        self._outbox.put_nowait((inbox, self.seal.seal(inbox, {"t": "answer", "id": message.id, "body": body})))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Final
 
 from annotated_types import Ge, Gt, Le, Lt
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, InitSettingsSource, NoDecode, SettingsConfigDict
 
 from ..text.i18n import N_
@@ -136,6 +136,29 @@ class ServeSettings(BaseSettings):
     burst: int = _setting(40, N_("Messages a socket may send in a burst."), option="--message-burst", ge=1)
     sockets_per_address: int = _setting(20, N_("Open sockets per client address."), ge=1)
     hello_timeout: float = _setting(5.0, N_("Seconds a socket may stay open before it says hello."), ge=0.1)
+    request_timeout: float = _setting(
+        5.0,
+        N_(
+            "Seconds a connection has to send a whole request (line, headers, body) from its first byte: "
+            "then it is closed (serve only)."
+        ),
+        ge=0.1,
+    )
+    incomplete_per_address: int = _setting(
+        16,
+        N_(
+            "Connections from one client address that may be sending a request at once; one more is refused "
+            "(429) at once (serve only; the --forwarded-allow-ips proxies are not counted)."
+        ),
+        ge=1,
+    )
+    max_connections: int = _setting(
+        2000,
+        N_(
+            "Connections (HTTP and WebSocket) the server holds at once; one more is refused (503) at once (serve only)."
+        ),
+        ge=1,
+    )
     rate_limit_storage: str = _setting(
         "memory://", N_("Where the rate limits count (a storage URI of the limits library)."), metavar="URL"
     )
@@ -156,6 +179,24 @@ class ServeSettings(BaseSettings):
         metavar="URL",
         env=("GETAWAY_REDIS_URL", "REDIS_URL"),
     )
+    cluster_secret: SecretStr | None = _setting(
+        None,
+        N_(
+            "With many processes: a secret they all share (at least 16 characters, from the environment only); "
+            "every message between them on Redis carries an HMAC-SHA256 made with it, and one without is dropped."
+        ),
+        option=None,
+    )
+    lease: float = _setting(
+        2.0,
+        N_(
+            "With many processes: seconds a room's lease lasts unless its owner renews it (four times a lease); "
+            "a dead owner's rooms are taken over as it runs out."
+        ),
+        option="--lease-seconds",
+        ge=0.3,
+        le=60,
+    )
     max_body: int = _setting(MAX_BODY, "Bytes of a request body (413 past them).", option=None, ge=1)
     default_lang: str | None = _setting(
         None,
@@ -167,6 +208,13 @@ class ServeSettings(BaseSettings):
     @classmethod
     def _words(cls, value: Any) -> Any:
         return tuple(value.split()) if isinstance(value, str) else value
+
+    @field_validator("cluster_secret")
+    @classmethod
+    def _long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value()) < 16:
+            raise ValueError("the cluster's secret must be at least 16 characters")
+        return value
 
     @classmethod
     def of(cls, **values: Any) -> ServeSettings:

@@ -19,7 +19,7 @@ from ...web.settings import ServeSettings, bounds_of, env_names, option_name
 from ..i18n import N_, _, use
 from .common import cli, lang_option
 
-__all__ = ["GRACEFUL_SECONDS", "default_hosts", "serve", "settings_options"]
+__all__ = ["FILES_BESIDES_CONNECTIONS", "GRACEFUL_SECONDS", "default_hosts", "serve", "settings_options"]
 
 
 def settings_options(func: Any) -> Any:
@@ -68,14 +68,20 @@ def serve(lang: str | None, **values: Any) -> None:
     sockets closed with 1012, ``/healthz`` says 503; then the process exits (a second signal:
     at once). Requests still running then get :data:`GRACEFUL_SECONDS` to finish.
 
+    Slow clients (:mod:`getaway.web.connections`): uvicorn's HTTP protocol is wrapped with the
+    request timeout and the connection caps (``--request-timeout``, ``--incomplete-per-address``,
+    ``--max-connections``); the soft limit of open files is raised to fit the connections.
+
     uvicorn's own proxy-header handling is off (it trusts loopback peers): the app trusts
     ``X-Forwarded-For`` only from ``--forwarded-allow-ips``. WebSocket frames are capped at
     :data:`getaway.web.edge.MAX_FRAME` bytes (a longer one closes the socket with 1009).
     """
     import uvicorn
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
     from ...web.app import create_app
     from ...web.botpool import default_workers
+    from ...web.connections import connection_limits, guarded_protocol
     from ...web.edge import MAX_FRAME
     from ...web.lifecycle import DrainingServer
     from ...web.store import database_url
@@ -89,6 +95,10 @@ def serve(lang: str | None, **values: Any) -> None:
     for name in ("forwarded_allow_ips", "redis_url"):  # empty: none
         values[name] = values[name] or None
     settings = _settings(values, lang)
+    if settings.redis_url and settings.cluster_secret is None:  # the cluster's messages are sealed with it
+        raise click.UsageError(
+            _("a Redis URL needs the cluster's secret: set GETAWAY_CLUSTER_SECRET, the same on every process")
+        )
     _check_listen(host, port)
     if settings.redis_url:  # one of many processes: say which rooms it takes over, and when Redis is unreachable
         import logging
@@ -105,6 +115,7 @@ def serve(lang: str | None, **values: Any) -> None:
         )
     )
     click.echo(_("Database: {url}").format(url=_shown_url(url)))
+    _raise_file_limit(settings.max_connections + FILES_BESIDES_CONNECTIONS)
     config = uvicorn.Config(
         create_app(settings),
         host=host,
@@ -113,6 +124,7 @@ def serve(lang: str | None, **values: Any) -> None:
         proxy_headers=False,
         ws_max_size=MAX_FRAME,
         timeout_graceful_shutdown=GRACEFUL_SECONDS,
+        http=guarded_protocol(AutoHTTPProtocol, connection_limits(settings)),
     )
     DrainingServer(config, settings.drain_seconds).run()
 
@@ -135,6 +147,31 @@ def _settings(values: dict[str, Any], lang: str | None) -> ServeSettings:
 
 #: Seconds uvicorn gives the requests still running at shutdown, after the drain (then cancels them).
 GRACEFUL_SECONDS: Final = 10
+
+
+#: Files a ``serve`` process keeps open besides its connections (database, logs, bot workers' pipes).
+FILES_BESIDES_CONNECTIONS: Final = 256
+
+
+def _raise_file_limit(wanted: int) -> None:
+    """Raise the soft limit of open files (``RLIMIT_NOFILE``) to ``wanted``, at most the hard limit;
+    a limit that cannot fit them is said in one line (the server then refuses connections past
+    the limit with uvicorn's own "too many open files" pauses)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        target = soft
+    if target < wanted:
+        message = _("open files are limited to {limit}: --max-connections should be below {most}")
+        click.echo(message.format(limit=target, most=max(1, target - FILES_BESIDES_CONNECTIONS)), err=True)
 
 
 def default_hosts(host: str) -> list[str]:

@@ -7,12 +7,15 @@ Owns: those checks and constants. Imports :mod:`.errors` only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
 import secrets
 import unicodedata
 from typing import Any, Final
+
+from confusable_homoglyphs import confusables
 
 from ...bots import LEVELS
 from ...core.rules import Rules, RulesError
@@ -99,14 +102,46 @@ def check_name(name: Any) -> str:
         raise RoomError("name_too_long", N_("names have at most {n} characters"), n=MAX_NAME)
     if BOT_MARK in name:
         raise RoomError("bad_message", N_("the name may not hold {mark}: it marks the bots"), mark=BOT_MARK)
-    if _BOT_NAME.fullmatch(name_key(name)):  # "Bot 3", "bot3", "ＢＯＴ ３": what the bots are called
+    if _BOT_NAME.fullmatch(name_skeleton(name)):  # "Bot 3", "bot_3", "Bоt 3" (Cyrillic о): a bot's name
         message = N_("{name} is what the bots are called here: choose another name")
         raise RoomError("name_reserved", message, name=name)
     return name
 
 
-#: A bot's name, "Bot n" in every language of the page, as :func:`name_key` folds it.
-_BOT_NAME: Final = re.compile(r"bot[0-9]+")
+#: A bot's name, "Bot n" in every language of the page, as :func:`name_skeleton` folds it ("0" may
+#: stand for the "o"; the number in any script's digits).
+_BOT_NAME: Final = re.compile(r"b[o0]t\d+")
+
+#: Unicode general categories :func:`name_skeleton` drops: separators (Z), punctuation (P), symbols
+#: (S), controls and invisible format characters (C), and combining marks (M) after decomposition.
+_FOLDED_CATEGORIES: Final = frozenset("ZPSCM")
+
+
+@functools.lru_cache(maxsize=4096)
+def _latin_look_alike(char: str) -> str:
+    """The ASCII letter or digit that ``char`` (one non-ASCII character) passes for in Unicode's
+    confusables table (UTS #39, through :mod:`confusable_homoglyphs`), or that of its capital, or
+    ``char`` itself."""
+    for form in (char, char.upper()):  # the Cyrillic "т" passes for a "t" as its capital does for "T"
+        for entry in confusables.is_confusable(form, greedy=True, preferred_aliases=["latin"]) or []:
+            for glyph in entry["homoglyphs"]:
+                if glyph["c"].isascii() and glyph["c"].isalnum():
+                    return glyph["c"]
+    return char
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like, for the check that no human passes for a bot: NFKC, combining marks
+    stripped, every non-ASCII character replaced by the ASCII letter or digit it is confusable with
+    (Unicode's confusables, UTS #39 skeleton in spirit), case-folded, and separators, punctuation,
+    symbols and invisible characters dropped.
+
+    >>> {name_skeleton(n) for n in ("Bot 3", "Bo\u0301t 3", "Bot_3", "Bot-3", "B\u043et 3", "ＢＯＴ ３")}
+    {'bot3'}
+    """
+    decomposed = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name))
+    kept = (c for c in decomposed if unicodedata.category(c)[0] not in _FOLDED_CATEGORIES)
+    return "".join(c if c.isascii() else _latin_look_alike(c) for c in kept).casefold()
 
 
 def name_key(name: str) -> str:

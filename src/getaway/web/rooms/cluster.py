@@ -20,9 +20,10 @@ import logging
 import math
 from typing import Any
 
+from ...core.events import InvalidActionError, parse_action
 from ...text.chat import PHRASES
-from ..broker import FORWARD_TIMEOUT, LEASE_MS, BrokerDown, Lease, NoOwner
-from .commands import Act, Close
+from ..broker import BEATS_PER_LEASE, FORWARD_TIMEOUT, LEASE_MS, BrokerDown, Lease, NoOwner, OwnerGone
+from .commands import Absent, Act, Close, Join, Reclaim
 from .errors import RelayedError, RoomError, unsaved
 from .handles import QUIET_BEATS, Job, RoomHandle, job_of
 from .state import Room, playing_humans
@@ -217,20 +218,35 @@ class Cluster:
         this mirror has caught up with it; when nobody owns the room (its owner died and its
         lease expired), take the lease and run it here.
 
+        Forwarded once, never twice: if the owner heard the command and died before it answered
+        (:class:`~getaway.web.broker.OwnerGone`), it may have been logged; before the command is
+        sent again (to the next owner, or run here) the log written since it was first sent is
+        read, and a command found there is this one's outcome (:func:`in_log`), not run again.
+
         Raises:
             RoomError: the owner's refusal (:class:`RelayedError`), or ``server_error`` (503) when
-                the broker cannot be reached or the owner did not answer in time.
+                the broker cannot be reached or the owner (still listening) did not answer in time.
         """
         code = handle.room.code
         body = {"kind": job.kind, "payload": job.payload, "version": job.version, "address": job.address}
         deadline = self.service.timer() + FORWARD_TIMEOUT
+        since = handle.room.version  # the log after it may hold this command, once an owner heard it
+        heard = False  # an owner heard it and died before it answered
         while True:
+            if heard:
+                found = await self.logged_since(handle, job, since)
+                if found is not None:
+                    return found
             if handle.taken is not None:  # the heartbeat took the lease meanwhile (its promotion waits for us)
                 lease, handle.taken = handle.taken, None
                 await self.promote(handle, lease)
-                return await self.service.worker.run(handle, job)
+                return await self.run_here(handle, job, since, heard)
             try:
                 answer = await self.service.broker.forward(code, body, max(0.1, deadline - self.service.timer()))
+            except OwnerGone:
+                log.warning("room %s: its owner died with a forwarded %s: sent again once it is taken", code, job.kind)
+                heard, answer = True, {"retry": True}
+                deadline = max(deadline, self.service.timer() + FORWARD_TIMEOUT)  # its lease runs out first
             except NoOwner:
                 try:
                     lease = None if self.service.handing_over else await self.service.broker.acquire(code)
@@ -238,7 +254,7 @@ class Cluster:
                     raise unsaved() from None
                 if lease is not None:
                     await self.promote(handle, lease)
-                    return await self.service.worker.run(handle, job)
+                    return await self.run_here(handle, job, since, heard)
                 answer = {"retry": True}  # a dead owner's lease that has not expired yet
             except BrokerDown:
                 raise unsaved() from None
@@ -250,12 +266,33 @@ class Cluster:
             if self.service.timer() >= deadline:
                 log.warning("room %s: nobody took the room in time for a forwarded %s", code, job.kind)
                 raise unsaved()
-            await self.service.sleep(0.1)
+            await self.service.sleep(0.05)
         if "error" in answer:
             raise RelayedError(answer["error"])
         if await self.service.mirror.catch_up(handle):
             self.service.sockets.broadcast(handle)
         return answer.get("logged")
+
+    async def run_here(self, handle: RoomHandle, job: Job, since: int, heard: bool) -> Any:
+        """Run ``job`` on the room just owned here (promoted: caught up with the log), unless
+        the dead owner that ``heard`` it logged it after version ``since`` already."""
+        if heard:
+            found = in_log(job, await self.log_after(handle, since))
+            if found is not None:
+                return found
+        return await self.service.worker.run(handle, job)
+
+    async def log_after(self, handle: RoomHandle, since: int) -> list[Any]:
+        """Room ``handle``'s log entries after version ``since`` (read from the store)."""
+        return await self.service.reads.in_reader(self.service.store.log_after, handle.room.code, since)
+
+    async def logged_since(self, handle: RoomHandle, job: Job, since: int) -> dict[str, Any] | None:
+        """The outcome of ``job`` if the log holds it after version ``since`` (this mirror then
+        catches up with the log and tells its sockets), else ``None``."""
+        found = in_log(job, await self.log_after(handle, since))
+        if found is not None and await self.service.mirror.catch_up(handle):
+            self.service.sockets.broadcast(handle)
+        return found
 
     async def on_request(self, code: str, body: dict[str, Any]) -> dict[str, Any]:
         """Answer a request of another process for room ``code``: its sockets' seats
@@ -305,16 +342,18 @@ class Cluster:
                 await self.service.broker.unfollow(handle.room.code)
 
     async def beat(self) -> None:
-        """Every third of a lease: first renew every lease owned here, all in one call (a lost one
-        demotes its room), then renew the slots held here (every fifth beat), forget the seats of
-        processes that stopped telling (dead), and for each room mirrored here with sockets, tell
-        the owner its seats and take the lease if nobody holds it (one call asks who holds them).
+        """:data:`~getaway.web.broker.BEATS_PER_LEASE` times a lease: first renew every lease owned
+        here, all in one call (a lost one demotes its room), then renew the slots held here (every
+        fifth beat), forget the seats of processes that stopped telling (dead), and for each room
+        mirrored here with sockets, tell the owner its seats and take the lease if nobody holds it
+        (one call asks who holds them; one more whether those holders still listen: a dead one's
+        lease is taken as it runs out).
 
         Beats are due a period apart from the previous renewal, whatever the rest of a beat
         took; a beat that wakes late (a busy event loop) renews first thing, and one more than a
         period late is counted in ``heartbeat["late"]`` and logged (at most a line a minute)."""
         loop = asyncio.get_running_loop()
-        period = getattr(self.service.broker, "lease_ms", LEASE_MS) / 3000
+        period = getattr(self.service.broker, "lease_ms", LEASE_MS) / 1000 / BEATS_PER_LEASE
         beats, due, told = 0, loop.time() + period, -math.inf
         while True:
             await asyncio.sleep(max(0.0, due - loop.time()))
@@ -386,14 +425,50 @@ class Cluster:
                 wanted.append(handle)
         if not wanted:
             return
-        for handle, holder in zip(
-            wanted, await self.service.broker.holders([h.room.code for h in wanted]), strict=True
-        ):
+        holders = await self.service.broker.holders([h.room.code for h in wanted])
+        owned = sorted({h for h in holders if h is not None and h != self.service.broker.process})
+        alive = dict(zip(owned, await self.service.broker.listening(owned), strict=True))
+        for handle, holder in zip(wanted, holders, strict=True):
+            if holder is not None and not alive.get(holder, True):
+                self.take_when_free(handle)  # its owner died: taken the moment its lease runs out
+                continue
             if holder is not None or handle.taken is not None or not handle.mirror or self.service.handing_over:
                 continue
-            handle.taken = await self.service.broker.acquire(handle.room.code)
-            if handle.taken is not None:
-                handle.queue.put_nowait(Job(label="promote", call=lambda h=handle: self.promote_taken(h)))
+            await self.take(handle)
+
+    async def take(self, handle: RoomHandle) -> bool:
+        """Take the lease of mirrored room ``handle`` if nobody holds it (its promotion is queued
+        for its worker); whether it was taken."""
+        if handle.taken is not None or not handle.mirror or self.service.handing_over:
+            return False
+        handle.taken = await self.service.broker.acquire(handle.room.code)
+        if handle.taken is None:
+            return False
+        handle.queue.put_nowait(Job(label="promote", call=lambda h=handle: self.promote_taken(h)))
+        return True
+
+    def take_when_free(self, handle: RoomHandle) -> None:
+        """The owner of mirrored room ``handle`` stopped listening (it died): take its lease the
+        moment it runs out (read from Redis), not at a later heartbeat; once per room at a time."""
+        if handle.orphan is not None and not handle.orphan.done():
+            return
+
+        async def wait_and_take() -> None:
+            code = handle.room.code
+            with contextlib.suppress(BrokerDown):
+                for _ in range(20):
+                    left = await self.service.broker.lease_left(code)
+                    if left is None:  # free: take it (another process may be first: it owns the room then)
+                        await self.take(handle)
+                        return
+                    holder = await self.service.broker.holder(code)
+                    if holder is None:
+                        continue  # it ran out meanwhile
+                    if holder == self.service.broker.process or (await self.service.broker.listening([holder]))[0]:
+                        return  # a live owner (a new one, or it came back)
+                    await self.service.sleep(left + 0.01)
+
+        handle.orphan = asyncio.create_task(wait_and_take(), name=f"take-{handle.room.code}")
 
     async def stop(self) -> None:
         """At shutdown (:meth:`RoomService.stop`): the heartbeat stops, every lease owned here is
@@ -405,3 +480,46 @@ class Cluster:
                 with contextlib.suppress(BrokerDown):
                     await self.service.broker.release(handle.lease)
         await self.service.broker.stop()
+
+
+def in_log(job: Job, entries: list[Any]) -> dict[str, Any] | None:
+    """Whether the log ``entries`` (:class:`~getaway.web.store.LogEntry`, read after the version
+    a mirror had when it first forwarded ``job``) hold ``job``'s command: its outcome as a
+    forwarded command's answer (``{"seat": …}``), else ``None``. A command is known by what makes
+    it one of a kind: a move by its seat, action and version (``job.version`` + 1: a seat moves
+    once a version), a join by its seat token's hash (made for this join), an absence or a
+    reclaim by its seat, a rematch ask by the rematch logged, anything else by its kind.
+
+    >>> from types import SimpleNamespace as E
+    >>> move = Job(Act(seat=1, action="Q♠"), version=7)
+    >>> in_log(move, [E(version=8, kind="act", payload={"seat": 1, "action": "Q♠", "bot": False})])
+    {'seat': 1}
+    >>> in_log(move, [E(version=9, kind="act", payload={"seat": 1, "action": "Q♠", "bot": False})]) is None
+    True
+    """
+    command = job.command
+    for entry in entries:
+        if command is None or entry.kind != command.kind:
+            continue
+        payload = entry.payload
+        match command:
+            case Act(seat=seat, action=action, bot=bot):
+                same = entry.version == (job.version or 0) + 1 and payload.get("seat") == seat
+                same = same and payload.get("action") == _action_name(action) and bool(payload.get("bot")) == bool(bot)
+            case Join(token_hash=token_hash):
+                same = token_hash is not None and payload.get("token_hash") == token_hash
+            case Absent(seat=seat) | Reclaim(seat=seat):
+                same = payload.get("seat") == seat
+            case _:  # a start, a next deal, a close, a rematch asked (its Rematch logged): one a room
+                same = True
+        if same:
+            return {"seat": payload.get("seat")}
+    return None
+
+
+def _action_name(action: Any) -> Any:
+    """An action as the log names it (``str`` of the parsed action), or as sent if it does not parse."""
+    try:
+        return str(parse_action(action))
+    except (InvalidActionError, TypeError):
+        return action

@@ -70,11 +70,16 @@ class Connection:
         #: a seat-less host's own host token, kept in memory only for this socket's rematch message
         #: (the rematch room keeps that host token: :meth:`~.lobby.Matchmaking.come_along`)
         self.host_token: str | None = None
+        #: the ``rematch`` message this socket was sent (every socket that asked gets one:
+        #: :meth:`~.sockets.Sockets.answer_rematch`)
+        self.rematch: Any = None
 
     def send(self, frame: BaseModel) -> None:
         """Queue ``frame`` (a model of :data:`getaway.web.protocol.ServerMessage`) for the socket's
         writer (a slow socket that falls far behind is closed)."""
         if not self.closed:
+            if getattr(frame, "type", None) == "rematch":
+                self.rematch = frame
             self.send_text(encode(frame))
 
     def send_text(self, text: str) -> None:
@@ -181,6 +186,7 @@ class RoomHandle:
         self.hosting: set[str] = set()  # owner: the processes of ``remote`` with a seat-less host's socket
         self.reported: frozenset[int] = frozenset()  # mirror: the seats the owner says are connected
         self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
+        self.orphan: asyncio.Task[None] | None = None  # mirror: waiting for a dead owner's lease to run out
         self.listed: str | None = None  # owner: its entry in the cluster's lobby, as last put there
         self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after QUIET_BEATS)
 

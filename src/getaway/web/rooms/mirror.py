@@ -191,7 +191,7 @@ class Mirror:
         finally:
             room.replaying = False
         if any(entry.kind == "rematch" for entry in entries):
-            self.service.matchmaking.rematch_made(handle)
+            self.service.sockets.rematch_made(handle)
         if room.status == "closed" and handle.mirror:
             reason = next((e.payload.get("reason") for e in reversed(entries) if e.kind == "close"), "closed")
             closed = encode(protocol.Closed.model_construct(type="closed", reason=reason))

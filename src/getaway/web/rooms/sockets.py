@@ -265,6 +265,47 @@ class Sockets:
                 conn.narrator = Narrator(room.shown_names(), room.rules.special_first_trick)
             return conn.narrator.feed(new)
 
+    def rematch_made(self, handle: RoomHandle) -> None:
+        """This process applied the finished room's ``rematch`` (as its owner, a mirror catching
+        up, or a new owner rebuilding it): its sockets come along
+        (:meth:`~.lobby.Matchmaking.come_along`, in the background), then each seated socket here
+        that it did not tell gets its answer too (:meth:`answer_rematch`)."""
+        made = handle.room.rematch
+        if made is None or made["code"] in handle.came:
+            return
+        handle.came.add(made["code"])
+        conns = list(handle.conns)
+
+        async def along() -> None:
+            await self.service.matchmaking.come_along(handle, conns)
+            self.answer_rematch(handle, conns)
+
+        self.service.background(along())
+
+    @staticmethod
+    def answer_rematch(handle: RoomHandle, conns: list[Connection]) -> None:
+        """Every seated human's socket of ``conns`` gets a ``rematch`` message, also when its
+        seat came along with another socket (issue 29 item 5: a seat with sockets in two tabs, on
+        one process or two): the same message as that socket's (same seat token: the same
+        player) if it is here, else one without a token (the seat there is held by its socket on
+        another process, whose token never leaves that process; a page of the same browser finds
+        it in its storage). A socket told already, a spectator or a bot's seat: nothing."""
+        made = handle.room.rematch
+        if made is None:
+            return
+        code = made["code"]
+        told = {c.seat: c.rematch for c in conns if c.rematch is not None and c.rematch.code == code}
+        for c in conns:
+            if c.closed or c.seat is None or (c.rematch is not None and c.rematch.code == code):
+                continue
+            if handle.room.seats[c.seat].kind != "human":
+                continue
+            frame = told.get(c.seat)
+            if frame is None:
+                fields = {"code": code, "url": f"/r/{code}", "seat": c.seat, "token": None, "host_token": None}
+                frame = protocol.Rematch.model_construct(type="rematch", **fields)
+            c.send(frame)
+
     def broadcast(self, handle: RoomHandle, skip: Connection | None = None) -> None:
         """Send every socket of the room an ``update`` built from its own seat's view (the owner
         of a shared room also tells the other processes: :meth:`Mirror.publish`)."""

@@ -181,7 +181,7 @@ class Worker:
             case Join() if handle.unlisted:
                 self.service.matchmaking.seated_again(handle)
             case Rematch():
-                self.service.matchmaking.rematch_made(handle)
+                self.service.sockets.rematch_made(handle)
         self.service.timers.schedule(handle)  # first: the turn timer's deadline is in the broadcast
         self.service.sockets.broadcast(handle)
 
