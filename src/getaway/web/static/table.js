@@ -16,6 +16,20 @@ const HAND_SUIT_ORDER = [0, 1, 3, 2, 4];
 // a lifted card never covers the name line nor the buttons above the hand.
 const LIFT = 10;
 
+/** Slide the hand card `el` from `dx`, `dy` px away (its place before a re-lay) to its place: the
+ * individual `translate` property, animated (it adds to the lift's `transform`, and a transform
+ * is no layout shift). A slide still running is replaced, from where the card is seen now. */
+function slideHandCard(el, dx, dy) {
+  if (el.slide) {
+    const seen = getComputedStyle(el).translate.split(" ").map((v) => parseFloat(v) || 0); // "none", "3px" or "3px 4px"
+    dx += seen[0] || 0;
+    dy += seen[1] || 0;
+    el.slide.cancel();
+  }
+  el.slide = el.animate([{ translate: `${dx}px ${dy}px` }, { translate: "0px 0px" }], { duration: 200, easing: "ease" });
+  el.slide.finished.then(() => { el.slide = null; }, () => {});
+}
+
 // The mark of a bot seat wherever its name is shown (the server refuses it in human names, so
 // a human called "Bot 3" never looks like one); the narration's names carry it too.
 export const BOT_MARK = "\u{1F916}";
@@ -644,14 +658,23 @@ export class TableView {
     // each row shows the whole rank corner of the row above (its index, and 2 px)
     const corner = cards[0].querySelector(".index");
     const rowStep = Math.max(ch * (rows > 3 ? 0.5 : 0.6), ((corner && corner.offsetHeight) || 0) + 2);
+    const motion = !reducedMotion();
     cards.forEach((el, i) => {
       const r = Math.floor(i / perRow);
       const c = i % perRow;
       const inRow = Math.min(perRow, n - r * perRow);
       const width = cw + step * (inRow - 1);
-      el.style.left = `${(W - width) / 2 + c * step}px`;
-      el.style.top = `${LIFT + r * rowStep}px`;
+      const left = (W - width) / 2 + c * step;
+      const top = LIFT + r * rowStep;
+      // A card already in the hand slides to its new place. It is put there at once and moved
+      // back by a transform animated to none (FLIP): the layout changes in one frame, the one
+      // in which the hand's cards changed, never over the frames of a slide (a layout shift
+      // spread over 0.2 s, longer on a busy machine: tests/test_web_layout_e2e.py).
+      const was = el.style.left ? [parseFloat(el.style.left), parseFloat(el.style.top)] : null;
+      el.style.left = `${left}px`;
+      el.style.top = `${top}px`;
       el.style.zIndex = String(i + 1);
+      if (motion && was && (Math.abs(was[0] - left) > 0.5 || Math.abs(was[1] - top) > 0.5)) slideHandCard(el, was[0] - left, was[1] - top);
     });
     this.hand.style.height = `${LIFT + ch + rowStep * (rows - 1) + 8}px`;
     this.hand.classList.toggle("stacked", rows > 1);
