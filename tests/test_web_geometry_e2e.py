@@ -1,5 +1,6 @@
 """The table's geometry in a real browser (issue 24, item 6), measured with bounding boxes at
-1280×800 and 390×844: a hand of 40 cards keeps every card's rank corner uncovered by the next
+1280×800 and 390×844: the trick's cards (their faces, players' names and marks) never cover a
+seat's box (name, count, badges, state) for 3 to 8 players, in rooms of bots; a hand of 40 cards keeps every card's rank corner uncovered by the next
 card; a 24-character name (the longest allowed) is cut with an ellipsis, never overflowing, with
 the whole name in its ``title`` and its text.
 
@@ -10,11 +11,15 @@ hand arises reliably in play, and the server has no way to make one (nor should 
 
 from __future__ import annotations
 
+import random
+import time
+
 import httpx
 import pytest
 
 import test_web_e2e as e2e
-from test_web_e2e import MISSING, REQUIRE, wait_status
+from test_web_e2e import MISSING, REQUIRE, state, wait_status
+from test_web_play_e2e import open_api_room
 from web_helpers import running_server
 
 browser = e2e.browser
@@ -24,6 +29,30 @@ if MISSING and not REQUIRE:
 
 SIZES = {"1280x800": {"width": 1280, "height": 800}, "390x844": {"width": 390, "height": 844}}
 LONG = "Wolfgang Amadeus Mozartt"  # 24 characters, the longest name allowed
+
+
+# The trick on the table now, if it is at rest (two cards or more, none sliding in, not swept):
+# each card's face, player's name and mark against every seat box; null otherwise.
+_TRICK_VS_SEATS = """() => {
+  const trick = document.querySelector('[data-testid="trick"]');
+  if (!trick || trick.classList.contains("swept")) return null;
+  const cards = [...trick.querySelectorAll('[data-testid="trick-card"]')];
+  if (cards.length < 2 || trick.getAnimations({ subtree: true }).length) return null;
+  const inter = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const seats = [...document.querySelectorAll(".seat-box")].map((b) => [b.dataset.seat, b.getBoundingClientRect()]);
+  const covers = [];
+  for (const c of cards) {
+    for (const part of c.querySelectorAll(".face, .who, .mark")) {
+      const r = part.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      for (const [seat, box] of seats) {
+        if (inter(r, box)) covers.push({ card: c.dataset.card, part: part.className, seat,
+          at: [r.left, r.top, r.right, r.bottom].map(Math.round), box: [box.left, box.top, box.right, box.bottom].map(Math.round) });
+      }
+    }
+  }
+  return { n: cards.length, seats: seats.length, rows: document.querySelector(".felt").classList.contains("rows"), covers };
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +78,43 @@ def new_page(browser, server):
     for ctx in contexts:
         ctx.close()
     assert not errors, f"errors in the page: {errors}"
+
+
+# The trick test's sizes: the issue's two, and a low oval (a small laptop window: the felt at its
+# least height, 280 px), where on main the trick covered the top seat's box.
+TRICK_SIZES = {**SIZES, "800x600": {"width": 800, "height": 600}}
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("size", list(TRICK_SIZES))
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7, 8])
+def test_trick_cards_never_cover_a_seats_box(new_page, server, size, players):
+    page = new_page(TRICK_SIZES[size])
+    # no pick-ups (V-NOPICKUP), no takes: every trick goes all the way round, a whole trick lingers
+    open_api_room(page, server, players=players, bot_level="easy", options={"takes": "off", "nopickup": True})
+    rng = random.Random(players)
+    seen: list[dict] = []  # the tricks at rest looked at
+    deadline = time.time() + 120
+    # until a trick of all players but one (or all) has been seen at rest, and a few more tricks
+    while time.time() < deadline and (not any(g["n"] >= players - 1 for g in seen) or len(seen) < 6):
+        s = state(page)
+        if s["status"] != "playing":
+            break
+        geo = page.evaluate(_TRICK_VS_SEATS)
+        if geo is not None:
+            seen.append(geo)
+            assert not geo["covers"], geo
+        if s["legal"]:
+            page.wait_for_timeout(150)  # the cards played before ours come to rest, then we look again
+            geo = page.evaluate(_TRICK_VS_SEATS)
+            if geo is not None:
+                seen.append(geo)
+                assert not geo["covers"], geo
+            e2e.card(page, rng.choice(s["legal"])).dispatch_event("click")
+        page.wait_for_timeout(60)
+    most = max((g["n"] for g in seen), default=0)
+    assert most >= players - 1, (most, len(seen))  # a trick of all (or all players but one) at rest
+    assert all(g["seats"] == players - 1 for g in seen), seen[:1]
 
 
 # A 40-card hand drawn by the page's TableView (its own code), on a page of the site.

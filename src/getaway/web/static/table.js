@@ -202,8 +202,24 @@ export class TableView {
         return r.left < o.right && r.right > o.left && r.top < o.bottom && r.bottom > o.top;
       });
     }
+    if (!rows) {
+      // On a low oval (a small window) a whole trick in lines, the oval's last resort, may still
+      // cover a seat box: then rows (the trick in a band of its own below the seats). Weighed
+      // for a whole trick (a card of every player), so it holds for the deal.
+      this.felt.classList.remove("rows");
+      const { cw, ch } = this.trickCardSize();
+      rows = this.coversSeat(this.linePlaces(this.n || 1, cw, ch), cw + 4, ch);
+    }
     this.felt.classList.toggle("rows", rows);
     this.placeTrick();
+  }
+
+  /** The size of a trick card's face (px): the first card's, or the felt's `--tw` and `--th`. */
+  trickCardSize() {
+    const face = this.trick.querySelector(".played .face");
+    const css = getComputedStyle(this.felt);
+    return { cw: (face && face.offsetWidth) || parseFloat(css.getPropertyValue("--tw")) || 44,
+      ch: (face && face.offsetHeight) || parseFloat(css.getPropertyValue("--th")) || 62 };
   }
 
   /** Angle (degrees, screen coordinates) of a seat: the player at the bottom, clockwise = to the left. */
@@ -387,20 +403,23 @@ export class TableView {
       this.felt.style.setProperty("--lines", String(Math.ceil((this.n || 1) / perLine)));
       return;
     }
-    const face = cards[0].querySelector(".face");
-    const cw = (face && face.offsetWidth) || 44;
-    const ch = (face && face.offsetHeight) || 62;
+    const { cw, ch } = this.trickCardSize();
     const lineH = ch + 22; // the card, its player's name below, its mark above
     const gap = 6;
     if (!this.felt.classList.contains("rows")) {
       const w = this.felt.clientWidth;
       const hgt = this.felt.clientHeight;
-      const pos = cards.map((el) => {
-        const seat = el.dataset.seat === "" ? null : Number(el.dataset.seat);
+      const place = (seat) => {
         const a = seat === null || !this.n ? Math.PI / 2 : (this.angle(seat) * Math.PI) / 180;
         return [Math.cos(a) * w * 0.15, Math.sin(a) * hgt * 0.16];
-      });
-      const apart = pos.every(([x, y], i) => pos.every(([u, v], k) => k <= i || Math.abs(x - u) >= Math.max(cw, 80) + 2 || Math.abs(y - v) >= lineH));
+      };
+      const pos = cards.map((el) => place(el.dataset.seat === "" ? null : Number(el.dataset.seat)));
+      // Every player's place is weighed, not only the cards shown: the choice holds for the
+      // whole trick (no card jumps when the next one comes). Towards their players when no two
+      // places overlap and none covers a seat box (a low oval: a small window), else in lines.
+      const all = [...Array(this.n || 1).keys()].map(place);
+      const apart = all.every(([x, y], i) => all.every(([u, v], k) => k <= i || Math.abs(x - u) >= Math.max(cw, 80) + 2 || Math.abs(y - v) >= lineH))
+        && !this.coversSeat(all, Math.max(cw, 80), ch);
       if (apart) {
         cards.forEach((el, i) => { el.style.left = `calc(50% + ${pos[i][0]}px)`; el.style.top = `calc(50% + ${pos[i][1]}px)`; });
         this.felt.style.setProperty("--lines", "1");
@@ -409,16 +428,43 @@ export class TableView {
       }
     }
     const perLine = Math.max(1, Math.floor((this.trick.clientWidth + gap) / (cw + gap)));
-    const lines = Math.ceil(cards.length / perLine);
-    const per = Math.ceil(cards.length / lines);
     // the band's height is kept for a whole trick (one card per player): it never grows mid-trick
-    this.felt.style.setProperty("--lines", String(Math.max(lines, Math.ceil((this.n || 1) / perLine))));
+    this.felt.style.setProperty("--lines", String(Math.max(Math.ceil(cards.length / perLine), Math.ceil((this.n || 1) / perLine))));
     this.trick.style.setProperty("--step", `${cw + gap}px`);
+    const at = this.linePlaces(cards.length, cw, ch);
     cards.forEach((el, i) => {
+      el.style.left = `calc(50% + ${at[i][0]}px)`;
+      el.style.top = `calc(50% + ${at[i][1]}px)`;
+    });
+  }
+
+  /** The places of `count` trick cards in lines, in the order played (px from the trick's
+   * centre, each `[x, y]`): as many a line as the trick's width holds (cards `cw` px wide, 6 px
+   * apart), the lines `ch` + 22 px apart (the card, its player's name below, its mark above). */
+  linePlaces(count, cw, ch) {
+    const gap = 6;
+    const perLine = Math.max(1, Math.floor((this.trick.clientWidth + gap) / (cw + gap)));
+    const lines = Math.ceil(count / perLine);
+    const per = Math.ceil(count / lines);
+    return [...Array(count).keys()].map((i) => {
       const r = Math.floor(i / per);
-      const inLine = Math.min(per, cards.length - r * per);
-      el.style.left = `calc(50% + ${((i % per) - (inLine - 1) / 2) * (cw + gap)}px)`;
-      el.style.top = `calc(50% + ${(r - (lines - 1) / 2) * lineH}px)`;
+      const inLine = Math.min(per, count - r * per);
+      return [((i % per) - (inLine - 1) / 2) * (cw + gap), (r - (lines - 1) / 2) * (ch + 22)];
+    });
+  }
+
+  /** Whether a trick card placed at one of `places` (px from the trick's centre, each `[x, y]`)
+   * would overlap a seat box: a card `w` px wide (its face or its player's name) and `ch` px
+   * high, its name's line below (14 px) and its mark above (10 px), as style.css `.played` lays
+   * them. Reads the layout (bounding boxes of the trick and of the seat boxes). */
+  coversSeat(places, w, ch) {
+    const t0 = this.trick.getBoundingClientRect();
+    const cx = t0.left + t0.width / 2;
+    const cy = t0.top + t0.height / 2;
+    const boxes = [...this.seats.children].map((b) => b.getBoundingClientRect());
+    return places.some(([x, y]) => {
+      const r = { left: cx + x - w / 2, right: cx + x + w / 2, top: cy + y - (ch + 14) / 2 - 10, bottom: cy + y + (ch + 14) / 2 };
+      return boxes.some((b) => r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom);
     });
   }
 
