@@ -91,13 +91,18 @@ TRICK_SIZES = {**SIZES, "800x600": {"width": 800, "height": 600}}
 def test_trick_cards_never_cover_a_seats_box(new_page, server, size, players):
     page = new_page(TRICK_SIZES[size])
     # no pick-ups (V-NOPICKUP), no takes: every trick goes all the way round, a whole trick lingers
-    open_api_room(page, server, players=players, bot_level="easy", options={"takes": "off", "nopickup": True})
+    # (a deal of many players is short: up to three deals, the next one started by us, the host)
+    open_api_room(page, server, players=players, deals=3, bot_level="easy", options={"takes": "off", "nopickup": True})
     rng = random.Random(players)
     seen: list[dict] = []  # the tricks at rest looked at
     deadline = time.time() + 120
     # until a trick of all players but one (or all) has been seen at rest, and a few more tricks
     while time.time() < deadline and (not any(g["n"] >= players - 1 for g in seen) or len(seen) < 6):
         s = state(page)
+        if s["status"] == "between_deals" and page.get_by_test_id("next-deal").count():
+            page.get_by_test_id("next-deal").click()
+            wait_status(page, "playing")
+            continue
         if s["status"] != "playing":
             break
         geo = page.evaluate(_TRICK_VS_SEATS)
