@@ -1,7 +1,8 @@
 """The table's geometry in a real browser (issue 24, item 6), measured with bounding boxes at
 1280×800 and 390×844: the trick's cards (their faces, players' names and marks) never cover a
-seat's box (name, count, badges, state) for 3 to 8 players, in rooms of bots; a hand of 40 cards keeps every card's rank corner uncovered by the next
-card; a 24-character name (the longest allowed) is cut with an ellipsis, never overflowing, with
+seat's box (name, count, badges, state) for 3 to 8 players, in rooms of bots (and at 800×600, a
+low oval); a hand of 40 cards keeps every card's rank corner uncovered by the next card; a
+24-character name (the longest allowed) is cut with an ellipsis, never overflowing, with
 the whole name in its ``title`` and its text.
 
 Same browser as tests/test_web_e2e.py. The 40-card hand is drawn by the page's own table code
@@ -38,7 +39,8 @@ _TRICK_VS_SEATS = """() => {
   if (!trick || trick.classList.contains("swept")) return null;
   const cards = [...trick.querySelectorAll('[data-testid="trick-card"]')];
   if (cards.length < 2 || trick.getAnimations({ subtree: true }).length) return null;
-  const inter = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const inter = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
+    && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
   const seats = [...document.querySelectorAll(".seat-box")].map((b) => [b.dataset.seat, b.getBoundingClientRect()]);
   const covers = [];
   for (const c of cards) {
@@ -47,11 +49,13 @@ _TRICK_VS_SEATS = """() => {
       if (!r.width || !r.height) continue;
       for (const [seat, box] of seats) {
         if (inter(r, box)) covers.push({ card: c.dataset.card, part: part.className, seat,
-          at: [r.left, r.top, r.right, r.bottom].map(Math.round), box: [box.left, box.top, box.right, box.bottom].map(Math.round) });
+          at: [r.left, r.top, r.right, r.bottom].map(Math.round),
+          box: [box.left, box.top, box.right, box.bottom].map(Math.round) });
       }
     }
   }
-  return { n: cards.length, seats: seats.length, rows: document.querySelector(".felt").classList.contains("rows"), covers };
+  const rows = document.querySelector(".felt").classList.contains("rows");
+  return { n: cards.length, seats: seats.length, rows, covers };
 }"""
 
 

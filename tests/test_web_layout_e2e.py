@@ -11,8 +11,9 @@ re-laid after the player's own card or take) are left out; so the controls this 
 count. Nothing else is left out, and no time window decides what counts (the score does not
 depend on the machine's speed): a hand re-laid for new cards (a pick-up, a take, a bot's card
 arriving) counts too, and scores nothing, as its cards are put in their places in one frame and
-slide there by a transform (table.js ``slideHandCard``), which is no layout shift. Same browser as tests/test_web_e2e.py; a server whose bots move 0.5 s after their turn
-began (take windows of 2.5 s between tricks).
+slide there by a transform (table.js ``slideHandCard``), which is no layout shift. Same browser
+as tests/test_web_e2e.py; a server whose bots move 0.5 s after their turn began (take windows of
+2.5 s between tricks).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ new PerformanceObserver((list) => {
     const moves = (e.sources || []).slice(0, 2).map((s) => [Math.round(s.previousRect.x), Math.round(s.previousRect.y),
       Math.round(s.currentRect.x), Math.round(s.currentRect.y)]);
     const cards = document.querySelectorAll('[data-testid="hand-card"]').length;
-    window.__shifts.push({ value: e.value, input: e.hadRecentInput, hand: inHand, at: e.startTime, names, moves, cards });
+    window.__shifts.push({ value: e.value, input: e.hadRecentInput, hand: inHand, at: e.startTime,
+      names, moves, cards });
   }
 }).observe({ type: "layout-shift", buffered: true });
 """
