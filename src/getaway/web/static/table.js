@@ -18,7 +18,8 @@ const LIFT = 10;
 
 /** Slide the hand card `el` from `dx`, `dy` px away (its place before a re-lay) to its place: the
  * individual `translate` property, animated (it adds to the lift's `transform`, and a transform
- * is no layout shift). A slide still running is replaced, from where the card is seen now. */
+ * is no layout shift), in 0.2 s at the normal speed (motion.js `pace`). A slide still running
+ * is replaced, from where the card is seen now. Under reduced motion it is not called. */
 function slideHandCard(el, dx, dy) {
   if (el.slide) {
     const seen = getComputedStyle(el).translate.split(" ").map((v) => parseFloat(v) || 0); // "none", "3px" or "3px 4px"
@@ -26,7 +27,7 @@ function slideHandCard(el, dx, dy) {
     dy += seen[1] || 0;
     el.slide.cancel();
   }
-  el.slide = el.animate([{ translate: `${dx}px ${dy}px` }, { translate: "0px 0px" }], { duration: 200, easing: "ease" });
+  el.slide = el.animate([{ translate: `${dx}px ${dy}px` }, { translate: "0px 0px" }], { duration: 200 * pace(), easing: "ease" });
   el.slide.finished.then(() => { el.slide = null; }, () => {});
 }
 
@@ -713,9 +714,9 @@ export class TableView {
       const left = (W - width) / 2 + c * step;
       const top = LIFT + r * rowStep;
       // A card already in the hand slides to its new place. It is put there at once and moved
-      // back by a transform animated to none (FLIP): the layout changes in one frame, the one
-      // in which the hand's cards changed, never over the frames of a slide (a layout shift
-      // spread over 0.2 s, longer on a busy machine: tests/test_web_layout_e2e.py).
+      // back by a transform animated to none (FLIP): it is seen where it was, then slides, and
+      // no frame of the slide is a layout shift (transitions of top/left were one at every
+      // frame, more of them on a busy machine: tests/test_web_layout_e2e.py).
       const was = el.style.left ? [parseFloat(el.style.left), parseFloat(el.style.top)] : null;
       el.style.left = `${left}px`;
       el.style.top = `${top}px`;
