@@ -16,6 +16,21 @@ const HAND_SUIT_ORDER = [0, 1, 3, 2, 4];
 // a lifted card never covers the name line nor the buttons above the hand.
 const LIFT = 10;
 
+/** Slide the hand card `el` from `dx`, `dy` px away (its place before a re-lay) to its place: the
+ * individual `translate` property, animated (it adds to the lift's `transform`, and a transform
+ * is no layout shift), in 0.2 s at the normal speed (motion.js `pace`). A slide still running
+ * is replaced, from where the card is seen now. Under reduced motion it is not called. */
+function slideHandCard(el, dx, dy) {
+  if (el.slide) {
+    const seen = getComputedStyle(el).translate.split(" ").map((v) => parseFloat(v) || 0); // "none", "3px" or "3px 4px"
+    dx += seen[0] || 0;
+    dy += seen[1] || 0;
+    el.slide.cancel();
+  }
+  el.slide = el.animate([{ translate: `${dx}px ${dy}px` }, { translate: "0px 0px" }], { duration: 200 * pace(), easing: "ease" });
+  el.slide.finished.then(() => { el.slide = null; }, () => {});
+}
+
 // The mark of a bot seat wherever its name is shown (the server refuses it in human names, so
 // a human called "Bot 3" never looks like one); the narration's names carry it too.
 export const BOT_MARK = "\u{1F916}";
@@ -84,7 +99,14 @@ export class TableView {
     // Why the card just tapped is refused, said to the player: over the table just above the hand
     // (absolutely placed, so the hand does not move), until the player's next legal move.
     this.refusal = h("p", { class: "refusal", role: "alert", "data-testid": "refusal", hidden: true });
-    this.handWrap = h("section", { class: "hand-wrap" }, this.refusal, this.handTitle, this.me, this.buttons, this.hintLine, this.hand);
+    // The take control's explanation (shown until the first take), in the same place.
+    this.explain = h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain", hidden: true },
+      t("Their cards join yours and they get away: take only when it helps you."));
+    // The lines that come and go (a refusal, the take's explanation, a hint) lie over the table
+    // just above the hand, out of the flow; the action buttons have a row of fixed height: when
+    // controls come and go the hand does not move (issue 24 item 3, tests/test_web_layout_e2e.py).
+    this.notes = h("div", { class: "hand-notes" }, this.refusal, this.explain, this.hintLine);
+    this.handWrap = h("section", { class: "hand-wrap" }, this.notes, this.handTitle, this.me, this.buttons, this.hand);
     // The narration: a live region (role=log) holding a list of lines (a role=log list would no
     // longer be a list for its items).
     this.logList = h("ol", { class: "log-lines" });
@@ -181,8 +203,24 @@ export class TableView {
         return r.left < o.right && r.right > o.left && r.top < o.bottom && r.bottom > o.top;
       });
     }
+    if (!rows) {
+      // On a low oval (a small window) a whole trick in lines, the oval's last resort, may still
+      // cover a seat box: then rows (the trick in a band of its own below the seats). Weighed
+      // for a whole trick (a card of every player), so it holds for the deal.
+      this.felt.classList.remove("rows");
+      const { cw, ch } = this.trickCardSize();
+      rows = this.coversSeat(this.linePlaces(this.n || 1, cw, ch), cw + 4, ch);
+    }
     this.felt.classList.toggle("rows", rows);
     this.placeTrick();
+  }
+
+  /** The size of a trick card's face (px): the first card's, or the felt's `--tw` and `--th`. */
+  trickCardSize() {
+    const face = this.trick.querySelector(".played .face");
+    const css = getComputedStyle(this.felt);
+    return { cw: (face && face.offsetWidth) || parseFloat(css.getPropertyValue("--tw")) || 44,
+      ch: (face && face.offsetHeight) || parseFloat(css.getPropertyValue("--th")) || 62 };
   }
 
   /** Angle (degrees, screen coordinates) of a seat: the player at the bottom, clockwise = to the left. */
@@ -220,11 +258,14 @@ export class TableView {
         style: { left: `calc(50% + ${Math.cos(a).toFixed(4)} * var(--rx))`, top: `calc(50% + ${Math.sin(a).toFixed(4)} * var(--ry))`,
           order: String(Math.floor((this.angle(seat) - 90) / (360 / n) + 1e-6)) },
       },
-      h("span", { class: "name" }, seatName(room, seat)),
+      // a long name is cut with an ellipsis (style.css); the whole of it on hover, and in the text read aloud
+      h("span", { class: "name", title: seatName(room, seat) }, seatName(room, seat)),
       size === null ? null : h("span", { class: "count", "data-testid": `hand-size-${seat}` },
         h("span", { class: "backs", "aria-hidden": "true" }, size ? cardBack({ class: "face back mini" }) : null), t("Cards: {n}", { n: size })),
       badges.length ? h("span", { class: "badges" }, badges) : null,
-      state ? h("span", { class: "state" }, state) : null,
+      // always there (empty when there is nothing to say): in rows its line is kept, so a seat's
+      // "to play" coming and going does not move the rows below
+      h("span", { class: "state" }, state || ""),
       absent && !info.bot_playing ? h("span", { class: "state away", "data-testid": `absent-${seat}`, "data-deadline": deadline || "" },
         awayText(deadline)) : null);
       items.push(li);
@@ -356,21 +397,30 @@ export class TableView {
    * oval). No two cards of a trick overlap, nor their players' names. */
   placeTrick() {
     const cards = [...this.trick.children];
-    if (!cards.length) return;
-    const face = cards[0].querySelector(".face");
-    const cw = (face && face.offsetWidth) || 44;
-    const ch = (face && face.offsetHeight) || 62;
+    if (!cards.length) {
+      // an empty table in rows: the band keeps a whole trick's lines (cards of --tw, 6 px apart)
+      const tw = parseFloat(getComputedStyle(this.felt).getPropertyValue("--tw")) || 44;
+      const perLine = Math.max(1, Math.floor((this.trick.clientWidth + 6) / (tw + 6)));
+      this.felt.style.setProperty("--lines", String(Math.ceil((this.n || 1) / perLine)));
+      return;
+    }
+    const { cw, ch } = this.trickCardSize();
     const lineH = ch + 22; // the card, its player's name below, its mark above
     const gap = 6;
     if (!this.felt.classList.contains("rows")) {
       const w = this.felt.clientWidth;
       const hgt = this.felt.clientHeight;
-      const pos = cards.map((el) => {
-        const seat = el.dataset.seat === "" ? null : Number(el.dataset.seat);
+      const place = (seat) => {
         const a = seat === null || !this.n ? Math.PI / 2 : (this.angle(seat) * Math.PI) / 180;
         return [Math.cos(a) * w * 0.15, Math.sin(a) * hgt * 0.16];
-      });
-      const apart = pos.every(([x, y], i) => pos.every(([u, v], k) => k <= i || Math.abs(x - u) >= Math.max(cw, 80) + 2 || Math.abs(y - v) >= lineH));
+      };
+      const pos = cards.map((el) => place(el.dataset.seat === "" ? null : Number(el.dataset.seat)));
+      // Every player's place is weighed, not only the cards shown: the choice holds for the
+      // whole trick (no card jumps when the next one comes). Towards their players when no two
+      // places overlap and none covers a seat box (a low oval: a small window), else in lines.
+      const all = [...Array(this.n || 1).keys()].map(place);
+      const apart = all.every(([x, y], i) => all.every(([u, v], k) => k <= i || Math.abs(x - u) >= Math.max(cw, 80) + 2 || Math.abs(y - v) >= lineH))
+        && !this.coversSeat(all, Math.max(cw, 80), ch);
       if (apart) {
         cards.forEach((el, i) => { el.style.left = `calc(50% + ${pos[i][0]}px)`; el.style.top = `calc(50% + ${pos[i][1]}px)`; });
         this.felt.style.setProperty("--lines", "1");
@@ -379,15 +429,43 @@ export class TableView {
       }
     }
     const perLine = Math.max(1, Math.floor((this.trick.clientWidth + gap) / (cw + gap)));
-    const lines = Math.ceil(cards.length / perLine);
-    const per = Math.ceil(cards.length / lines);
-    this.felt.style.setProperty("--lines", String(lines));
+    // the band's height is kept for a whole trick (one card per player): it never grows mid-trick
+    this.felt.style.setProperty("--lines", String(Math.max(Math.ceil(cards.length / perLine), Math.ceil((this.n || 1) / perLine))));
     this.trick.style.setProperty("--step", `${cw + gap}px`);
+    const at = this.linePlaces(cards.length, cw, ch);
     cards.forEach((el, i) => {
+      el.style.left = `calc(50% + ${at[i][0]}px)`;
+      el.style.top = `calc(50% + ${at[i][1]}px)`;
+    });
+  }
+
+  /** The places of `count` trick cards in lines, in the order played (px from the trick's
+   * centre, each `[x, y]`): as many a line as the trick's width holds (cards `cw` px wide, 6 px
+   * apart), the lines `ch` + 22 px apart (the card, its player's name below, its mark above). */
+  linePlaces(count, cw, ch) {
+    const gap = 6;
+    const perLine = Math.max(1, Math.floor((this.trick.clientWidth + gap) / (cw + gap)));
+    const lines = Math.ceil(count / perLine);
+    const per = Math.ceil(count / lines);
+    return [...Array(count).keys()].map((i) => {
       const r = Math.floor(i / per);
-      const inLine = Math.min(per, cards.length - r * per);
-      el.style.left = `calc(50% + ${((i % per) - (inLine - 1) / 2) * (cw + gap)}px)`;
-      el.style.top = `calc(50% + ${(r - (lines - 1) / 2) * lineH}px)`;
+      const inLine = Math.min(per, count - r * per);
+      return [((i % per) - (inLine - 1) / 2) * (cw + gap), (r - (lines - 1) / 2) * (ch + 22)];
+    });
+  }
+
+  /** Whether a trick card placed at one of `places` (px from the trick's centre, each `[x, y]`)
+   * would overlap a seat box: a card `w` px wide (its face or its player's name) and `ch` px
+   * high, its name's line below (14 px) and its mark above (10 px), as style.css `.played` lays
+   * them. Reads the layout (bounding boxes of the trick and of the seat boxes). */
+  coversSeat(places, w, ch) {
+    const t0 = this.trick.getBoundingClientRect();
+    const cx = t0.left + t0.width / 2;
+    const cy = t0.top + t0.height / 2;
+    const boxes = [...this.seats.children].map((b) => b.getBoundingClientRect());
+    return places.some(([x, y]) => {
+      const r = { left: cx + x - w / 2, right: cx + x + w / 2, top: cy + y - (ch + 14) / 2 - 10, bottom: cy + y + (ch + 14) / 2 };
+      return boxes.some((b) => r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom);
     });
   }
 
@@ -429,6 +507,7 @@ export class TableView {
     const { view, room } = S;
     const legal = new Set(view ? view.legal_actions : []);
     const btns = [];
+    let explain = false;
     const target = leftActive(view, S.seat);
     const who = target === null ? "?" : seatName(room, target);
     const seated = S.seat !== null && S.seat !== undefined;
@@ -445,10 +524,7 @@ export class TableView {
       // the window a bot's lead waits for (take_ends_in): its countdown, a bar and seconds
       S.takeEnds ? h("span", { class: "take-countdown", "data-testid": "take-countdown", "aria-hidden": "true" },
         h("span", { class: "take-bar" }), h("span", { class: "take-left" })) : null));
-      if (!localStorage.getItem(TAKE_EXPLAINED)) {
-        btns.push(h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain" },
-          t("Their cards join yours and they get away: take only when it helps you.")));
-      }
+      explain = !localStorage.getItem(TAKE_EXPLAINED);
     } else if (interject && view.trick.length && S.armedTake) {
       // An armed take: a standing badge with its cancel, until it fires.
       btns.push(h("span", { class: "badge armed-take", "data-testid": "armed-take", role: "status" }, t("Take armed"), " ",
@@ -480,6 +556,7 @@ export class TableView {
     // Keep keyboard focus on the same button across updates.
     const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
     fill(this.buttons, btns);
+    this.explain.hidden = !explain;
     if (focused) { const b = this.buttons.querySelector(`[data-testid="${focused}"]`); if (b) b.focus(); }
     if (S.takeEnds !== this.takeEnds) {
       this.takeEnds = S.takeEnds;
@@ -497,7 +574,7 @@ export class TableView {
     const myTurn = !view.outcome && view.to_act === S.seat;
     const choosing = myTurn && hand.some((c) => legal.has(c)); // dim the others only when a card is to be chosen
     this.handTitle.textContent = t("Your hand");
-    const bits = [h("strong", {}, seatName(room, S.seat)), " · ", t("Cards: {n}", { n: hand.length })];
+    const bits = [h("strong", { class: "pname", title: seatName(room, S.seat) }, seatName(room, S.seat)), " · ", t("Cards: {n}", { n: hand.length })];
     if (view.dealer === S.seat) bits.push(" · ", t("dealer"));
     if (view.got_away[S.seat]) bits.push(" · ", h("span", { class: "got-away" }, t("got away ({place})", { place: placeOf(view, S.seat) })));
     fill(this.me, bits);
@@ -625,15 +702,26 @@ export class TableView {
       step = perRow > 1 ? Math.min(maxStep, (W - cw) / (perRow - 1)) : 0;
     }
     const rows = Math.ceil(n / perRow);
-    const rowStep = ch * (rows > 3 ? 0.5 : 0.6);
+    // each row shows the whole rank corner of the row above (its index, and 2 px)
+    const corner = cards[0].querySelector(".index");
+    const rowStep = Math.max(ch * (rows > 3 ? 0.5 : 0.6), ((corner && corner.offsetHeight) || 0) + 2);
+    const motion = !reducedMotion();
     cards.forEach((el, i) => {
       const r = Math.floor(i / perRow);
       const c = i % perRow;
       const inRow = Math.min(perRow, n - r * perRow);
       const width = cw + step * (inRow - 1);
-      el.style.left = `${(W - width) / 2 + c * step}px`;
-      el.style.top = `${LIFT + r * rowStep}px`;
+      const left = (W - width) / 2 + c * step;
+      const top = LIFT + r * rowStep;
+      // A card already in the hand slides to its new place. It is put there at once and moved
+      // back by a transform animated to none (FLIP): it is seen where it was, then slides, and
+      // no frame of the slide is a layout shift (transitions of top/left were one at every
+      // frame, more of them on a busy machine: tests/test_web_layout_e2e.py).
+      const was = el.style.left ? [parseFloat(el.style.left), parseFloat(el.style.top)] : null;
+      el.style.left = `${left}px`;
+      el.style.top = `${top}px`;
       el.style.zIndex = String(i + 1);
+      if (motion && was && (Math.abs(was[0] - left) > 0.5 || Math.abs(was[1] - top) > 0.5)) slideHandCard(el, was[0] - left, was[1] - top);
     });
     this.hand.style.height = `${LIFT + ch + rowStep * (rows - 1) + 8}px`;
     this.hand.classList.toggle("stacked", rows > 1);
@@ -699,7 +787,7 @@ export class TableView {
           h("th", { scope: "col" }, t("Points")), h("th", { scope: "col" }, t("Losses")),
           dehla ? h("th", { scope: "col" }, t("Tens")) : null, chips ? h("th", { scope: "col" }, t("Chips")) : null)),
         h("tbody", {}, rows.map((r) => h("tr", { class: r.seat === S.seat ? "mine" : "", "data-testid": `standing-${r.seat}` },
-          h("td", {}, r.place ?? ""), h("th", { scope: "row" }, seatName(room, r.seat)), h("td", {}, r.points ?? ""),
+          h("td", {}, r.place ?? ""), h("th", { scope: "row" }, h("span", { class: "pname", title: seatName(room, r.seat) }, seatName(room, r.seat))), h("td", {}, r.points ?? ""),
           h("td", {}, r.losses ?? ""), dehla ? h("td", {}, r.tens ?? 0) : null, chips ? h("td", {}, r.chips ?? 0) : null)))));
     }
     const done = (room.deal_index ?? 0) + (view && view.outcome ? 1 : 0);
