@@ -48,6 +48,7 @@ BUILD_INPUTS = [
     "src/getaway/core/deal.py",
     "src/getaway/core/knowledge.py",
     "src/getaway/core/observation.py",
+    "src/getaway/core/batch.py",
     "src/getaway/core/view.py",  # not compiled, but mypyc type-checks it with deal.py (it follows imports)
 ]
 

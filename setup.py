@@ -31,7 +31,12 @@ from setuptools.command.build_ext import build_ext
 
 #: Modules compiled with mypyc (paths from the project root), as one group whose shared library is
 #: ``getaway/core/_native__mypyc``; ``getaway/core/_engine.py``'s ``MODULES`` names the same.
-COMPILED = ["src/getaway/core/deal.py", "src/getaway/core/knowledge.py", "src/getaway/core/observation.py"]
+COMPILED = [
+    "src/getaway/core/deal.py",
+    "src/getaway/core/knowledge.py",
+    "src/getaway/core/observation.py",
+    "src/getaway/core/batch.py",
+]
 #: What the compiled modules were built from, written beside them as ``_compiled.json`` after a
 #: successful build: ``getaway/core/_engine.py`` imports ``deal.py`` itself when it no longer matches.
 SOURCES = {Path(path).name: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in COMPILED}

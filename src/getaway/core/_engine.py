@@ -20,7 +20,7 @@ __all__ = ["COMPILED", "MODULES"]
 #: The modules of ``getaway.core`` that setup.py compiles with mypyc, as one group (its
 #: ``COMPILED``; tests/test_engine_build.py checks the two lists agree): either all of them
 #: run compiled, or all run from their source.
-MODULES = ("deal", "knowledge", "observation")
+MODULES = ("deal", "knowledge", "observation", "batch")
 
 
 def _sha256(path: str) -> str:

@@ -21,7 +21,7 @@ from .deal import Deal
 from .knowledge import Knowledge, followed_knowledge
 from .view import must_lead_card
 
-__all__ = ["NUM_CARDS", "observation_size", "entries", "ObservationBuffer", "seat_observation"]
+__all__ = ["NUM_CARDS", "observation_size", "entries", "ObservationBuffer", "seat_entries", "seat_observation"]
 
 #: Card slots per card plane: 52 cards and the Joker.
 NUM_CARDS: Final = 53
@@ -95,29 +95,42 @@ def entries(
 
 class ObservationBuffer:
     """One seat's observation kept from one step to the next, as the little-endian bytes of its
-    ``float32`` entries: :meth:`update` rewrites only the entries that changed since the last
-    observation and returns a copy.
+    ``float32`` entries: :meth:`write` rewrites only the entries that changed since the last
+    observation, :meth:`update` does the same and returns a copy.
 
     Args:
         players: the number of seats (:func:`observation_size` entries).
+        data: where the bytes live: a ``bytearray`` shared with other buffers (the batch of
+            :class:`getaway.core.batch.LearnerBatch`: one row of a ``(B, size)`` ``float32``
+            block), all zero where this buffer writes; ``None``: a ``bytearray`` of its own.
+        offset: this buffer's first byte in ``data`` (``data`` must hold the observation's
+            ``4 · observation_size(players)`` bytes from there: checked by an ``assert``).
     """
 
-    __slots__ = ("_rows", "_small", "_data")
+    __slots__ = ("_rows", "_small", "_data", "_offset", "_size")
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, data: bytearray | None = None, offset: int = 0) -> None:
         self._rows = [0] * (2 * players + 1)
         self._small = [0.0] * (8 * players + 6)
-        self._data = bytearray(4 * observation_size(players))
+        size = 4 * observation_size(players)
+        if data is None:
+            data = bytearray(size)
+            offset = 0
+        assert 0 <= offset and offset + size <= len(data), "the shared data holds no observation at that offset"
+        self._data = data
+        self._offset = offset
+        self._size = size
 
-    def update(self, rows: list[int], small: list[float]) -> bytearray:
+    def write(self, rows: list[int], small: list[float]) -> None:
         """Set the card entries to the bits of ``rows`` and the others to ``small`` (as
-        :func:`entries` returns them); returns a new ``bytearray`` of the whole vector."""
+        :func:`entries` returns them), in place."""
         data = self._data
         old = self._rows
+        start = self._offset
         for r in range(len(rows)):
             row = rows[r]
             diff = row ^ old[r]
-            base = 4 * NUM_CARDS * r + 2
+            base = start + 4 * NUM_CARDS * r + 2
             c = 0
             while diff:  # the changed entries, low to high
                 if diff & 1:
@@ -132,20 +145,24 @@ class ObservationBuffer:
                 c += 1
         self._rows = rows
         prev = self._small
-        base = 4 * NUM_CARDS * len(rows)
+        base = start + 4 * NUM_CARDS * len(rows)
         for j in range(len(small)):
             v = small[j]
             if v != prev[j]:
                 _F32.pack_into(data, base + 4 * j, v)
         self._small = small
-        return bytearray(data)
+
+    def update(self, rows: list[int], small: list[float]) -> bytearray:
+        """:meth:`write`, then a new ``bytearray`` of the whole vector."""
+        self.write(rows, small)
+        start = self._offset
+        return self._data[start : start + self._size]
 
 
-def seat_observation(deal: Deal, seat: int, knowledge: Knowledge, buffer: ObservationBuffer | None = None) -> bytearray:
-    """The bytes of ``encode(player_view(deal, seat, knowledge))`` without building the view:
-    the facts the observation reads, taken from the deal where the view takes them;
-    ``knowledge`` (``seat``'s, kept by the caller) is brought up to date, and so is ``buffer``
-    (``seat``'s last observation, kept by the caller; ``None``: a new one).
+def seat_entries(deal: Deal, seat: int, knowledge: Knowledge) -> tuple[list[int], list[float]]:
+    """:func:`entries` of ``seat``'s observation of ``deal`` now, the facts taken from the deal
+    where :func:`~getaway.core.view.player_view` takes them; ``knowledge`` (``seat``'s, kept by
+    the caller) is brought up to date first.
 
     Raises:
         ValueError: as :func:`~getaway.core.view.player_view` (a bad seat, another seat's knowledge).
@@ -154,10 +171,21 @@ def seat_observation(deal: Deal, seat: int, knowledge: Knowledge, buffer: Observ
     n = deal.players
     hand = deal.hand_mask(seat)
     leader = deal.leader
-    if buffer is None:
-        buffer = ObservationBuffer(n)
-    rows, small = entries(
+    return entries(
         n, seat, hand, knowledge, deal.trick, deal.hand_sizes, deal.out_mask, deal.to_act, leader, deal.decision,
         deal.first_trick_done, must_lead_card(deal, seat, hand, leader) is not None, deal.waste_size,
     )
+
+
+def seat_observation(deal: Deal, seat: int, knowledge: Knowledge, buffer: ObservationBuffer | None = None) -> bytearray:
+    """The bytes of ``encode(player_view(deal, seat, knowledge))`` without building the view
+    (:func:`seat_entries`); ``knowledge`` (``seat``'s, kept by the caller) is brought up to date,
+    and so is ``buffer`` (``seat``'s last observation, kept by the caller; ``None``: a new one).
+
+    Raises:
+        ValueError: as :func:`~getaway.core.view.player_view` (a bad seat, another seat's knowledge).
+    """
+    rows, small = seat_entries(deal, seat, knowledge)
+    if buffer is None:
+        buffer = ObservationBuffer(deal.players)
     return buffer.update(rows, small)
