@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode  # noqa: E402
 
 import getaway  # noqa: E402
 from getaway.core import _engine  # noqa: E402
-from getaway.core.batch import learner_reward, random_action  # noqa: E402
+from getaway.core.batch import below, learner_reward, random_action  # noqa: E402
 from getaway.core.events import NUM_ACTIONS, IllegalActionError, action_from_id  # noqa: E402
 from getaway.core.view import player_view  # noqa: E402
 from getaway.envs.encoding import encode, observation_size  # noqa: E402
@@ -250,6 +250,17 @@ def test_the_random_bot_chooses_with_the_cores_rule():
         assert a.random() == b.random()
     assert random_action([TAKE], random.Random(0), 0.0) is PASS
     assert random_action([PASS, TAKE], random.Random(0), 1.0) is TAKE
+
+
+def test_below_draws_what_randrange_draws():
+    """The compiled loop's ``below`` is ``randrange`` without its checks: the same numbers from
+    the same generator state (so the bots' moves are the single environment's)."""
+    import random
+
+    for n in [*range(1, 60), 64, 100, 1000]:
+        a, b = random.Random(n), random.Random(n)
+        assert [below(a, n) for _ in range(200)] == [b.randrange(n) for _ in range(200)]
+        assert a.getstate() == b.getstate()
 
 
 _ARRAYS = """

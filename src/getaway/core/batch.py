@@ -31,10 +31,22 @@ from .knowledge import Knowledge
 from .observation import ObservationBuffer, observation_size, seat_entries
 from .rules import Rules
 
-__all__ = ["random_action", "learner_reward", "LearnerBatch"]
+__all__ = ["below", "random_action", "learner_reward", "LearnerBatch"]
 
 _ACTIONS: Final = tuple(action_from_id(i) for i in range(NUM_ACTIONS))
 _NO_MASK: Final = bytes(NUM_ACTIONS)
+_BIT_LENGTHS: Final = tuple(n.bit_length() for n in range(NUM_ACTIONS + 1))
+
+
+def below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n ≥ 1``, the same number from the same draws of ``rng``
+    (CPython's ``_randbelow``: ``getrandbits`` of ``n``'s bit length until one is below ``n``;
+    tests/test_envs_vector.py checks the streams agree), without ``randrange``'s checks."""
+    k = _BIT_LENGTHS[n] if n <= NUM_ACTIONS else n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
 
 
 def random_action(legal: Sequence[Action], rng: random.Random, take_probability: float) -> Action:
@@ -48,7 +60,7 @@ def random_action(legal: Sequence[Action], rng: random.Random, take_probability:
         legal = [a for a in legal if a != TAKE]
         if not legal:
             return PASS
-    return legal[rng.randrange(len(legal))]
+    return legal[below(rng, len(legal))]
 
 
 def learner_reward(deal: Deal, seat: int) -> float:
@@ -66,7 +78,7 @@ class LearnerBatch:
 
     What a step leaves, deal ``i`` by deal ``i``:
 
-    - :attr:`observations`: ``count`` rows of ``observation_size(n)`` little-endian ``float32``
+    - :attr:`observations`: ``count`` rows of ``observation_size(n)`` ``float32`` (native byte order)
       (row ``i`` from byte ``4 · size · i``): the learner's observation;
     - :attr:`masks`: ``count`` rows of 56 bytes: the learner's legal actions by id (all zero once
       the deal is over);

@@ -13,7 +13,6 @@ rewritten (tests/test_envs_encoding.py checks both give exactly the view's encod
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from typing import Final
 
@@ -25,7 +24,6 @@ __all__ = ["NUM_CARDS", "observation_size", "entries", "ObservationBuffer", "sea
 
 #: Card slots per card plane: 52 cards and the Joker.
 NUM_CARDS: Final = 53
-_F32: Final = struct.Struct("<f")
 
 
 def observation_size(players: int) -> int:
@@ -94,20 +92,21 @@ def entries(
 
 
 class ObservationBuffer:
-    """One seat's observation kept from one step to the next, as the little-endian bytes of its
-    ``float32`` entries: :meth:`write` rewrites only the entries that changed since the last
-    observation, :meth:`update` does the same and returns a copy.
+    """One seat's observation kept from one step to the next, as the bytes of its ``float32``
+    entries (native byte order, numpy's ``float32``): :meth:`write` rewrites only the entries
+    that changed since the last observation, :meth:`update` does the same and returns a copy.
 
     Args:
         players: the number of seats (:func:`observation_size` entries).
         data: where the bytes live: a ``bytearray`` shared with other buffers (the batch of
             :class:`getaway.core.batch.LearnerBatch`: one row of a ``(B, size)`` ``float32``
             block), all zero where this buffer writes; ``None``: a ``bytearray`` of its own.
-        offset: this buffer's first byte in ``data`` (``data`` must hold the observation's
-            ``4 · observation_size(players)`` bytes from there: checked by an ``assert``).
+        offset: this buffer's first byte in ``data``, a multiple of 4 (``data`` must hold the
+            observation's ``4 · observation_size(players)`` bytes from there: checked by an
+            ``assert``).
     """
 
-    __slots__ = ("_rows", "_small", "_data", "_offset", "_size")
+    __slots__ = ("_rows", "_small", "_data", "_floats", "_offset", "_size")
 
     def __init__(self, players: int, data: bytearray | None = None, offset: int = 0) -> None:
         self._rows = [0] * (2 * players + 1)
@@ -116,40 +115,34 @@ class ObservationBuffer:
         if data is None:
             data = bytearray(size)
             offset = 0
-        assert 0 <= offset and offset + size <= len(data), "the shared data holds no observation at that offset"
+        assert 0 <= offset and offset % 4 == 0 and offset + size <= len(data), "no observation at that offset"
         self._data = data
+        self._floats = memoryview(data)[offset : offset + size].cast("f")  # an entry per item
         self._offset = offset
         self._size = size
 
     def write(self, rows: list[int], small: list[float]) -> None:
         """Set the card entries to the bits of ``rows`` and the others to ``small`` (as
         :func:`entries` returns them), in place."""
-        data = self._data
+        floats = self._floats
         old = self._rows
-        start = self._offset
         for r in range(len(rows)):
             row = rows[r]
             diff = row ^ old[r]
-            base = start + 4 * NUM_CARDS * r + 2
+            base = NUM_CARDS * r
             c = 0
             while diff:  # the changed entries, low to high
                 if diff & 1:
-                    i = base + 4 * c
-                    if row >> c & 1:  # 1.0 is 00 00 80 3f
-                        data[i] = 0x80
-                        data[i + 1] = 0x3F
-                    else:
-                        data[i] = 0
-                        data[i + 1] = 0
+                    floats[base + c] = 1.0 if row >> c & 1 else 0.0
                 diff >>= 1
                 c += 1
         self._rows = rows
         prev = self._small
-        base = start + 4 * NUM_CARDS * len(rows)
+        base = NUM_CARDS * len(rows)
         for j in range(len(small)):
             v = small[j]
             if v != prev[j]:
-                _F32.pack_into(data, base + 4 * j, v)
+                floats[base + j] = v
         self._small = small
 
     def update(self, rows: list[int], small: list[float]) -> bytearray:
