@@ -111,10 +111,10 @@ def test_same_seed_same_arrays_and_another_seed_others():
     one = _run(GetawayVectorEnv(num_envs=6, seat="random", players=4), 5, 80)
     two = _run(GetawayVectorEnv(num_envs=6, seat="random", players=4), 5, 80)
     other = _run(GetawayVectorEnv(num_envs=6, seat="random", players=4), 6, 80)
-    for a, b in zip(one, two):
-        for x, y in zip(a, b):
+    for a, b in zip(one, two, strict=True):
+        for x, y in zip(a, b, strict=True):
             np.testing.assert_array_equal(x, y)
-    assert any(not np.array_equal(a[0], b[0]) for a, b in zip(one, other))
+    assert any(not np.array_equal(a[0], b[0]) for a, b in zip(one, other, strict=True))
 
 
 def test_a_list_of_seeds_seeds_each_deal():

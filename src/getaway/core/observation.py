@@ -115,7 +115,7 @@ class ObservationBuffer:
         if data is None:
             data = bytearray(size)
             offset = 0
-        assert 0 <= offset and offset % 4 == 0 and offset + size <= len(data), "no observation at that offset"
+        assert offset >= 0 and offset % 4 == 0 and offset + size <= len(data), "no observation at that offset"
         self._data = data
         self._floats = memoryview(data)[offset : offset + size].cast("f")  # an entry per item
         self._offset = offset

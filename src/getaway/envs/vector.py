@@ -181,7 +181,9 @@ class GetawayVectorEnv(gymnasium.vector.VectorEnv):
         """``actions`` as an integer array, every id legal in its deal (or its deal to be dealt again)."""
         ids = np.asarray(actions)
         if ids.shape != (self.num_envs,):
-            raise ValueError(f"actions: expected {self.num_envs} action ids (shape ({self.num_envs},)), got shape {ids.shape}")
+            raise ValueError(
+                f"actions: expected {self.num_envs} action ids (shape ({self.num_envs},)), got shape {ids.shape}"
+            )
         if ids.dtype.kind not in "iu":
             raise ValueError(f"actions: expected integer action ids 0–{NUM_ACTIONS - 1}, got dtype {ids.dtype}")
         bad = np.flatnonzero((ids < 0) | (ids >= NUM_ACTIONS))
