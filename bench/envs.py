@@ -170,7 +170,7 @@ def bench_gym(options: dict[str, Any], seconds: float) -> dict[str, float]:
 def bench_vector(options: dict[str, Any], seconds: float, batch: int) -> dict[str, float]:
     """The vector environment (``getaway.envs.vector``): ``batch`` deals, a learner against
     random bots in each, an observation and a mask of every deal at every step, the learner's
-    actions drawn from the masks with numpy. Its actions are every seat's (the bots' too, as in
+    actions drawn uniformly from the masks with numpy. Its actions are every seat's (the bots' too, as in
     the ``engine`` line); ``observations_per_s`` counts the learner's observations."""
     from getaway.envs.vector import GetawayVectorEnv
 
@@ -181,8 +181,11 @@ def bench_vector(options: dict[str, Any], seconds: float, batch: int) -> dict[st
     first = envs.batch.actions
     start = _clock()
     while True:
-        masks = infos["action_mask"]
-        _, _, terms, _, infos = envs.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
+        # a uniformly random legal action per deal: the (k+1)-th legal id, k uniform below the count
+        # (a deal to be dealt again has no legal action: id 0, ignored)
+        cum = infos["action_mask"].cumsum(axis=1)
+        k = (rng.random(batch) * cum[:, -1]).astype(np.int64)
+        _, _, terms, _, infos = envs.step(np.argmax(cum > k[:, None], axis=1))
         deals += int(terms.sum())
         steps += 1
         if steps % 10 == 0 and _clock() - start > seconds:

@@ -16,7 +16,9 @@ for draw from the same generator (tests/test_envs_vector.py checks the arrays ar
   other player, 0 for all in a drawn deal.
 
 The observation is :func:`~getaway.core.observation.seat_entries` of the learner's seat, the
-one encoding (the same bytes as ``getaway.envs.encoding.encode(player_view(...))``).
+one encoding, kept as its card planes' bit sets and its other entries (the vector environment
+unpacks the planes for the whole batch at once with numpy: the same vector as
+``getaway.envs.encoding.encode(player_view(...))``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Final
 from .deal import Deal
 from .events import NUM_ACTIONS, PASS, TAKE, Action, action_from_id
 from .knowledge import Knowledge
-from .observation import ObservationBuffer, observation_size, seat_entries
+from .observation import seat_entries
 from .rules import Rules
 
 __all__ = ["below", "random_action", "learner_reward", "LearnerBatch"]
@@ -76,14 +78,17 @@ class LearnerBatch:
     """``count`` deals under ``rules``, each with a learner seat against random opponents (see the
     module docstring), stepped together.
 
-    What a step leaves, deal ``i`` by deal ``i``:
+    What a step leaves, deal ``i`` by deal ``i``, in blocks of native-order numbers that numpy
+    wraps without a copy (``np.frombuffer``):
 
-    - :attr:`observations`: ``count`` rows of ``observation_size(n)`` ``float32`` (native byte order)
-      (row ``i`` from byte ``4 · size · i``): the learner's observation;
-    - :attr:`masks`: ``count`` rows of 56 bytes: the learner's legal actions by id (all zero once
-      the deal is over);
-    - :attr:`rewards`, :attr:`terminated`: the learner's reward of the step, and whether the deal
-      ended with it;
+    - :attr:`rows`: the learner's observation's card planes (:func:`~getaway.core.observation.entries`'
+      ``rows``): ``count × (2n + 1)`` ``uint64`` bit sets, bit ``c`` for card slot ``c`` (the
+      first ``53 · (2n + 1)`` entries of the observation, row by row);
+    - :attr:`small`: the observation's other entries, ``count × (8n + 6)`` ``float32``;
+    - :attr:`masks`: ``count × 56`` bytes: the learner's legal actions by id (all zero once the
+      deal is over);
+    - :attr:`rewards`: ``count`` ``float64``, the learner's reward of the step;
+      :attr:`terminated`: ``count`` bytes, 1 if the deal ended with the step;
     - :attr:`seats`: the learner's seat;
     - :attr:`actions`: the actions applied so far, every seat's (a counter, for benchmarks).
 
@@ -93,9 +98,8 @@ class LearnerBatch:
         seat: the learner's seat, or −1 for a seat drawn at each reset.
         take_probability: the opponents' chance of taking when a take is offered (0–1).
 
-    The caller (:mod:`getaway.envs.vector`) checks its arguments and the actions it passes;
-    an ``assert`` stops a ``count`` below 1, a seat that is neither −1 nor a seat of the rules,
-    or a probability outside 0–1.
+    The caller (:mod:`getaway.envs.vector`) checks its arguments; an ``assert`` stops a ``count``
+    below 1, a seat that is neither −1 nor a seat of the rules, or a probability outside 0–1.
     """
 
     def __init__(self, rules: Rules, count: int, seat: int, take_probability: float) -> None:
@@ -104,19 +108,25 @@ class LearnerBatch:
         self.rules = rules
         self.count = count
         self.players = n
-        self.size = observation_size(n)
-        self.observations = bytearray(4 * self.size * count)
+        self.row_count = 2 * n + 1
+        self.small_count = 8 * n + 6
+        self.rows = bytearray(8 * self.row_count * count)
+        self.small = bytearray(4 * self.small_count * count)
         self.masks = bytearray(NUM_ACTIONS * count)
-        self.rewards: list[float] = [0.0] * count
-        self.terminated: list[bool] = [False] * count
+        self.rewards = bytearray(8 * count)
+        self.terminated = bytearray(count)
         self.seats: list[int] = [max(seat, 0)] * count
         self.actions = 0
+        self._rows = memoryview(self.rows).cast("Q")
+        self._small = memoryview(self.small).cast("f")
+        self._rewards = memoryview(self.rewards).cast("d")
+        self._last_rows: list[list[int]] = [[0] * self.row_count for _ in range(count)]
+        self._last_small: list[list[float]] = [[0.0] * self.small_count for _ in range(count)]
         self._seat_choice = seat
         self._take_probability = take_probability
         self._rngs: list[random.Random] = [random.Random() for _ in range(count)]
         self._deals: list[Deal] = []
         self._knowledge: list[Knowledge] = []
-        self._buffers = [ObservationBuffer(n, self.observations, 4 * self.size * i) for i in range(count)]
 
     def seed(self, i: int, seed: int | None) -> None:
         """Make deal ``i``'s generator afresh from ``seed`` (``None``: from the system's entropy)."""
@@ -147,8 +157,8 @@ class LearnerBatch:
             assert i == len(self._deals), "reset the deals of a batch in order the first time"
             self._deals.append(deal)
             self._knowledge.append(knowledge)
-        self.rewards[i] = 0.0
-        self.terminated[i] = False
+        self._rewards[i] = 0.0
+        self.terminated[i] = 0
         self._observe(i, deal, seat)
 
     def reset_all(self) -> None:
@@ -156,11 +166,23 @@ class LearnerBatch:
         for i in range(self.count):
             self.reset(i)
 
+    def first_refused(self, actions: list[int]) -> int:
+        """The first ``i`` whose ``actions[i]`` (``count`` of them) :meth:`step` cannot take: not an
+        id 0–55, or not legal in row ``i`` of :attr:`masks` (a deal to be dealt again takes any
+        id); −1 when there is none."""
+        masks = self.masks
+        terminated = self.terminated
+        for i in range(self.count):
+            a = actions[i]
+            if a < 0 or a >= NUM_ACTIONS or (not terminated[i] and not masks[NUM_ACTIONS * i + a]):
+                return i
+        return -1
+
     def step(self, actions: list[int]) -> None:
         """One step of every deal: deal ``i`` whose last step ended it is :meth:`reset` (its action
         is ignored: Gymnasium's next-step autoreset); any other plays the learner's action
-        ``actions[i]`` (an id legal in row ``i`` of :attr:`masks`: the caller checks), then the
-        opponents up to the learner's next decision or the end."""
+        ``actions[i]`` (an id legal in row ``i`` of :attr:`masks`: :meth:`first_refused` says
+        which is not), then the opponents up to the learner's next decision or the end."""
         rng_list = self._rngs
         for i in range(self.count):
             if self.terminated[i]:
@@ -172,8 +194,8 @@ class LearnerBatch:
             self.actions += 1
             self._opponents(deal, seat, rng_list[i])
             if deal.is_over:
-                self.rewards[i] = learner_reward(deal, seat)
-                self.terminated[i] = True
+                self._rewards[i] = learner_reward(deal, seat)
+                self.terminated[i] = 1
             self._observe(i, deal, seat)
 
     def _opponents(self, deal: Deal, seat: int, rng: random.Random) -> None:
@@ -190,8 +212,23 @@ class LearnerBatch:
         self.actions += k
 
     def _observe(self, i: int, deal: Deal, seat: int) -> None:
+        """Deal ``i``'s observation and mask into the blocks: only the entries that changed."""
         rows, small = seat_entries(deal, seat, self._knowledge[i])
-        self._buffers[i].write(rows, small)
+        block = self._rows
+        old = self._last_rows[i]
+        start = self.row_count * i
+        for r in range(len(rows)):
+            if rows[r] != old[r]:
+                block[start + r] = rows[r]
+        self._last_rows[i] = rows
+        floats = self._small
+        prev = self._last_small[i]
+        start = self.small_count * i
+        for j in range(len(small)):
+            v = small[j]
+            if v != prev[j]:
+                floats[start + j] = v
+        self._last_small[i] = small
         start = NUM_ACTIONS * i
         if deal.is_over:
             self.masks[start : start + NUM_ACTIONS] = _NO_MASK

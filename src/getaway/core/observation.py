@@ -98,28 +98,15 @@ class ObservationBuffer:
 
     Args:
         players: the number of seats (:func:`observation_size` entries).
-        data: where the bytes live: a ``bytearray`` shared with other buffers (the batch of
-            :class:`getaway.core.batch.LearnerBatch`: one row of a ``(B, size)`` ``float32``
-            block), all zero where this buffer writes; ``None``: a ``bytearray`` of its own.
-        offset: this buffer's first byte in ``data``, a multiple of 4 (``data`` must hold the
-            observation's ``4 · observation_size(players)`` bytes from there: checked by an
-            ``assert``).
     """
 
-    __slots__ = ("_rows", "_small", "_data", "_floats", "_offset", "_size")
+    __slots__ = ("_rows", "_small", "_data", "_floats")
 
-    def __init__(self, players: int, data: bytearray | None = None, offset: int = 0) -> None:
+    def __init__(self, players: int) -> None:
         self._rows = [0] * (2 * players + 1)
         self._small = [0.0] * (8 * players + 6)
-        size = 4 * observation_size(players)
-        if data is None:
-            data = bytearray(size)
-            offset = 0
-        assert offset >= 0 and offset % 4 == 0 and offset + size <= len(data), "no observation at that offset"
-        self._data = data
-        self._floats = memoryview(data)[offset : offset + size].cast("f")  # an entry per item
-        self._offset = offset
-        self._size = size
+        self._data = bytearray(4 * observation_size(players))
+        self._floats = memoryview(self._data).cast("f")  # an entry per item
 
     def write(self, rows: list[int], small: list[float]) -> None:
         """Set the card entries to the bits of ``rows`` and the others to ``small`` (as
@@ -148,8 +135,7 @@ class ObservationBuffer:
     def update(self, rows: list[int], small: list[float]) -> bytearray:
         """:meth:`write`, then a new ``bytearray`` of the whole vector."""
         self.write(rows, small)
-        start = self._offset
-        return self._data[start : start + self._size]
+        return bytearray(self._data)
 
 
 def seat_entries(deal: Deal, seat: int, knowledge: Knowledge) -> tuple[list[int], list[float]]:

@@ -51,7 +51,7 @@ from ..bots.random import RandomBot
 from ..core.batch import LearnerBatch
 from ..core.deal import Deal
 from ..core.events import NUM_ACTIONS, action_from_id
-from .encoding import observation_size
+from .encoding import NUM_CARDS, observation_size
 from .pettingzoo import as_whole_number, rules_from_options
 
 __all__ = ["GetawayVectorEnv"]
@@ -109,11 +109,14 @@ class GetawayVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self.batch = LearnerBatch(self.rules, num_envs, seat_code, p)
-        size = observation_size(n)
-        self._obs = np.frombuffer(self.batch.observations, dtype=np.float32).reshape(num_envs, size)
-        self._masks = np.frombuffer(self.batch.masks, dtype=np.int8).reshape(num_envs, NUM_ACTIONS)
-        self._rows = np.arange(num_envs)
+        self.batch = batch = LearnerBatch(self.rules, num_envs, seat_code, p)
+        self._planes = NUM_CARDS * batch.row_count  # the card planes: the first entries
+        # the blocks the compiled loop writes (core/batch.py), wrapped once, without a copy
+        self._rows = np.frombuffer(batch.rows, dtype=np.uint64).reshape(num_envs, batch.row_count)
+        self._small = np.frombuffer(batch.small, dtype=np.float32).reshape(num_envs, batch.small_count)
+        self._masks = np.frombuffer(batch.masks, dtype=np.int8).reshape(num_envs, NUM_ACTIONS)
+        self._rewards = np.frombuffer(batch.rewards, dtype=np.float64)
+        self._terminated = np.frombuffer(batch.terminated, dtype=np.bool_)
         self._flags = np.ones(num_envs, dtype=bool)
         self._started = False
 
@@ -151,7 +154,7 @@ class GetawayVectorEnv(gymnasium.vector.VectorEnv):
                 batch.seed(i, s)
         batch.reset_all()
         self._started = True
-        return self._obs.copy(), self._infos()
+        return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play each deal's learner action, then its bots up to the learner's next decision (or
@@ -171,36 +174,47 @@ class GetawayVectorEnv(gymnasium.vector.VectorEnv):
         if not self._started:
             raise RuntimeError("step() before reset(): call reset() first")
         ids = self._checked(actions)
-        batch = self.batch
-        batch.step(ids.tolist())
-        rewards = np.array(batch.rewards, dtype=np.float64)
-        terminations = np.array(batch.terminated, dtype=bool)
-        return self._obs.copy(), rewards, terminations, np.zeros(self.num_envs, dtype=bool), self._infos()
+        self.batch.step(ids)
+        return (
+            self._observations(),
+            self._rewards.copy(),
+            self._terminated.copy(),
+            np.zeros(self.num_envs, dtype=bool),
+            self._infos(),
+        )
 
-    def _checked(self, actions: Any) -> np.ndarray:
-        """``actions`` as an integer array, every id legal in its deal (or its deal to be dealt again)."""
-        ids = np.asarray(actions)
-        if ids.shape != (self.num_envs,):
+    def _observations(self) -> np.ndarray:
+        """A new ``(num_envs, size)`` ``float32`` array of the blocks' observations: the card
+        planes' bit sets unpacked (bit ``c`` of row ``r`` is entry ``53 r + c``), then the other
+        entries."""
+        out = np.empty((self.num_envs, self._planes + self._small.shape[1]), dtype=np.float32)
+        octets = self._rows.astype("<u8", copy=False).view(np.uint8).reshape(self.num_envs, -1, 8)
+        bits = np.unpackbits(octets, axis=2, count=NUM_CARDS, bitorder="little")
+        out[:, : self._planes] = bits.reshape(self.num_envs, self._planes)
+        out[:, self._planes :] = self._small
+        return out
+
+    def _checked(self, actions: Any) -> list[int]:
+        """``actions`` as a list of ids, each legal in its deal (or its deal to be dealt again)."""
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,):
             raise ValueError(
-                f"actions: expected {self.num_envs} action ids (shape ({self.num_envs},)), got shape {ids.shape}"
+                f"actions: expected {self.num_envs} action ids (shape ({self.num_envs},)), got shape {array.shape}"
             )
-        if ids.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected integer action ids 0–{NUM_ACTIONS - 1}, got dtype {ids.dtype}")
-        bad = np.flatnonzero((ids < 0) | (ids >= NUM_ACTIONS))
-        if bad.size:
-            i = int(bad[0])
+        if array.dtype.kind not in "iu":
+            raise ValueError(f"actions: expected integer action ids 0–{NUM_ACTIONS - 1}, got dtype {array.dtype}")
+        ids = array.tolist()
+        i = self.batch.first_refused(ids)
+        if i < 0:
+            return ids
+        if not 0 <= ids[i] < NUM_ACTIONS:
             raise ValueError(f"actions[{i}]: {ids[i]!r} is not an action id 0–{NUM_ACTIONS - 1}")
-        ended = np.array(self.batch.terminated, dtype=bool)  # dealt again at this step: any id
-        illegal = np.flatnonzero((self._masks[self._rows, ids] == 0) & ~ended)
-        if illegal.size:
-            i = int(illegal[0])
-            seat = self.batch.seats[i]
-            error = self.batch.deal(i).why_illegal(action_from_id(int(ids[i])), seat)
-            if error is None:  # cannot happen: the mask is the engine's legal actions
-                raise AssertionError(f"actions[{i}]: masked out but legal")
-            error.add_note(f"actions[{i}]: deal {i} of the batch, the learner's seat {seat}")
-            raise error
-        return ids
+        seat = self.batch.seats[i]
+        error = self.batch.deal(i).why_illegal(action_from_id(ids[i]), seat)
+        if error is None:  # cannot happen: the mask is the engine's legal actions
+            raise AssertionError(f"actions[{i}]: masked out but legal")
+        error.add_note(f"actions[{i}]: deal {i} of the batch, the learner's seat {seat}")
+        raise error
 
     def _infos(self) -> dict[str, Any]:
         return {
