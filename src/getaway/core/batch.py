@@ -207,7 +207,14 @@ class LearnerBatch:
             if s is None or s == seat:
                 break
             legal = deal.legal_actions(s)
-            deal.apply(legal[0] if len(legal) == 1 else random_action(legal, rng, p), s)
+            m = len(legal)
+            if m == 1:
+                action = legal[0]
+            elif legal[0] is TAKE or legal[m - 1] is TAKE:  # the engine lists a take first or last
+                action = random_action(legal, rng, p)
+            else:  # random_action's choice when no take is offered, without looking for one
+                action = legal[below(rng, m)]
+            deal.apply(action, s)
             k += 1
         self.actions += k
 

@@ -188,9 +188,8 @@ class GetawayVectorEnv(gymnasium.vector.VectorEnv):
         planes' bit sets unpacked (bit ``c`` of row ``r`` is entry ``53 r + c``), then the other
         entries."""
         out = np.empty((self.num_envs, self._planes + self._small.shape[1]), dtype=np.float32)
-        octets = self._rows.astype("<u8", copy=False).view(np.uint8).reshape(self.num_envs, -1, 8)
-        bits = np.unpackbits(octets, axis=2, count=NUM_CARDS, bitorder="little")
-        out[:, : self._planes] = bits.reshape(self.num_envs, self._planes)
+        bits = np.unpackbits(self._rows.astype("<u8", copy=False).view(np.uint8), bitorder="little")
+        out[:, : self._planes] = bits.reshape(self.num_envs, -1, 64)[:, :, :NUM_CARDS].reshape(self.num_envs, -1)
         out[:, self._planes :] = self._small
         return out
 
