@@ -22,6 +22,7 @@ mypyc (setup.py; pure Python if it cannot, with a message).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import shutil
@@ -40,14 +41,23 @@ def _python() -> Path:
     return BIN / ("python.exe" if os.name == "nt" else "python")
 
 
+def compiled_sources() -> list[str]:
+    """The sources setup.py compiles with mypyc: ``src/getaway/core/_engine.py``'s ``MODULES``,
+    the one list of them, read from its source as setup.py's ``compiled_modules`` reads it."""
+    source = (ROOT / "src" / "getaway" / "core" / "_engine.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MODULES" for t in node.targets):
+            return [f"src/getaway/core/{name}.py" for name in ast.literal_eval(node.value)]
+    raise RuntimeError("src/getaway/core/_engine.py defines no MODULES")
+
+
 #: What an install depends on: the project's metadata, and the sources that setup.py compiles
 #: with mypyc (an editable install keeps a compiled copy of them beside the sources).
 BUILD_INPUTS = [
     "pyproject.toml",
     "setup.py",
-    "src/getaway/core/deal.py",
-    "src/getaway/core/knowledge.py",
-    "src/getaway/core/observation.py",
+    "src/getaway/core/_engine.py",  # its MODULES: what is compiled
+    *compiled_sources(),
     "src/getaway/core/view.py",  # not compiled, but mypyc type-checks it with deal.py (it follows imports)
 ]
 

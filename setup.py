@@ -20,6 +20,7 @@ Python files are what runs until the next install (``python3 dev.py test`` reins
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -29,9 +30,21 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-#: Modules compiled with mypyc (paths from the project root), as one group whose shared library is
-#: ``getaway/core/_native__mypyc``; ``getaway/core/_engine.py``'s ``MODULES`` names the same.
-COMPILED = ["src/getaway/core/deal.py", "src/getaway/core/knowledge.py", "src/getaway/core/observation.py"]
+
+def compiled_modules(root: Path) -> list[str]:
+    """The modules compiled with mypyc (paths from the project ``root``), as one group whose shared
+    library is ``getaway/core/_native__mypyc``: ``getaway/core/_engine.py``'s ``MODULES``, the
+    one list of them (read from its source: the package is not importable while it is built;
+    dev.py reads it the same way)."""
+    source = (root / "src" / "getaway" / "core" / "_engine.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MODULES" for t in node.targets):
+            return [f"src/getaway/core/{name}.py" for name in ast.literal_eval(node.value)]
+    raise RuntimeError("src/getaway/core/_engine.py defines no MODULES")
+
+
+#: Modules compiled with mypyc (paths from the project root): :func:`compiled_modules`.
+COMPILED = compiled_modules(Path(__file__).resolve().parent)
 #: What the compiled modules were built from, written beside them as ``_compiled.json`` after a
 #: successful build: ``getaway/core/_engine.py`` imports ``deal.py`` itself when it no longer matches.
 SOURCES = {Path(path).name: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in COMPILED}

@@ -5,6 +5,7 @@ Rerun with::
     .venv/bin/python bench/envs.py                  # ~2 s per line (3 interleaved rounds, best kept)
     .venv/bin/python bench/envs.py --seconds 5 --profile classic --players 6
     .venv/bin/python bench/envs.py --cpu-time --rounds 8   # CPU time: steadier on a loaded machine
+    .venv/bin/python bench/envs.py --cpu-time --seconds 6 --rounds 6 --only vector   # the engine and the vector env
 
 Every line plays uniformly random legal deals (4-player punjab with takes off by default)
 for about ``--seconds`` on one core and prints deals/s and the ratio to the engine's rate
@@ -23,7 +24,11 @@ measured in the same run:
 - ``pettingzoo, wrapped``: the same through ``env()`` (PettingZoo's checking wrappers);
 - ``gymnasium``: one learner against three ``random`` bots (the bots read their views);
 - ``openspiel``: ``python_getaway`` with its chance nodes (the 52 dealing steps included),
-  no observations.
+  no observations;
+- ``vector env``: ``getaway.envs.vector`` with ``--batch`` deals (64 by default) stepped
+  together, one learner against random bots in each, every learner's observation and mask at
+  every step, the learner's actions drawn from the masks with numpy; its actions/s count every
+  seat's actions, like the engine line's (target, issue 27: ≥ 25 % of the engine's actions/s).
 """
 
 from __future__ import annotations
@@ -162,6 +167,39 @@ def bench_gym(options: dict[str, Any], seconds: float) -> dict[str, float]:
     return _timed(one, seconds)
 
 
+def bench_vector(options: dict[str, Any], seconds: float, batch: int) -> dict[str, float]:
+    """The vector environment (``getaway.envs.vector``): ``batch`` deals, a learner against
+    random bots in each, an observation and a mask of every deal at every step, the learner's
+    actions drawn uniformly from the masks with numpy. Its actions are every seat's (the bots' too, as in
+    the ``engine`` line); ``observations_per_s`` counts the learner's observations."""
+    from getaway.envs.vector import GetawayVectorEnv
+
+    envs = GetawayVectorEnv(num_envs=batch, opponents="random", **options)
+    rng = np.random.default_rng(0)
+    _, infos = envs.reset(seed=0)
+    deals = steps = 0
+    first = envs.batch.actions
+    start = _clock()
+    while True:
+        # a uniformly random legal action per deal: the (k+1)-th legal id, k uniform below the count
+        # (a deal to be dealt again has no legal action: id 0, ignored)
+        cum = infos["action_mask"].cumsum(axis=1)
+        k = (rng.random(batch) * cum[:, -1]).astype(np.int64)
+        _, _, terms, _, infos = envs.step(np.argmax(cum > k[:, None], axis=1))
+        deals += int(terms.sum())
+        steps += 1
+        if steps % 10 == 0 and _clock() - start > seconds:
+            break
+    elapsed = _clock() - start
+    actions = envs.batch.actions - first
+    return {
+        "deals": deals,
+        "deals_per_s": deals / elapsed,
+        "actions_per_s": actions / elapsed,
+        "observations_per_s": steps * batch / elapsed,
+    }
+
+
 def bench_openspiel(options: dict[str, Any], seconds: float) -> dict[str, float]:
     import pyspiel
 
@@ -192,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="punjab", choices=("punjab", "classic"))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best of each line counts")
+    parser.add_argument("--batch", type=int, default=64, help="deals of the vector environment's batch (default 64)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument(
         "--only", metavar="WORDS", help="only the lines whose name contains one of these comma-separated words"
@@ -205,8 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cpu_time:
         global _clock
         _clock = time.process_time
-    if args.rounds < 1 or args.seconds <= 0:
-        parser.error("--rounds: at least 1; --seconds: more than 0")
+    if args.rounds < 1 or args.seconds <= 0 or args.batch < 1:
+        parser.error("--rounds, --batch: at least 1; --seconds: more than 0")
     options: dict[str, Any] = {"profile": args.profile, "players": args.players, "takes": "off"}
     try:
         rules = Rules.profile(args.profile, players=args.players, takes="off")
@@ -229,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         ("pettingzoo, wrapped", lambda: _optional(bench_pettingzoo, options, sec, True, True)),
         ("gymnasium (vs random bots)", lambda: _optional(bench_gym, options, sec)),
         ("openspiel (with chance)", lambda: _optional(bench_openspiel, options, sec)),
+        (f"vector env, B={args.batch}", lambda: _optional(bench_vector, options, sec, args.batch)),
     ]
     if hasattr(Deal, "apply_id"):  # (an engine before issue 12 has no apply_id: the bench runs on it too)
         lines.insert(2, ("engine, apply_id + numpy masks", lambda: bench_mask_floor_apply_id(rules, sec)))
@@ -266,6 +306,14 @@ def main(argv: list[str] | None = None) -> int:
     if "pettingzoo, observations" in results:
         ratio = results["pettingzoo, observations"]["ratio_to_engine"]
         print(f"target (issue 12): 'pettingzoo, observations' ≥ 25% of the engine: {ratio:.0%}")
+    vector = results.get(f"vector env, B={args.batch}")
+    if vector is not None:
+        ratio = vector["actions_per_s"] / results["engine"]["actions_per_s"]
+        vector["actions_ratio_to_engine"] = ratio
+        print(
+            f"target (issue 27): 'vector env' ≥ 25% of the engine's actions/s, an observation every step:"
+            f" {ratio:.0%} ({vector['observations_per_s']:,.0f} observations/s)"
+        )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"options": options, "compiled": COMPILED, "results": results}, fh, indent=2)

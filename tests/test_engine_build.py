@@ -9,6 +9,7 @@ and the few places where the source does by hand what the standard library or th
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
 import json
@@ -217,16 +218,25 @@ def test_a_stale_compiled_engine_is_not_used(tmp_path: Path) -> None:
 def test_every_compiled_module_is_checked_and_the_group_runs_from_source_when_one_is_stale(tmp_path: Path) -> None:
     """setup.py compiles the modules _engine.py checks; editing any one of them (here
     knowledge.py, then observation.py) makes every module of the group run from its source."""
-    setup_py = (SRC.parent / "setup.py").read_text(encoding="utf-8")
+    root = SRC.parent
     compiled_paths = [f"src/getaway/core/{name}.py" for name in MODULES]
-    assert f"COMPILED = {compiled_paths!r}".replace("'", '"') in setup_py
+    # _engine.py's MODULES is the one list: setup.py and dev.py read it from its source
+    for script, function in (("setup.py", "compiled_modules"), ("dev.py", "compiled_sources")):
+        text = (root / script).read_text(encoding="utf-8")
+        found = [n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == function]
+        assert found, f"{script} has no {function}()"
+        namespace: dict = {"ast": ast, "Path": Path, "ROOT": root}
+        exec(compile(ast.Module(body=found, type_ignores=[]), script, "exec"), namespace)
+        assert (namespace[function](root) if script == "setup.py" else namespace[function]()) == compiled_paths
+    assert "COMPILED = compiled_modules(" in (root / "setup.py").read_text(encoding="utf-8")
     if not COMPILED:
         pytest.skip("the engine is not compiled here")
     here = Path(getaway.__file__).parent
     package = tmp_path / "getaway" / "core"
     probe = (
         "import getaway, getaway.core._engine as e, getaway.core.deal as d, getaway.core.knowledge as k,"
-        " getaway.core.observation as o; print(e.COMPILED, d.__file__, k.__file__, o.__file__)"
+        " getaway.core.observation as o, getaway.core.batch as b;"
+        " print(e.COMPILED, d.__file__, k.__file__, o.__file__, b.__file__)"
     )
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     env.pop("GETAWAY_PURE_PYTHON", None)
@@ -236,6 +246,6 @@ def test_every_compiled_module_is_checked_and_the_group_runs_from_source_when_on
         with open(package / edited, "a", encoding="utf-8") as fh:
             fh.write("\n# edited after the build\n")
         out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, cwd=tmp_path)
-        sources = [str(package / f"{name}.py") for name in ("deal", "knowledge", "observation")]
+        sources = [str(package / f"{name}.py") for name in ("deal", "knowledge", "observation", "batch")]
         assert out.stdout.split() == ["False", *sources]
         assert f"compiled from another version of {edited}" in out.stderr

@@ -6,7 +6,8 @@ import random
 from collections.abc import Sequence
 from typing import ClassVar
 
-from ..core.events import PASS, TAKE, Action
+from ..core.batch import random_action
+from ..core.events import Action
 from ..core.view import PlayerView
 from .settings import Setting
 
@@ -34,11 +35,7 @@ class RandomBot:
         self.take_probability = take_probability
 
     def act(self, view: PlayerView, legal: Sequence[Action], rng: random.Random) -> Action:
-        """A uniformly random legal action (takes with ``take_probability``)."""
-        if TAKE in legal:
-            if rng.random() < self.take_probability:
-                return TAKE
-            legal = [a for a in legal if a is not TAKE]
-            if not legal:
-                return PASS
-        return legal[rng.randrange(len(legal))]
+        """A uniformly random legal action (takes with ``take_probability``): the core's
+        :func:`~getaway.core.batch.random_action`, which the vector environment's compiled
+        opponents use too."""
+        return random_action(legal, rng, self.take_probability)

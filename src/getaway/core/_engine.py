@@ -1,4 +1,5 @@
-"""Which code runs: ``deal.py`` and ``knowledge.py`` or the modules mypyc compiled from them (setup.py).
+"""Which code runs: the sources of :data:`MODULES` (``deal.py``, ``knowledge.py`` …) or the
+modules mypyc compiled from them (setup.py).
 
 Imported first by ``getaway/__init__.py``, for its effect: when a compiled module is stale it
 imports the sources themselves as ``getaway.core.deal`` and ``getaway.core.knowledge``.
@@ -17,10 +18,11 @@ import warnings
 
 __all__ = ["COMPILED", "MODULES"]
 
-#: The modules of ``getaway.core`` that setup.py compiles with mypyc, as one group (its
-#: ``COMPILED``; tests/test_engine_build.py checks the two lists agree): either all of them
-#: run compiled, or all run from their source.
-MODULES = ("deal", "knowledge", "observation")
+#: The modules of ``getaway.core`` that setup.py compiles with mypyc, as one group: the one list
+#: of them (setup.py's ``COMPILED`` and dev.py's ``BUILD_INPUTS`` read it from this file's source;
+#: tests/test_engine_build.py checks they do): either all of them run compiled, or all run from
+#: their source.
+MODULES = ("deal", "knowledge", "observation", "batch")
 
 
 def _sha256(path: str) -> str:

@@ -13,7 +13,6 @@ rewritten (tests/test_envs_encoding.py checks both give exactly the view's encod
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from typing import Final
 
@@ -21,11 +20,10 @@ from .deal import Deal
 from .knowledge import Knowledge, followed_knowledge
 from .view import must_lead_card
 
-__all__ = ["NUM_CARDS", "observation_size", "entries", "ObservationBuffer", "seat_observation"]
+__all__ = ["NUM_CARDS", "observation_size", "entries", "ObservationBuffer", "seat_entries", "seat_observation"]
 
 #: Card slots per card plane: 52 cards and the Joker.
 NUM_CARDS: Final = 53
-_F32: Final = struct.Struct("<f")
 
 
 def observation_size(players: int) -> int:
@@ -94,58 +92,56 @@ def entries(
 
 
 class ObservationBuffer:
-    """One seat's observation kept from one step to the next, as the little-endian bytes of its
-    ``float32`` entries: :meth:`update` rewrites only the entries that changed since the last
-    observation and returns a copy.
+    """One seat's observation kept from one step to the next, as the bytes of its ``float32``
+    entries (native byte order, numpy's ``float32``): :meth:`write` rewrites only the entries
+    that changed since the last observation, :meth:`update` does the same and returns a copy.
 
     Args:
         players: the number of seats (:func:`observation_size` entries).
     """
 
-    __slots__ = ("_rows", "_small", "_data")
+    __slots__ = ("_rows", "_small", "_data", "_floats")
 
     def __init__(self, players: int) -> None:
         self._rows = [0] * (2 * players + 1)
         self._small = [0.0] * (8 * players + 6)
         self._data = bytearray(4 * observation_size(players))
+        self._floats = memoryview(self._data).cast("f")  # an entry per item
 
-    def update(self, rows: list[int], small: list[float]) -> bytearray:
+    def write(self, rows: list[int], small: list[float]) -> None:
         """Set the card entries to the bits of ``rows`` and the others to ``small`` (as
-        :func:`entries` returns them); returns a new ``bytearray`` of the whole vector."""
-        data = self._data
+        :func:`entries` returns them), in place."""
+        floats = self._floats
         old = self._rows
         for r in range(len(rows)):
             row = rows[r]
             diff = row ^ old[r]
-            base = 4 * NUM_CARDS * r + 2
+            base = NUM_CARDS * r
             c = 0
             while diff:  # the changed entries, low to high
                 if diff & 1:
-                    i = base + 4 * c
-                    if row >> c & 1:  # 1.0 is 00 00 80 3f
-                        data[i] = 0x80
-                        data[i + 1] = 0x3F
-                    else:
-                        data[i] = 0
-                        data[i + 1] = 0
+                    floats[base + c] = 1.0 if row >> c & 1 else 0.0
                 diff >>= 1
                 c += 1
         self._rows = rows
         prev = self._small
-        base = 4 * NUM_CARDS * len(rows)
+        base = NUM_CARDS * len(rows)
         for j in range(len(small)):
             v = small[j]
             if v != prev[j]:
-                _F32.pack_into(data, base + 4 * j, v)
+                floats[base + j] = v
         self._small = small
-        return bytearray(data)
+
+    def update(self, rows: list[int], small: list[float]) -> bytearray:
+        """:meth:`write`, then a new ``bytearray`` of the whole vector."""
+        self.write(rows, small)
+        return bytearray(self._data)
 
 
-def seat_observation(deal: Deal, seat: int, knowledge: Knowledge, buffer: ObservationBuffer | None = None) -> bytearray:
-    """The bytes of ``encode(player_view(deal, seat, knowledge))`` without building the view:
-    the facts the observation reads, taken from the deal where the view takes them;
-    ``knowledge`` (``seat``'s, kept by the caller) is brought up to date, and so is ``buffer``
-    (``seat``'s last observation, kept by the caller; ``None``: a new one).
+def seat_entries(deal: Deal, seat: int, knowledge: Knowledge) -> tuple[list[int], list[float]]:
+    """:func:`entries` of ``seat``'s observation of ``deal`` now, the facts taken from the deal
+    where :func:`~getaway.core.view.player_view` takes them; ``knowledge`` (``seat``'s, kept by
+    the caller) is brought up to date first.
 
     Raises:
         ValueError: as :func:`~getaway.core.view.player_view` (a bad seat, another seat's knowledge).
@@ -154,10 +150,21 @@ def seat_observation(deal: Deal, seat: int, knowledge: Knowledge, buffer: Observ
     n = deal.players
     hand = deal.hand_mask(seat)
     leader = deal.leader
-    if buffer is None:
-        buffer = ObservationBuffer(n)
-    rows, small = entries(
+    return entries(
         n, seat, hand, knowledge, deal.trick, deal.hand_sizes, deal.out_mask, deal.to_act, leader, deal.decision,
         deal.first_trick_done, must_lead_card(deal, seat, hand, leader) is not None, deal.waste_size,
     )
+
+
+def seat_observation(deal: Deal, seat: int, knowledge: Knowledge, buffer: ObservationBuffer | None = None) -> bytearray:
+    """The bytes of ``encode(player_view(deal, seat, knowledge))`` without building the view
+    (:func:`seat_entries`); ``knowledge`` (``seat``'s, kept by the caller) is brought up to date,
+    and so is ``buffer`` (``seat``'s last observation, kept by the caller; ``None``: a new one).
+
+    Raises:
+        ValueError: as :func:`~getaway.core.view.player_view` (a bad seat, another seat's knowledge).
+    """
+    rows, small = seat_entries(deal, seat, knowledge)
+    if buffer is None:
+        buffer = ObservationBuffer(deal.players)
     return buffer.update(rows, small)
