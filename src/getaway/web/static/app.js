@@ -26,7 +26,7 @@ import { t, loadLang, initialLang, pickLang, currentLang, LANGUAGES } from "./i1
 import { api, tokenKey, hostKey, RoomSocket } from "./net.js";
 import { renderLobby } from "./lobby.js";
 import { TableView, seatName } from "./table.js";
-import { soundButton, speedSelect } from "./motion.js";
+import { soundButton, speedSelect, speedName } from "./motion.js";
 import { renderReplay, renderLearn } from "./learn.js";
 
 const S = {
@@ -77,7 +77,7 @@ function renderHeader() {
         ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
         : null,
       S.code ? soundButton() : null,
-      S.code ? speedSelect() : null,
+      S.code ? speedSelect((speed) => S.socket && S.socket.send({ type: "speed", speed })) : null,
       h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
         "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
       lang));
@@ -251,7 +251,7 @@ function connect(hello) {
   fill(main, h("p", { class: "loading" }, t("Connecting…")));
   S.socket = new RoomSocket(S.code, {
     hello: () => {
-      const msg = { ...hello, lang: currentLang() };
+      const msg = { ...hello, lang: currentLang(), speed: speedName() };  // the room paces its bots at its slowest page's
       if (S.version !== null) msg.since = S.version;
       return msg;
     },
