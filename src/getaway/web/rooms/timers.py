@@ -33,9 +33,17 @@ TAKE_MOMENT: Final = 0.5
 #: linger and the bots' delay: the page's own (static/motion.js ``SPEEDS``; a test checks both agree).
 PACES: Final = {"relaxed": 1.6, "normal": 1.0, "fast": 0.6}
 
-#: Seconds a finished trick stays on the table before the next lead, at the normal speed, while
-#: a socket watches the room (static/table.js ``LINGER``, the page's sweep, is the same 1.3 s).
+#: Seconds a finished trick stays on the table at the normal speed before the page sweeps it
+#: away (static/table.js ``LINGER``, the same 1.3 s: a test checks both agree).
 LINGER: Final = 1.3
+
+#: Seconds of that sweep (the cards flying to the pile, 0.48 s in static/motion.js) the next lead
+#: waits for too: the page's own timer sweeps the trick, so a page that heard of it a moment late
+#: (a slow network, a busy phone) still shows it ``LINGER`` before the lead covers it.
+SWEEP: Final = 0.4
+
+#: Seconds from a trick's end to the next lead at the normal speed while a person watches.
+LEAD_HOLD: Final = LINGER + SWEEP
 
 
 class Timers:
@@ -98,18 +106,26 @@ class Timers:
             return None
         return (room.deal_index or 0, deal.tricks_played)
 
+    def note_settled(self, handle: RoomHandle) -> tuple[int, int] | None:
+        """Note when the trick on the table was resolved (the first call that sees it: the
+        planner after the command, or a lead sent before it ran); returns :meth:`between_tricks`."""
+        key = self.between_tricks(handle)
+        if key is not None and (handle.settled is None or handle.settled[0] != key):
+            handle.settled = (key, self.service.timer())  # the linger runs from here (linger_left)
+        return key
+
     def linger_left(self, handle: RoomHandle) -> float:
         """Seconds the finished trick on the table has still to stay before the next lead:
-        :data:`LINGER` times the room's :meth:`pace` from when it was resolved (noted by
+        :data:`LEAD_HOLD` (its linger and sweep) times the room's :meth:`pace` from when it was resolved (noted by
         :meth:`schedule`), while a person watches (:meth:`watched`) and bots are paced; 0 when
         no trick lies there, nobody watches or the deal is being finished."""
-        key = self.between_tricks(handle)
+        key = self.note_settled(handle)
         settled = handle.settled
         if key is None or settled is None or settled[0] != key or self.service.bot_delay <= 0:
             return 0.0
         if self.service.bots.fast(handle) or not self.watched(handle):
             return 0.0
-        return max(0.0, settled[1] + LINGER * self.pace(handle) - self.service.timer())
+        return max(0.0, settled[1] + LEAD_HOLD * self.pace(handle) - self.service.timer())
 
     def take_left(self, handle: RoomHandle, version: int | None = None) -> float | None:
         """Seconds left of the take window a bot's lead waits for (a connected human may take),
@@ -165,9 +181,7 @@ class Timers:
         elif handle.slot:
             self.service.bots.free_slot(handle)
         handle.paused = False
-        trick = self.between_tricks(handle)
-        if trick is not None and (handle.settled is None or handle.settled[0] != trick):
-            handle.settled = (trick, self.service.timer())  # the linger runs from here (linger_left)
+        self.note_settled(handle)
         self.plan_takes(handle)  # first: the takes are due before the move (a room searches one at a time)
         seat = room.to_act()
         key = (room.version, seat) if seat is not None and room.seats[seat].bot_controlled else None
