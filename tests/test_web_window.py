@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from getaway.core.events import TAKE
 from getaway.web.protocol.http import CreateRoom
-from getaway.web.rooms.timers import LEAD_HOLD
 from getaway.web.rooms import MAX_TAKE_WINDOW, MIN_TAKE_WINDOW, TAKE_WINDOW, RoomError, RoomService, check_config
+from getaway.web.rooms.timers import LEAD_HOLD
 from getaway.web.store import Store
 from test_web_play import (  # the fake clock, the bot and the outbox reader of the take tests
     FakeClock,

@@ -349,5 +349,3 @@ def client_error(text: str) -> ValidationError:
     except ValidationError as exc:
         return exc
     raise AssertionError("a valid message")
-
-

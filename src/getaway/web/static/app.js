@@ -45,6 +45,9 @@ const rulesPanel = $("#rules");
 const notice = $("#notice");
 const connBar = $("#connection");
 
+/** sessionStorage key: this room is a solo rematch, to start as soon as its socket is welcomed. */
+const soloKey = (code) => `getaway.solo.${code}`;
+
 function go(path) {
   history.pushState(null, "", path);
   route();
@@ -297,6 +300,10 @@ function onMessage(msg) {
       S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       S.settled = false;
+      if (msg.room && msg.room.status === "lobby" && sessionStorage.getItem(soloKey(S.code))) {
+        sessionStorage.removeItem(soloKey(S.code));
+        startMatch();
+      }
       break;
     case "update":
       if (S.version !== null && msg.version !== undefined && msg.version < S.version) return; // already applied
@@ -360,6 +367,8 @@ function onMessage(msg) {
       if (msg.host_token) localStorage.setItem(hostKey(msg.code), msg.host_token);
       S.rematchAsked = false;
       showError("");
+      // A solo rematch (one human with bots) deals at once: nobody else is to wait for in its lobby.
+      if (S.room && S.room.seats.filter((s) => s.kind === "human").length === 1) sessionStorage.setItem(soloKey(msg.code), "1");
       go(msg.url || `/r/${msg.code}`);
       break;
     case "closed":
