@@ -117,7 +117,7 @@ def test_a_lessons_wrong_card_gets_a_message_next_to_the_hand(new_page):
     page.get_by_test_id("lesson-goal").wait_for()
     refusal = page.get_by_test_id("refusal")
     assert refusal.is_hidden()
-    page.locator('[data-testid="hand-card"][data-card="6♠"]').click(force=True)  # not a diamond: refused (aria-disabled)
+    page.locator('[data-testid="hand-card"][data-card="6♠"]').click(force=True)  # not a diamond (aria-disabled)
     refusal.wait_for(state="visible")
     text = refusal.inner_text()
     assert "♦" in text and "follow suit" in text, text
