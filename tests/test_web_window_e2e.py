@@ -293,9 +293,15 @@ def _bot_gaps(rec: dict) -> list[float]:
     return gaps
 
 
+def _bot_ended(rec: dict) -> list[dict]:
+    """The finished tricks a bot's card ended: the next lead's timing is then the room's alone
+    (our own last card adds the browser's input lag, which this machine's load makes large)."""
+    return [t for t in rec["tricks"] if t["end"] and t["cards"] and t["cards"][-1][0] != "0"]
+
+
 def _enough_tricks(page) -> bool:
     rec = _rec(page)
-    return len([t for t in rec["tricks"] if t["end"]]) >= 6 and len(_bot_gaps(rec)) >= 7
+    return len(_bot_ended(rec)) >= 5 and len(_bot_gaps(rec)) >= 7
 
 
 @pytest.mark.timeout(300)
@@ -304,8 +310,9 @@ def _enough_tricks(page) -> bool:
     [("relaxed", 1.9, 3.4, (0.75, 1.3)), (None, 1.2, 2.4, (0.4, 0.8)), ("fast", 0.7, 1.6, (0.15, 0.5))],
 )
 def test_with_takes_off_the_linger_and_the_bots_delay_follow_the_speed(new_page, slow_server, speed, low, high, gap):
-    """No take window holds the next lead (takes off): a finished trick still stays the linger
-    (1.3 s) times the speed before it goes (swept, or replaced by the next lead: both counted),
+    """No take window holds the next lead (takes off): a finished trick (one a bot's card ended)
+    still stays the linger (1.3 s) times the speed before it goes (swept, or replaced by the next
+    lead: both counted),
     and the bots' delay (0.6 s on this server: ×1.6 relaxed, ×0.6 fast) follows the speed the
     page told the server (medians: this machine's load makes single gaps noisy)."""
     page = new_page(speed=speed)
@@ -317,11 +324,11 @@ def test_with_takes_off_the_linger_and_the_bots_delay_follow_the_speed(new_page,
         open_api_room(page, slow_server, players=3, bot_level="easy", options={"takes": "off"})
         _play_deal(page, rng, _enough_tricks)
         rec = _rec(page)
-        gone = [(t["end"] - t["start"]) / 1000 for t in rec["tricks"] if t["end"]]
+        gone = [(t["end"] - t["start"]) / 1000 for t in _bot_ended(rec)]
         gaps = sorted(_bot_gaps(rec))
-        if len(gone) >= 6 and len(gaps) >= 7:
+        if len(gone) >= 5 and len(gaps) >= 7:
             break
-    assert len(gone) >= 4, rec["tricks"]
+    assert len(gone) >= 3, rec["tricks"]
     assert all(low <= g <= high for g in gone), (gone, rec["tricks"])
     assert len(gaps) >= 5, rec["played"]
     median = gaps[len(gaps) // 2]
