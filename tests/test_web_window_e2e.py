@@ -326,9 +326,9 @@ def test_with_takes_off_the_linger_and_the_bots_delay_follow_the_speed(new_page,
             break
         open_api_room(page, slow_server, players=3, bot_level="easy", options={"takes": "off"})
         _play_deal(page, rng, _enough_tricks, seconds=min(150, max(10, budget - time.time())))
-        rec = _rec(page)
-        gone = [(t["end"] - t["start"]) / 1000 for t in _bot_ended(rec)]
-        gaps = sorted(_bot_gaps(rec))
+        rec = _rec(page)  # (each room's page starts a new record: gather them)
+        gone += [(t["end"] - t["start"]) / 1000 for t in _bot_ended(rec)]
+        gaps = sorted(gaps + _bot_gaps(rec))
         if len(gone) >= 5 and len(gaps) >= 7:
             break
     assert len(gone) >= 3, rec["tricks"]
