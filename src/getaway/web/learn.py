@@ -22,7 +22,7 @@ from typing import Any, Final
 from ..bots.review import REVIEW_ITERATIONS
 from ..core.deal import replay
 from ..core.events import IllegalActionError
-from ..core.messages import Text, at, error_text, seat_number
+from ..core.messages import Text, addressed, at, error_text, seat_number
 from ..core.record import RecordError, parse_record
 from ..core.view import player_view
 from ..text import i18n
@@ -212,7 +212,10 @@ def lesson_state(key: str, moves: list[str], lang: str) -> dict[str, Any]:
 
     Returns:
         ``{"key", "profile", "title", "goal", "seat", "players": seat names, "view": the learner's
-        view, "verdict", "message", "log": narration of the moves since the start}``, texts in ``lang``.
+        view, "verdict", "message", "log": narration of the moves since the start, "illegal": why
+        each card of the learner's hand may not be played now (``{"card", "reason", "text"}``,
+        spoken to the learner as the live table's are: the page shows it when such a card is
+        tapped)}``, texts in ``lang``.
 
     Raises:
         RoomError: ``not_found`` (no such lesson), ``bad_message`` (moves that were never accepted).
@@ -235,6 +238,15 @@ def lesson_state(key: str, moves: list[str], lang: str) -> dict[str, Any]:
         narrator.feed(view.history[: start.event_count])
         log = narrator.feed(view.history[start.event_count :])
         message = i18n.localize(result.message, names)
+        deal = result.deal
+        reasons = {} if deal.is_over else {str(c): deal.why_illegal(c, lesson.seat) for c in deal.hand(lesson.seat)}
+        # spoken to the learner ("You hold a ♦: …"), as the live table's refusals are
+        spoken = {card: addressed(why.params["message"], lesson.seat) for card, why in reasons.items() if why}
+        illegal = [
+            {"card": card, "reason": why.reason, "text": i18n.localize(spoken[card], names)}
+            for card, why in reasons.items()
+            if why is not None
+        ]
         return {
             "key": key,
             "profile": lesson.profile,
@@ -245,4 +257,5 @@ def lesson_state(key: str, moves: list[str], lang: str) -> dict[str, Any]:
             "verdict": result.verdict,
             "message": message,
             "log": log,
+            "illegal": illegal,
         }

@@ -202,6 +202,9 @@ _PAGE: tuple[str, ...] = (
     N_("Your armed take fired: you took {name}'s hand."),
     N_("{s} s"),
     N_("Last trick"),
+    # the review one click away (issue 24 item 6)
+    N_("Review this deal"),
+    N_("Choose a seat to review"),
     N_("Speed"),
     N_("Relaxed"),
     N_("Normal pace"),

@@ -323,6 +323,9 @@ class LessonState(BaseModel):
     verdict: str
     message: str
     log: list[str]
+    #: why each card of the learner's hand may not be played now: ``{"card", "reason", "text"}``
+    #: (as the socket's ``illegal``), shown next to the hand when such a card is tapped
+    illegal: list[dict[str, str]] = []
 
 
 class LessonItem(BaseModel):
@@ -428,5 +431,3 @@ class Stats(BaseModel):
     bots: BotCounts | None
     heartbeat: HeartbeatCounts | None
     reviews: ReviewCounts | None = None
-
-

@@ -30,6 +30,8 @@ __all__ = [
     "Start",
     "Next",
     "SetLang",
+    "SetSpeed",
+    "Speed",
     "Ping",
     "AskHint",
     "AskRematch",
@@ -56,6 +58,10 @@ __all__ = [
 
 # ---------------------------------------------------------------------- socket: client → server
 
+#: A page's speed (its header's select, kept in the browser): the room's linger of a finished
+#: trick and its bots' delay follow the slowest of its sockets' (docs/web.md "Pace").
+Speed = Literal["relaxed", "normal", "fast"]
+
 
 class Hello(_Model):
     """The first message of a socket: a seat's (or the host's) ``token``, or ``spectate: true``."""
@@ -65,6 +71,8 @@ class Hello(_Model):
     spectate: StrictBool | None = None
     lang: Lang | None = None
     since: Version | None = None
+    #: the page's speed (``normal`` when not told)
+    speed: Speed | None = None
 
     def payload(self) -> dict[str, Any]:
         """What :meth:`getaway.web.rooms.RoomService.attach` reads."""
@@ -113,6 +121,15 @@ class SetLang(_Model):
     lang: Lang
 
 
+class SetSpeed(_Model):
+    """The page's speed changed (relaxed ×1.6, normal, fast ×0.6): the room's pace, the linger
+    of a finished trick before the next lead and the bots' delay, is its slowest socket's.
+    Not answered."""
+
+    type: Literal["speed"]
+    speed: Speed
+
+
 class Ping(_Model):
     """Answered with ``pong``."""
 
@@ -143,7 +160,7 @@ class Chat(_Model):
 
 
 ClientMessage = Annotated[
-    Hello | Act | Back | Finish | Start | Next | SetLang | Ping | AskHint | AskRematch | Chat,
+    Hello | Act | Back | Finish | Start | Next | SetLang | SetSpeed | Ping | AskHint | AskRematch | Chat,
     Field(discriminator="type"),
 ]
 _CLIENT: Final = TypeAdapter(ClientMessage)
@@ -333,5 +350,3 @@ def client_error(text: str) -> ValidationError:
     except ValidationError as exc:
         return exc
     raise AssertionError("a valid message")
-
-

@@ -65,8 +65,9 @@ class Bots:
 
     async def take(self, handle: RoomHandle, version: int, seat: int, began: float) -> None:
         """A bot's take announced at :data:`TAKE_MOMENT` of the window opened at ``began``."""
-        if self.service.bot_delay > 0 and not self.fast(handle):
-            wait = began + TAKE_MOMENT * self.service.bot_delay - self.service.timer()
+        delay = self.service.timers.delay(handle)
+        if delay > 0 and not self.fast(handle):
+            wait = began + TAKE_MOMENT * delay - self.service.timer()
             if wait > 0:
                 await self.service.sleep(wait)
         if handle.room.version != version or not handle.room.seats[seat].bot_controlled:
@@ -92,8 +93,9 @@ class Bots:
                 return
             view = room.view(seat)
             assert view is not None
-            timed = self.service.bot_delay > 0 and not self.fast(handle)
-            due = began + TAKE_MOMENT * self.service.bot_delay if timed else None
+            delay = self.service.timers.delay(handle)
+            timed = delay > 0 and not self.fast(handle)
+            due = began + TAKE_MOMENT * delay if timed else None
             action = await self.search(handle, view, [TAKE, PASS], due, part=TAKE_MOMENT * SEARCH_SHARE)
         except asyncio.CancelledError:
             raise
@@ -236,7 +238,9 @@ class Bots:
         if self.service.bot_delay > 0 and getattr(handle.bot, "time_limit", None) is not None:
             # The rooms of bots alone take turns on one thread: their searches share the delay.
             share = max(1, sum(1 for h in self.service.rooms.values() if h.slot)) if alone else 1
-            handle.bot.time_limit = part * self.service.bot_delay / share  # type: ignore[attr-defined]
+            # never longer than at the normal pace (a relaxed room's bots are slower, not stronger)
+            delay = min(self.service.bot_delay, self.service.timers.delay(handle))
+            handle.bot.time_limit = part * delay / share  # type: ignore[attr-defined]
         if self.service.botpool is not None and self.service.botpool.takes(handle.bot):
             search = self.service.botpool.act(
                 handle.room.code, handle.bot, view, legal, handle.bot_rng, due=due, alone=alone
@@ -248,10 +252,12 @@ class Bots:
         return await asyncio.shield(handle.search)
 
     async def move(self, handle: RoomHandle, version: int, seat: int, began: float) -> None:
-        """The bot's move for ``(version, seat)``, sent ``bot_delay`` seconds after ``began``
-        (the turn's start, :attr:`RoomService.timer`), however long it took to choose (a search has a time
-        limit below the delay; a move ready late is sent at once and logged); a lead in a take
-        window people may use waits until it ends (:meth:`Timers.take_left`)."""
+        """The bot's move for ``(version, seat)``, sent the room's bot delay after ``began``
+        (the turn's start, :attr:`RoomService.timer`; ``bot_delay`` times the room's pace:
+        :meth:`Timers.delay`), however long it took to choose (a search has a time limit below
+        the delay; a move ready late is sent at once and logged); a lead in a take window people
+        may use waits until it ends (:meth:`Timers.take_left`), and a lead after a finished
+        trick until it has lingered while a person watches (:meth:`Timers.linger_left`)."""
         try:
             room = handle.room
             if room.version != version:
@@ -266,10 +272,12 @@ class Bots:
             elif handle.bot.name == "random":
                 action = handle.bot.act(view, legal, handle.bot_rng)
             else:  # searching bots take milliseconds to seconds: off the event loop
-                due = began + self.service.bot_delay if self.service.bot_delay > 0 and not self.fast(handle) else None
+                delay = self.service.timers.delay(handle)
+                due = began + delay if delay > 0 and not self.fast(handle) else None
                 action = await self.search(handle, view, legal, due)
-            if self.service.bot_delay > 0 and not self.fast(handle):
-                wait = began + self.service.bot_delay - self.service.timer()
+            delay = self.service.timers.delay(handle)  # the room's pace now (a page may have changed it)
+            if delay > 0 and not self.fast(handle):
+                wait = began + delay - self.service.timer()
                 if wait > 0:
                     await self.service.sleep(wait)
                 else:
@@ -279,6 +287,9 @@ class Bots:
                 window = self.service.timers.take_left(handle, version)
                 if window:  # a lead waits for the people who may take (docs/web.md "Takes")
                     await self.service.sleep(window)
+                linger = self.service.timers.linger_left(handle)
+                if linger and handle.room.version == version:  # the finished trick stays a moment (docs/web.md "Pace")
+                    await self.service.sleep(linger)
             if handle.room.version != version:
                 return
             job = Job(Act(seat, str(action), True), version=version)

@@ -73,6 +73,9 @@ class Connection:
         #: the ``rematch`` message this socket was sent (every socket that asked gets one:
         #: :meth:`~.sockets.Sockets.answer_rematch`)
         self.rematch: Any = None
+        #: the page's speed (``hello``'s or ``speed``'s: relaxed, normal, fast): the room's pace is
+        #: its slowest socket's (:meth:`~.timers.Timers.pace`)
+        self.speed = "normal"
 
     def send(self, frame: BaseModel) -> None:
         """Queue ``frame`` (a model of :data:`getaway.web.protocol.ServerMessage`) for the socket's
@@ -178,6 +181,8 @@ class RoomHandle:
         self.turn_key: tuple[int, int] | None = None  # (version, seat) it runs for
         self.turn_deadline: float | None = None  # its end (:attr:`~.service.RoomService.timer`)
         self.fast: int | None = None  # the deal index being finished at once (no human left to act)
+        # the trick on the table ((deal index, tricks played)) and when it was resolved (timer): its linger
+        self.settled: tuple[tuple[int, int], float] | None = None
         # A room shared by many processes (web/broker.py): the lease while this process owns it;
         # ``mirror`` while another does (commands are forwarded, the room follows the log).
         self.lease: Lease | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ...core.events import IllegalActionError
 from ...core.messages import addressed, seat_numbers
@@ -70,7 +70,11 @@ class Sockets:
                 raise RoomError("bad_token", N_("unknown token"), 403)
         elif hello.get("spectate") is not True:
             raise RoomError("bad_message", N_("hello needs a token or spectate: true"))
+        speed = hello.get("speed") or "normal"
+        if speed not in get_args(protocol.Speed):
+            raise RoomError("bad_message", N_("unknown speed {speed!r}"), speed=str(speed)[:20])
         conn = Connection(seat, host, lang, address)
+        conn.speed = speed
         if host and seat is None:
             conn.host_token = token
         handle.conns.add(conn)
@@ -110,13 +114,16 @@ class Sockets:
 
     async def message(self, handle: RoomHandle, conn: Connection, msg: protocol.ClientMessage) -> None:
         """Handle one parsed client message of an attached socket (``act``, ``back``, ``finish``,
-        ``start``, ``next``, ``lang``, ``ping``, ``hint``, ``chat``; the app answers ``hello`` and
+        ``start``, ``next``, ``lang``, ``speed``, ``ping``, ``hint``, ``chat``; the app answers ``hello`` and
         ``rematch`` itself, and counts a ``chat`` against its seat's limit); errors go back to
         that socket only."""
         room = handle.room
         match msg:
             case protocol.Ping():
                 conn.send_text(PONG)
+                return
+            case protocol.SetSpeed(speed=speed):
+                conn.speed = speed  # read when a bot's move or a lead is timed (Timers.pace)
                 return
             case protocol.SetLang(lang=lang):
                 handle.queue.put_nowait(Job(label="lang", call=lambda: self.relang(handle, conn, lang)))
@@ -139,7 +146,7 @@ class Sockets:
                 return
             case protocol.Act(action=action, version=version):
                 job = Job(Act(conn.seat, action, False), version=version)
-                await self.service.timers.hold_lead(handle, action)
+                await self.service.timers.hold_lead(handle, action, conn.seat)
             case protocol.Start() | protocol.Next() if not conn.host:
                 conn.error(RoomError("not_host", N_("only the host can do this"), 403), room.version)
                 return

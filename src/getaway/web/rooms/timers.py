@@ -1,7 +1,9 @@
 """The clocks of a room, in one place: the planner run after every command (:meth:`Timers.schedule`:
 a bot's move, the bots' takes, a human's turn timer, the next deal of a room without a host),
 the absence timer of a seat whose player left, the idle sweep, a lead held in a take window,
-and the take window a bot's lead waits for while a connected human may take (``take_window``).
+the take window a bot's lead waits for while a connected human may take (``take_window``), and
+the room's pace: the linger of a finished trick before the next lead and the bots' delay, both
+scaled by the slowest speed among the room's sockets (:meth:`Timers.pace`, docs/web.md "Pace").
 
 Owns: those timers (their tasks live on the :class:`~.handles.RoomHandle`). Imports
 :mod:`.errors`, :mod:`.commands`, :mod:`.frames` and :mod:`.handles`; never :mod:`.service`.
@@ -27,6 +29,22 @@ log = logging.getLogger("getaway.web")
 #: announce their takes, whatever they hold: no timing tells their thinking (docs/web.md "Takes").
 TAKE_MOMENT: Final = 0.5
 
+#: The factor each speed a page may tell (``hello``'s or ``speed``'s ``speed``) puts on the
+#: linger and the bots' delay: the page's own (static/motion.js ``SPEEDS``; a test checks both agree).
+PACES: Final = {"relaxed": 1.6, "normal": 1.0, "fast": 0.6}
+
+#: Seconds a finished trick stays on the table at the normal speed before the page sweeps it
+#: away (static/table.js ``LINGER``, the same 1.3 s: a test checks both agree).
+LINGER: Final = 1.3
+
+#: Seconds of that sweep (the cards flying to the pile, 0.48 s in static/motion.js) the next lead
+#: waits for too: the page's own timer sweeps the trick, so a page that heard of it a moment late
+#: (a slow network, a busy phone) still shows it ``LINGER`` before the lead covers it.
+SWEEP: Final = 0.4
+
+#: Seconds from a trick's end to the next lead at the normal speed while a person watches.
+LEAD_HOLD: Final = LINGER + SWEEP
+
 
 class Timers:
     """Turn, take, absence, idle and auto-next timers of every room."""
@@ -37,19 +55,77 @@ class Timers:
         self.service = service
         self.sweeper: asyncio.Task[None] | None = None  # the idle sweep
 
-    async def hold_lead(self, handle: RoomHandle, action: Any) -> None:
+    async def hold_lead(self, handle: RoomHandle, action: Any, seat: int | None = None) -> None:
         """Hold a human's move made in a take window (a lead; a take is never held) until the
         window has lasted the bot delay, as a bot's lead would: whoever leads, the bots have
         the same time to take (docs/web.md "Takes"). A human's lead is not held for the
         room's ``take_window`` (that is the time a bot's lead waits for people): their own lead
-        ends it. A take made meanwhile moves the room on, and the held move is then refused as
-        stale."""
+        ends it. A lead of ``seat`` while another socket than that seat's watches the room is
+        also held until the finished trick has lingered (:meth:`linger_left`: the others see
+        it as long as before a bot's lead). A take made meanwhile moves the room on, and the held
+        move is then refused as stale."""
         window = handle.window
-        if window is None or window[0] != handle.room.version or action == "take":
+        if action == "take":
             return
-        wait = window[1] + self.service.bot_delay - self.service.timer()
+        wait = 0.0
+        if window is not None and window[0] == handle.room.version:
+            wait = window[1] + self.delay(handle) - self.service.timer()
+        others = any(c.seat != seat for c in handle.conns if not c.closed) or bool(handle.connected() - {seat})
+        if seat is not None and others:
+            wait = max(wait, self.linger_left(handle))
         if wait > 0:
             await self.service.sleep(wait)
+
+    def pace(self, handle: RoomHandle) -> float:
+        """The room's pace factor: the slowest speed among the open sockets of the room on this
+        process (:data:`PACES`: 1.6 relaxed, 1 normal, 0.6 fast; spectators' too), 1 with none.
+        With many processes, the sockets of the other processes are not counted (their speed
+        is not in the presence they tell)."""
+        return max((PACES.get(c.speed, 1.0) for c in handle.conns if not c.closed), default=1.0)
+
+    def delay(self, handle: RoomHandle) -> float:
+        """Seconds from the start of a bot's turn to its move in this room: the server's
+        ``bot_delay`` times the room's :meth:`pace` (0 when bots are not paced)."""
+        return self.service.bot_delay * self.pace(handle) if self.service.bot_delay > 0 else 0.0
+
+    def watched(self, handle: RoomHandle) -> bool:
+        """Whether a person watches the room: a socket of it here, or a seat connected on
+        another process (a room played by bots with nobody connected loses no time)."""
+        return any(not c.closed for c in handle.conns) or bool(handle.connected())
+
+    @staticmethod
+    def between_tricks(handle: RoomHandle) -> tuple[int, int] | None:
+        """``(deal index, tricks played)`` while a finished trick lies on the table and the next
+        lead is still to come (a card to lead, none played yet, one trick at least resolved in
+        this deal), else ``None``."""
+        room = handle.room
+        if room.status != "playing" or room.match is None:
+            return None
+        deal = room.match.deal
+        if deal.is_over or deal.decision != "play" or deal.trick or not deal.tricks_played:
+            return None
+        return (room.deal_index or 0, deal.tricks_played)
+
+    def note_settled(self, handle: RoomHandle) -> tuple[int, int] | None:
+        """Note when the trick on the table was resolved (the first call that sees it: the
+        planner after the command, or a lead sent before it ran); returns :meth:`between_tricks`."""
+        key = self.between_tricks(handle)
+        if key is not None and (handle.settled is None or handle.settled[0] != key):
+            handle.settled = (key, self.service.timer())  # the linger runs from here (linger_left)
+        return key
+
+    def linger_left(self, handle: RoomHandle) -> float:
+        """Seconds the finished trick on the table has still to stay before the next lead:
+        :data:`LEAD_HOLD` (its linger and sweep) times the room's :meth:`pace` from when it was resolved (noted by
+        :meth:`schedule`), while a person watches (:meth:`watched`) and bots are paced; 0 when
+        no trick lies there, nobody watches or the deal is being finished."""
+        key = self.note_settled(handle)
+        settled = handle.settled
+        if key is None or settled is None or settled[0] != key or self.service.bot_delay <= 0:
+            return 0.0
+        if self.service.bots.fast(handle) or not self.watched(handle):
+            return 0.0
+        return max(0.0, settled[1] + LEAD_HOLD * self.pace(handle) - self.service.timer())
 
     def take_left(self, handle: RoomHandle, version: int | None = None) -> float | None:
         """Seconds left of the take window a bot's lead waits for (a connected human may take),
@@ -68,7 +144,7 @@ class Timers:
         without takes and a human's own lead lose no time)."""
         room = handle.room
         seat = room.to_act()
-        if seat is None or not room.seats[seat].bot_controlled or self.service.bot_delay <= 0:
+        if seat is None or not room.seats[seat].bot_controlled or self.delay(handle) <= 0:
             return False
         if self.service.bots.fast(handle) or room.take_time <= 0:
             return False
@@ -105,6 +181,7 @@ class Timers:
         elif handle.slot:
             self.service.bots.free_slot(handle)
         handle.paused = False
+        self.note_settled(handle)
         self.plan_takes(handle)  # first: the takes are due before the move (a room searches one at a time)
         seat = room.to_act()
         key = (room.version, seat) if seat is not None and room.seats[seat].bot_controlled else None
@@ -138,7 +215,7 @@ class Timers:
             handle.window = (version, self.service.timer())
             handle.window_ends = None
             if self.people_may_take(handle):  # decided once, when it opens
-                handle.window_ends = handle.window[1] + max(self.service.bot_delay, handle.room.take_time)
+                handle.window_ends = handle.window[1] + max(self.delay(handle), handle.room.take_time)
         if handle.takes_key == version:
             return
         for task in handle.take_tasks:
@@ -201,7 +278,7 @@ class Timers:
 
     async def auto_next(self, handle: RoomHandle, version: int) -> None:
         """Start the next deal of a room without a host, three bot delays after ``version``."""
-        await self.service.sleep(max(self.service.bot_delay * 3, 0.0))
+        await self.service.sleep(max(self.delay(handle) * 3, 0.0))
         if handle.room.version == version and handle.room.status == "between_deals":
             with contextlib.suppress(RoomError):
                 await self.service.submit(handle, Job(NextDeal()))

@@ -26,7 +26,7 @@ import { t, loadLang, initialLang, pickLang, currentLang, LANGUAGES } from "./i1
 import { api, tokenKey, hostKey, RoomSocket } from "./net.js";
 import { renderLobby } from "./lobby.js";
 import { TableView, seatName } from "./table.js";
-import { soundButton, speedSelect } from "./motion.js";
+import { soundButton, speedSelect, speedName } from "./motion.js";
 import { renderReplay, renderLearn } from "./learn.js";
 
 const S = {
@@ -44,6 +44,9 @@ const header = $("#header");
 const rulesPanel = $("#rules");
 const notice = $("#notice");
 const connBar = $("#connection");
+
+/** sessionStorage key: this room is a solo rematch, to start as soon as its socket is welcomed. */
+const soloKey = (code) => `getaway.solo.${code}`;
 
 function go(path) {
   history.pushState(null, "", path);
@@ -77,7 +80,7 @@ function renderHeader() {
         ? h("button", { type: "button", class: "ghost", "data-testid": "close-room", onclick: closeRoom }, t("Close the room"))
         : null,
       S.code ? soundButton() : null,
-      S.code ? speedSelect() : null,
+      S.code ? speedSelect((speed) => S.socket && S.socket.send({ type: "speed", speed })) : null,
       h("button", { type: "button", class: "ghost", "data-testid": "rules-button", "aria-expanded": String(!rulesPanel.hidden),
         "aria-controls": "rules", onclick: toggleRules }, t("Rules")),
       lang));
@@ -251,7 +254,7 @@ function connect(hello) {
   fill(main, h("p", { class: "loading" }, t("Connecting…")));
   S.socket = new RoomSocket(S.code, {
     hello: () => {
-      const msg = { ...hello, lang: currentLang() };
+      const msg = { ...hello, lang: currentLang(), speed: speedName() };  // the room paces its bots at its slowest page's
       if (S.version !== null) msg.since = S.version;
       return msg;
     },
@@ -297,6 +300,10 @@ function onMessage(msg) {
       S.illegal = msg.illegal || [];
       applyState(msg.room, msg.view);
       S.settled = false;
+      if (msg.room && msg.room.status === "lobby" && sessionStorage.getItem(soloKey(S.code))) {
+        sessionStorage.removeItem(soloKey(S.code));
+        startMatch();
+      }
       break;
     case "update":
       if (S.version !== null && msg.version !== undefined && msg.version < S.version) return; // already applied
@@ -360,6 +367,8 @@ function onMessage(msg) {
       if (msg.host_token) localStorage.setItem(hostKey(msg.code), msg.host_token);
       S.rematchAsked = false;
       showError("");
+      // A solo rematch (one human with bots) deals at once: nobody else is to wait for in its lobby.
+      if (S.room && S.room.seats.filter((s) => s.kind === "human").length === 1) sessionStorage.setItem(soloKey(msg.code), "1");
       go(msg.url || `/r/${msg.code}`);
       break;
     case "closed":

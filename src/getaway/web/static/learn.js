@@ -27,7 +27,8 @@ function roomOf(names, status) {
 
 // ------------------------------------------------------------------ replay viewer
 
-/** The replay viewer. `params`: URLSearchParams (room, deal, move, seat). */
+/** The replay viewer. `params`: URLSearchParams (room, deal, move, seat; review=1: the seat's
+ * review begins at once, as the result panel's "Review this deal" asks). */
 export function renderReplay(root, { showError }) {
   const params = new URLSearchParams(location.search);
   const R = { record: null, room: params.get("room"), deal: Number(params.get("deal") || 0), move: params.has("move") ? Number(params.get("move")) : null,
@@ -42,6 +43,8 @@ export function renderReplay(root, { showError }) {
   const hands = h("div", { class: "replay-hands", "data-testid": "replay-hands" });
   const link = h("a", { "data-testid": "replay-link", class: "replay-link" }, t("Link to this move"));
   const reviewBox = h("section", { class: "review", "data-testid": "review", hidden: true });
+  // Present at once: with a seat chosen (the player's own, from the room's links) it reviews that
+  // seat; with "All hands" it asks for a seat first.
   const reviewButton = h("button", { type: "button", "data-testid": "review-button", onclick: () => review() }, t("Review"));
   const controls = h("div", { class: "replay-controls" },
     button("replay-first", t("First move"), "|◀", () => 0),
@@ -123,7 +126,8 @@ export function renderReplay(root, { showError }) {
       h("strong", {}, t("Seat {n}", { n: s + 1 })), " ", cards.length ? cards.map((c) => h("span", { class: "mini-card", "data-card": c }, cardFace(c))) : t("no cards")))
       : null);
     hands.hidden = !frame.hands;
-    reviewButton.hidden = R.seat === null;
+    reviewButton.disabled = R.seat === null;
+    reviewButton.title = R.seat === null ? t("Choose a seat to review") : "";
     const query = new URLSearchParams();
     if (R.room) { query.set("room", R.room); query.set("deal", String(R.deal)); }
     query.set("move", String(frame.move));
@@ -153,7 +157,7 @@ export function renderReplay(root, { showError }) {
   if (R.room) {
     drop.hidden = true;
     api("GET", `/api/rooms/${encodeURIComponent(R.room)}/deals/${R.deal}/record`, undefined, undefined, { raw: true })
-      .then((record) => { R.record = record; return show(); })
+      .then(async (record) => { R.record = record; await show(); if (params.get("review") === "1" && R.seat !== null) review(); })
       .catch((e) => showError(e.message));
   }
   return () => document.removeEventListener("keydown", onKey);
@@ -250,7 +254,8 @@ export async function renderLearn(root, { showError }) {
     const finished = s.verdict === "success" || s.verdict === "failure";
     const view = finished ? { ...s.view, legal_actions: [], to_act: null } : s.view;
     if (!table) table = new TableView(tableRoot, { ...noop, act: (a) => move(a) });
-    table.update({ room, view, seat: s.seat, version: moves.length, settled: false, pending: finished, illegal: [],
+    // illegal: why a card may not be played now, said next to the hand when it is tapped (the table's refusal)
+    table.update({ room, view, seat: s.seat, version: moves.length, settled: false, pending: finished, illegal: finished ? [] : s.illegal || [],
       log: s.log.map((text) => ({ text })), logReset: true, absent: {}, history: null });
     return s;
   }

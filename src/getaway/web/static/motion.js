@@ -13,8 +13,9 @@ import { cardBack } from "./cards.js";
 export const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 // The player's pace (issue 24): relaxed, normal or fast, kept in this browser. It scales how
-// long a finished trick lingers on the table and the animations; the bots' delays are the
-// server's, the same for everyone in a room (docs/web.md "Pace").
+// long a finished trick lingers on the table and the animations; the page tells the server too
+// (hello's `speed`, the `speed` message), whose room holds the next lead for the linger and
+// paces its bots at its slowest socket's speed (docs/web.md "Pace"; web/rooms/timers.py PACES).
 const SPEED_KEY = "getaway.speed";
 export const SPEEDS = { relaxed: 1.6, normal: 1, fast: 0.6 };
 
@@ -27,13 +28,17 @@ export function speedName() {
 /** The factor the player's speed puts on the page's times (1.6, 1 or 0.6). */
 export const pace = () => SPEEDS[speedName()];
 
-/** The header's speed control (a select), remembered in localStorage. */
-export function speedSelect() {
+/** The header's speed control (a select), remembered in localStorage; `onChange(name)` is
+ * called with the new speed (the page tells the room's socket). */
+export function speedSelect(onChange = null) {
   const names = { relaxed: t("Relaxed"), normal: t("Normal pace"), fast: t("Fast") };
   const sel = h("select", { class: "speed", "data-testid": "speed", "aria-label": t("Speed"), title: t("Speed") },
     Object.keys(SPEEDS).map((k) => h("option", { value: k }, names[k])));
   sel.value = speedName();
-  sel.addEventListener("change", () => localStorage.setItem(SPEED_KEY, sel.value));
+  sel.addEventListener("change", () => {
+    localStorage.setItem(SPEED_KEY, sel.value);
+    if (onChange) onChange(sel.value);
+  });
   return sel;
 }
 

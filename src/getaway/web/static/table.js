@@ -484,6 +484,10 @@ export class TableView {
       h("p", { class: "loser", "data-testid": "loser" }, loser),
       order ? h("p", {}, t("Order of getting away: {order}", { order })) : null,
     ];
+    // The review of the deal just played, one click away: the replay with this seat chosen and its review begun.
+    const seated = S.seat !== null && S.seat !== undefined;
+    const review = seated && room.code ? h("a", { class: "button", "data-testid": "review-deal",
+      href: `/replay?room=${encodeURIComponent(room.code)}&deal=${room.deal_index ?? 0}&seat=${S.seat}&review=1` }, t("Review this deal")) : null;
     if (room.status === "finished") {
       parts.push(h("p", { class: "match-over", "data-testid": "match-over" }, t("The match is over.")));
       const winners = (room.standings || []).filter((s) => s.place === 1).map((s) => seatName(room, s.seat));
@@ -494,11 +498,11 @@ export class TableView {
       parts.push(h("div", { class: "buttons" },
         rematch ? h("button", { type: "button", class: "primary", "data-testid": "rematch", disabled: !!S.rematchAsked,
           "aria-describedby": "rematch-hint", onclick: () => this.actions.rematch() }, t("Rematch")) : null,
-        h("a", { href: "/", class: "button", "data-testid": "new-game" }, t("New game"))));
+        review, h("a", { href: "/", class: "button", "data-testid": "new-game" }, t("New game"))));
       if (rematch) parts.push(h("p", { class: "hint", id: "rematch-hint" }, t("A new room with the same players and options: everyone here comes along.")));
     } else if (room.status === "between_deals") {
-      if (S.isHost) parts.push(h("button", { class: "primary", "data-testid": "next-deal", onclick: () => this.actions.next() }, t("Next deal")));
-      else parts.push(h("p", {}, t("Waiting for the host to start the next deal.")));
+      if (S.isHost) parts.push(h("div", { class: "buttons" }, h("button", { class: "primary", "data-testid": "next-deal", onclick: () => this.actions.next() }, t("Next deal")), review));
+      else parts.push(h("p", {}, t("Waiting for the host to start the next deal.")), review ? h("div", { class: "buttons" }, review) : null);
     }
     fill(this.outcome, parts);
   }
@@ -798,7 +802,8 @@ export class TableView {
       const loser = d ? (d.loser === null || d.loser === undefined ? t("no loser") : seatName(room, d.loser)) : null;
       items.push(h("li", {}, h("a", { href: `/api/rooms/${encodeURIComponent(room.code)}/deals/${i}/record`, download: `getaway-${room.code}-deal-${i + 1}.json`,
         "data-testid": `record-${i}` }, t("Record of deal {k}", { k: i + 1 })), loser ? ` · ${t("Loser: {name}", { name: loser })}` : "",
-        " · ", h("a", { href: `/replay?room=${encodeURIComponent(room.code)}&deal=${i}`, "data-testid": `replay-${i}` }, t("Replay and review"))));
+        " · ", h("a", { href: `/replay?room=${encodeURIComponent(room.code)}&deal=${i}${S.seat !== null && S.seat !== undefined ? `&seat=${S.seat}` : ""}`,
+          "data-testid": `replay-${i}` }, t("Replay and review"))));
     }
     fill(this.records, h("p", { class: "deal-no" }, t("Deal {k} of {n}", { k: Math.min(total, (room.deal_index ?? 0) + 1), n: total })),
       items.length ? h("ul", { class: "records" }, items) : null);
