@@ -80,17 +80,21 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def new_page(browser, server):
-    """Open a page in a fresh browser context (own localStorage: one person); fails the test on
-    any uncaught error in the page."""
+def pages(browser, base: str, *init_scripts: str):
+    """A generator for a ``new_page`` fixture: yields ``make(viewport=DESKTOP, *more_scripts,
+    **options)``, which opens a page in a fresh browser context (own localStorage: one person)
+    on ``base``, with ``init_scripts`` and ``more_scripts`` run before the page's own; after the
+    test, closes the contexts and fails it on any uncaught error in a page or a breach of its
+    Content-Security-Policy."""
     contexts = []
     errors: list[str] = []
 
-    def make(viewport=DESKTOP, **options) -> Page:
-        ctx = browser.new_context(viewport=viewport, base_url=server, **options)
+    def make(viewport=DESKTOP, *more_scripts: str, **options) -> Page:
+        ctx = browser.new_context(viewport=viewport, base_url=base, **options)
         ctx.set_default_timeout(20_000)
         contexts.append(ctx)
+        for script in (*more_scripts, *init_scripts):
+            ctx.add_init_script(script)
         page = ctx.new_page()
         page.on("pageerror", lambda exc: errors.append(f"{exc}"))
         # the page must pass its Content-Security-Policy (docs/web.md): a blocked script, style or
@@ -102,6 +106,12 @@ def new_page(browser, server):
     for ctx in contexts:
         ctx.close()
     assert not errors, f"errors in the page: {errors}"
+
+
+@pytest.fixture
+def new_page(browser, server):
+    """:func:`pages` on this file's server."""
+    yield from pages(browser, server)
 
 
 # --------------------------------------------------------------------------- page helpers

@@ -67,21 +67,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def new_page(browser, server):
-    contexts = []
-    errors: list[str] = []
-
-    def make(viewport):
-        ctx = browser.new_context(viewport=viewport, base_url=server)
-        ctx.set_default_timeout(20_000)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.on("pageerror", lambda exc: errors.append(f"{exc}"))
-        return page
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
-    assert not errors, f"errors in the page: {errors}"
+    yield from e2e.pages(browser, server)
 
 
 # The trick test's sizes: the two, and a low oval (a small laptop window: the felt at its

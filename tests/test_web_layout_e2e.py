@@ -66,22 +66,7 @@ def window_server(tmp_path_factory):
 
 @pytest.fixture
 def new_page(browser, window_server):
-    contexts = []
-    errors: list[str] = []
-
-    def make(viewport):
-        ctx = browser.new_context(viewport=viewport, base_url=window_server)
-        ctx.set_default_timeout(20_000)
-        contexts.append(ctx)
-        ctx.add_init_script(_SHIFTS)
-        page = ctx.new_page()
-        page.on("pageerror", lambda exc: errors.append(f"{exc}"))
-        return page
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
-    assert not errors, f"errors in the page: {errors}"
+    yield from e2e.pages(browser, window_server, _SHIFTS)
 
 
 def _script_click(page, selector: str) -> bool:

@@ -90,24 +90,15 @@ def slow_server(tmp_path_factory):
 
 @pytest.fixture
 def new_page(browser, slow_server):
-    contexts = []
-    errors: list[str] = []
+    """:func:`test_web_e2e.pages` with the recorder; ``speed``: the player's speed, kept as the page keeps it."""
+    make = e2e.pages(browser, slow_server, _RECORDER)
+    opened = next(make)
 
-    def make(viewport=DESKTOP, speed: str | None = None):
-        ctx = browser.new_context(viewport=viewport, base_url=slow_server)
-        ctx.set_default_timeout(20_000)
-        contexts.append(ctx)
-        if speed:
-            ctx.add_init_script(f"localStorage.setItem('getaway.speed', '{speed}')")
-        ctx.add_init_script(_RECORDER)
-        page = ctx.new_page()
-        page.on("pageerror", lambda exc: errors.append(f"{exc}"))
-        return page
+    def new(viewport=DESKTOP, speed: str | None = None):
+        return opened(viewport, *([f"localStorage.setItem('getaway.speed', '{speed}')"] if speed else []))
 
-    yield make
-    for ctx in contexts:
-        ctx.close()
-    assert not errors, f"errors in the page: {errors}"
+    yield new
+    next(make, None)
 
 
 def _shot(page, name: str) -> None:
