@@ -88,6 +88,7 @@ class Sockets:
                 timer.cancel()
             handle.deadlines.pop(seat, None)
             self.service.timers.plan_turn_timer(handle)
+            self.service.timers.window_for_people(handle)  # in the welcome, and for everyone below
         conn.send(self.full(handle, conn, "welcome"))
         if seat is not None and room.seats[seat].bot_playing and room.status != "closed":
             handle.queue.put_nowait(Job(Reclaim(seat)))

@@ -153,6 +153,18 @@ class Timers:
             room.seats[s].kind == "human" and not room.seats[s].bot_playing and s in connected for s in room.takers()
         )
 
+    def window_for_people(self, handle: RoomHandle) -> None:
+        """A human who may take has just connected while a take window is open that waits for
+        nobody (a room started before its player's socket said hello: "Play alone against bots"
+        starts the room, then opens the table): from now on the window waits for people as it
+        would have from its start, a whole ``take_window`` (a bot's lead planned meanwhile reads
+        it after its delay: :meth:`take_left`)."""
+        window = handle.window
+        if window is None or window[0] != handle.room.version or handle.window_ends is not None:
+            return
+        if self.people_may_take(handle):
+            handle.window_ends = self.service.timer() + max(self.delay(handle), handle.room.take_time)
+
     def turn_left(self, handle: RoomHandle) -> float | None:
         """Seconds left of the turn timer of the human to act (public: whose turn it is is), or ``None``."""
         if handle.turn_deadline is None or handle.turn_key != (handle.room.version, handle.room.to_act()):
