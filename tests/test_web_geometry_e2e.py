@@ -131,6 +131,8 @@ _BIG_HAND = """async (n) => {
   table.update({ room, view, seat: 0, version: 1, settled: true, pending: false, illegal: [], log: [], logReset: true,
     absent: {}, history: null });
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  // the cards slide to their places by a transform (table.js slideHandCard): measured at rest
+  await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
   const cards = [...document.querySelectorAll('[data-testid="hand-card"]')];
   return cards.map((el) => {
     const r = el.getBoundingClientRect();
