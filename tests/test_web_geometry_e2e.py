@@ -125,15 +125,17 @@ _BIG_HAND = """async (n) => {
   const view = { players: 3, hand, legal_actions: hand.filter((c) => c.endsWith("♠")), got_away: [false, false, false],
     hand_sizes: [n, 6, 6], history: [], trick: [], to_act: 0, decision: "play", dealer: 1, outcome: null, waste_size: 0,
     must_lead: null, rules: {}, out_order: [], tricks_played: 0 };
-  const root = document.createElement("div");
-  document.querySelector("main").replaceChildren(root);
+  const root = document.createElement("main");  // beside the page's own main, which app.js may redraw meanwhile
+  const own = document.querySelector("main");
+  own.hidden = true;
+  own.after(root);
   const table = new TableView(root, { act() {}, next() {}, hint() {}, notice() {} });
   table.update({ room, view, seat: 0, version: 1, settled: true, pending: false, illegal: [], log: [], logReset: true,
     absent: {}, history: null });
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   // the cards slide to their places by a transform (table.js slideHandCard): measured at rest
   await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
-  const cards = [...document.querySelectorAll('[data-testid="hand-card"]')];
+  const cards = [...root.querySelectorAll('[data-testid="hand-card"]')];
   return cards.map((el) => {
     const r = el.getBoundingClientRect();
     const idx = el.querySelector(".index").getBoundingClientRect();
