@@ -100,6 +100,28 @@ def test_the_replay_opens_on_our_seat_with_its_review_button(played):
     replay.close()
 
 
+@pytest.mark.timeout(120)
+def test_the_result_panel_covers_nothing_on_a_phone(played):
+    """At 390x844 the board is in rows: the result panel sits between the seats and the waste
+    pile's line, over neither (the pile's line was lifted 3 % of the board into the panel)."""
+    page, _ = played
+    page.set_viewport_size(e2e.PHONE)
+    try:
+        page.wait_for_function("() => document.querySelector('.felt').classList.contains('rows')")
+        boxes = page.evaluate(
+            """() => [".outcome", ".pile", ...[...document.querySelectorAll(".seat-box")].keys()
+                .map((i) => `.seat-box:nth-child(${i + 1})`)].map((sel) => {
+                  const b = document.querySelector(sel).getBoundingClientRect();
+                  return [sel, b.top, b.bottom, b.height]; })"""
+        )
+        (_, top, bottom, height), others = boxes[0], boxes[1:]
+        assert height > 0
+        for name, o_top, o_bottom, o_height in others:
+            assert o_height > 0 and (o_bottom <= top or o_top >= bottom), (name, (o_top, o_bottom), (top, bottom))
+    finally:
+        page.set_viewport_size(e2e.DESKTOP)
+
+
 @pytest.mark.timeout(300)
 def test_a_solo_rematch_deals_at_once(played):
     page, code = played
