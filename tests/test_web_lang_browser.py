@@ -55,3 +55,29 @@ def test_a_browser_with_no_catalog_language_gets_english_and_keeps_choosing(new_
     assert page.evaluate("() => document.documentElement.lang") == "en"
     # nothing remembered: a later catalog in the browser's language can still be chosen
     assert page.evaluate("() => localStorage.getItem('getaway.lang')") is None
+
+
+#: The chosen option's words, measured in the select's own font, fit inside the select (its
+#: padding and its arrow, about 20 px, beside them): a select cuts words off silently.
+_SELECTS_CUT = """() => [...document.querySelectorAll('.top select')].flatMap((s) => {
+  const cs = getComputedStyle(s), ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  const words = s.options[s.selectedIndex].text;
+  const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
+  return ctx.measureText(words).width > room ? [[s.dataset.testid, words, ctx.measureText(words).width, room]] : [];
+})"""
+
+
+@pytest.mark.timeout(240)
+def test_the_phones_header_cuts_no_word_in_any_language(new_page):
+    """At 390x844, on a table, the header's selects (speed, language) show their chosen words
+    whole in each of the nine languages, and the header keeps to at most three rows."""
+    for lang in ("en", "fr", "it", "pt", "es", "hi", "ur", "bn", "pa"):
+        page = new_page(e2e.PHONE, locale=lang)
+        e2e.create_room(page, "Asha", players=4, alone=True, takes="off")
+        assert page.evaluate("() => document.documentElement.lang") == lang
+        page.get_by_test_id("speed").wait_for()
+        assert page.evaluate(_SELECTS_CUT) == [], lang
+        row = page.get_by_test_id("speed").bounding_box()["height"]
+        assert page.locator(".top").bounding_box()["height"] <= 3 * row + 40, lang
+        page.context.close()
