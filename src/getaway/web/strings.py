@@ -194,6 +194,7 @@ _PAGE: tuple[str, ...] = (
     N_("A new room with the same players and options: everyone here comes along."),
     # takes between tricks, the turn timer, finishing a deal (issue 15; docs/web.md)
     N_("Their cards join yours and they get away: take only when it helps you."),
+    N_("{name} holds the last other hand: take it and the deal ends, with you the loser."),
     N_("Take at the next chance"),
     N_("Take armed: cancel"),
     # the take window, an armed take, the pace and the last trick (issue 24; docs/web.md)

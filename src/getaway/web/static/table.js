@@ -100,8 +100,7 @@ export class TableView {
     // (absolutely placed, so the hand does not move), until the player's next legal move.
     this.refusal = h("p", { class: "refusal", role: "alert", "data-testid": "refusal", hidden: true });
     // The take control's explanation (shown until the first take), in the same place.
-    this.explain = h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain", hidden: true },
-      t("Their cards join yours and they get away: take only when it helps you."));
+    this.explain = h("p", { class: "hint take-explain", id: "take-explain", "data-testid": "take-explain", hidden: true });
     // The lines that come and go (a refusal, the take's explanation, a hint) lie over the table
     // just above the hand, out of the flow; the action buttons have a row of fixed height: when
     // controls come and go the hand does not move (issue 24 item 3, tests/test_web_layout_e2e.py).
@@ -517,10 +516,14 @@ export class TableView {
     const seated = S.seat !== null && S.seat !== undefined;
     const live = view && !view.outcome && seated;
     const interject = live && view.rules && view.rules.take_protocol === "interject" && !view.got_away[S.seat];
+    // R-P-TAKE: a take that leaves a single active player ends the deal, and the taker loses: said
+    // every time, not only until the first take.
+    const lastOther = live && target !== null && view.got_away.filter((out) => !out).length === 2;
     if (legal.has("take") && view.decision === "take") {
       // The take poll of rooms made before interject (docs/web.md "Takes"): never the main button.
-      btns.push(h("button", { "data-testid": "take", "aria-describedby": "status",
+      btns.push(h("button", { "data-testid": "take", "aria-describedby": "status take-explain",
         title: t("Take {name}'s hand", { name: who }), onclick: () => this.act("take") }, t("Take left hand")));
+      explain = lastOther;
     } else if (interject && legal.has("take")) {
       // Between tricks: a secondary control (docs/web.md "Takes"), explained once.
       btns.push(h("button", { type: "button", class: "secondary take-hand", "data-testid": "take-hand", "aria-describedby": "take-explain",
@@ -528,7 +531,7 @@ export class TableView {
       // the window a bot's lead waits for (take_ends_in): its countdown, a bar and seconds
       S.takeEnds ? h("span", { class: "take-countdown", "data-testid": "take-countdown", "aria-hidden": "true" },
         h("span", { class: "take-bar" }), h("span", { class: "take-left" })) : null));
-      explain = !localStorage.getItem(TAKE_EXPLAINED);
+      explain = lastOther || !localStorage.getItem(TAKE_EXPLAINED);
     } else if (interject && view.trick.length && S.armedTake) {
       // An armed take: a standing badge with its cancel, until it fires.
       btns.push(h("span", { class: "badge armed-take", "data-testid": "armed-take", role: "status" }, t("Take armed"), " ",
@@ -537,9 +540,10 @@ export class TableView {
     }
     if (interject && view.trick.length) {
       // During a trick: arm a take for the next chance (after this trick, before the lead).
-      btns.push(h("button", { type: "button", class: `secondary arm-take${S.armedTake ? " armed" : ""}`, "data-testid": "arm-take",
+      btns.push(h("button", { type: "button", class: `secondary arm-take${S.armedTake ? " armed" : ""}`, "data-testid": "arm-take", "aria-describedby": "take-explain",
         "aria-pressed": String(!!S.armedTake), onclick: () => this.actions.armTake(!S.armedTake) },
       S.armedTake ? t("Take armed: cancel") : t("Take at the next chance")));
+      explain = explain || lastOther;
     }
     if (seated && room.status !== "finished" && room.seats[S.seat] && room.seats[S.seat].bot_playing) {
       btns.push(h("button", { type: "button", class: "primary", "data-testid": "back", onclick: () => this.actions.back() }, t("I'm back")));
@@ -561,6 +565,11 @@ export class TableView {
     const focused = document.activeElement && this.buttons.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
     fill(this.buttons, btns);
     this.explain.hidden = !explain;
+    if (explain) {
+      this.explain.textContent = lastOther
+        ? t("{name} holds the last other hand: take it and the deal ends, with you the loser.", { name: who })
+        : t("Their cards join yours and they get away: take only when it helps you.");
+    }
     if (focused) { const b = this.buttons.querySelector(`[data-testid="${focused}"]`); if (b) b.focus(); }
     if (S.takeEnds !== this.takeEnds) {
       this.takeEnds = S.takeEnds;
