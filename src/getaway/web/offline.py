@@ -156,7 +156,8 @@ def answer(message: str) -> str:
     - ``{"kind": "play", "action"}``: the human's move; the same answer after it;
     - ``{"kind": "bot"}``: one bot's move, ``{"seat", "action", "view", "human_to_act", "over"}``,
       or ``{"step": null, …}`` (the state) when no bot is to act;
-    - ``{"kind": "record"}``: ``{"record": …}`` (:meth:`OfflineTable.record`).
+    - ``{"kind": "record"}``: ``{"record_text": …}``, the JSON text of :meth:`OfflineTable.record`
+      (text, so that its 128-bit seed is not rounded by JavaScript's numbers).
 
     A bad message (not JSON, an unknown kind, no deal yet) or a move that is refused answers
     ``{"error": {"code", "message"}}`` (``code`` the refusal's reason, else ``bad_message``)
@@ -187,7 +188,8 @@ def answer(message: str) -> str:
             step = _table.bot_step()
             return json.dumps({"step": None, **_state(_table)} if step is None else {**step, **_state(_table)})
         if kind == "record":
-            return json.dumps({"record": _table.record()})
+            # as text: the seed is a 128-bit integer, which a JavaScript number would round
+            return json.dumps({"record_text": json.dumps(_table.record(), ensure_ascii=False, indent=1)})
         raise ValueError(f"unknown message kind {kind!r}")
     except (ValueError, TypeError) as exc:  # JSONDecodeError, IllegalActionError, … are ValueErrors
         code = getattr(exc, "reason", None) or "bad_message"

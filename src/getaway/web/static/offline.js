@@ -158,9 +158,9 @@ export async function renderOffline(root, { level = "medium", name = "", back } 
       h("a", { "data-testid": "offline-record", class: "button", download: "getaway-offline-deal.json", href: "#" }, t("Download the record")),
       h("button", { type: "button", class: "primary", "data-testid": "offline-again", onclick: () => renderOffline(root, { level, name, back }) }, t("Next deal")),
       back ? h("button", { type: "button", onclick: back }, t("Back to the lobby")) : null));
-    ask("record").then(({ record }) => {
+    ask("record").then(({ record_text: record }) => {
       const link = result.querySelector('[data-testid="offline-record"]');
-      link.href = URL.createObjectURL(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" }));
+      link.href = URL.createObjectURL(new Blob([record], { type: "application/json" }));
       link.dataset.ready = "true";
     });
   }
