@@ -55,9 +55,13 @@ def test_the_package_zip_is_the_servers_own_sources_and_immutable_under_its_vers
     names = zipfile.ZipFile(io.BytesIO(data)).namelist()
     assert "getaway/core/deal.py" in names and "getaway/bots/expert.py" in names and "getaway/web/offline.py" in names
     assert all(n.endswith(".py") for n in names)  # sources only: no compiled engine, no bytecode
-    assert not [n for n in names if n.startswith(("getaway/text/", "getaway/sim/", "getaway/envs/", "getaway/web/rooms"))]
+    assert not [
+        n for n in names if n.startswith(("getaway/text/", "getaway/sim/", "getaway/envs/", "getaway/web/rooms"))
+    ]
     for name in names:  # byte for byte the files this server runs: one copy of the rules
-        assert zipfile.ZipFile(io.BytesIO(data)).read(name) == (PACKAGE_DIR / name.removeprefix("getaway/")).read_bytes()
+        assert (
+            zipfile.ZipFile(io.BytesIO(data)).read(name) == (PACKAGE_DIR / name.removeprefix("getaway/")).read_bytes()
+        )
     r = client.get(f"/offline/getaway-{version}.zip")
     assert r.status_code == 200 and r.content == data and "immutable" in r.headers["cache-control"]
     stale = client.get("/offline/getaway-0123456789abcdef.zip")
@@ -84,7 +88,8 @@ import json, sys
 sys.path.insert(0, {str(path)!r})
 from getaway.web.offline import answer
 from getaway.core import _engine
-state = json.loads(answer(json.dumps({{"kind": "new", "level": "medium", "seed": 5, "secret": "ab" * 32, "name": "Asha"}})))
+new = {{"kind": "new", "level": "medium", "seed": 5, "secret": "ab" * 32, "name": "Asha"}}
+state = json.loads(answer(json.dumps(new)))
 while not state["over"]:
     if state["human_to_act"]:
         state = json.loads(answer(json.dumps({{"kind": "play", "action": state["view"]["legal_actions"][-1]}})))
@@ -100,7 +105,11 @@ print(json.dumps({{"record": json.loads(answer('{{"kind": "record"}}'))["record_
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["outside"] == [] and out["compiled"] is False and out["file"].startswith(str(path))
-    assert not [m for m in out["ours"] if m.startswith(("getaway.text", "getaway.sim", "getaway.envs", "getaway.web.")) and m != "getaway.web.offline"]
+    assert not [
+        m
+        for m in out["ours"]
+        if m.startswith(("getaway.text", "getaway.sim", "getaway.envs", "getaway.web.")) and m != "getaway.web.offline"
+    ]
     record = json.loads(out["record"])
     deal = deal_from_record(record)
     assert deal.is_over and record["players"] == ["Asha", "Bot 2", "Bot 3", "Bot 4"] and record["seed"] >= 2**64
@@ -118,7 +127,11 @@ def test_bad_messages_and_refused_moves_change_nothing_and_hands_stay_hidden():
     view = before["view"]
     assert view["hand"] is not None and len(view["hand"]) == view["hand_sizes"][0]
     assert set(view) >= {"hand_sizes", "legal_actions", "trick", "history"} and "hands" not in view
-    illegal = next(c for c in view["hand"] if c not in view["legal_actions"]) if len(view["legal_actions"]) < len(view["hand"]) else "pickup"
+    illegal = (
+        next(c for c in view["hand"] if c not in view["legal_actions"])
+        if len(view["legal_actions"]) < len(view["hand"])
+        else "pickup"
+    )
     for bad, code in [
         ("not json", "bad_message"),
         ("[1, 2]", "bad_message"),

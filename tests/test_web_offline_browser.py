@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +30,8 @@ if MISSING and not REQUIRE:
 _MOVES_JS = """() => ({
   status: document.body.dataset.status,
   cards: [...document.querySelectorAll('[data-testid="offline-card"]:not([disabled])')].map((e) => e.dataset.card),
-  actions: [...document.querySelectorAll('[data-testid="offline-action"]:not([disabled])')].map((e) => e.dataset.action),
+  actions: [...document.querySelectorAll('[data-testid="offline-action"]:not([disabled])')]
+    .map((e) => e.dataset.action),
 })"""
 
 
@@ -60,7 +62,9 @@ def test_a_deal_against_bots_plays_to_the_end_with_the_network_gone(new_page):
     page.get_by_test_id("name-input").fill("Asha")
     page.get_by_test_id("bot-level").select_option("easy")
     # the first visit keeps the files of offline play (Pyodide, the game's zip) in the Cache API
-    page.wait_for_function("() => ['ready', 'unavailable'].includes(document.documentElement.dataset.offline)", timeout=180_000)
+    page.wait_for_function(
+        "() => ['ready', 'unavailable'].includes(document.documentElement.dataset.offline)", timeout=180_000
+    )
     assert page.evaluate("() => document.documentElement.dataset.offline") == "ready"
     kept = page.evaluate("async () => (await caches.keys()).filter((k) => k.startsWith('getaway-offline-'))")
     assert len(kept) == 1
@@ -88,7 +92,7 @@ def test_a_deal_against_bots_plays_to_the_end_with_the_network_gone(new_page):
     page.wait_for_function("() => document.querySelector('[data-testid=\"offline-record\"]').dataset.ready === 'true'")
     with page.expect_download() as download:
         link.click()
-    record = json.loads(open(download.value.path(), encoding="utf-8").read())
+    record = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
     assert record["players"][0] == "Asha" and record["rules"]["profile"] == "punjab" and record["rules"]["players"] == 4
     deal = deal_from_record(record)  # the same rules replay it (and reach its result)
     assert deal.is_over and deal.outcome is not None and deal.outcome.to_dict() == record["result"]

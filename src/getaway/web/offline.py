@@ -138,7 +138,6 @@ class OfflineTable:
         return record_of(self.deal, self.match.names)
 
 
-
 _table: OfflineTable | None = None
 
 
@@ -174,7 +173,9 @@ def answer(message: str) -> str:
         kind = data.get("kind")
         if kind == "new":
             secret = bytes.fromhex(str(data.get("secret", "")))
-            table = OfflineTable(str(data.get("level", "medium")), int(data.get("seed", 0)), secret, str(data.get("name", "")))
+            table = OfflineTable(
+                str(data.get("level", "medium")), int(data.get("seed", 0)), secret, str(data.get("name", ""))
+            )
             _table = table
             return json.dumps(_state(table))
         if _table is None:

@@ -125,6 +125,8 @@ async def offline_package(version: str) -> Response:
     under its version. Another version: 404 ``not_found`` (the page fetches files.json again)."""
     data, current = package_zip()
     if version != current:
-        raise RoomError("not_found", N_("no such page or method: {path}"), 404, path=f"/offline/getaway-{version[:20]}.zip")
+        raise RoomError(
+            "not_found", N_("no such page or method: {path}"), 404, path=f"/offline/getaway-{version[:20]}.zip"
+        )
     headers = {"Cache-Control": "public, max-age=31536000, immutable"}
     return Response(data, media_type="application/zip", headers=headers)

@@ -17,6 +17,7 @@ import { t, cardName } from "./i18n.js";
 import { cardFace } from "./cards.js";
 
 const BOT_PAUSE = 350; // ms between two bots' moves, so that a person can follow them
+const PREPARE_AFTER = 5000; // ms on the lobby before the files of offline play are fetched
 const STYLE = "/static/offline/offline.css";
 const CALLS = ["take", "pass", "pickup"]; // the actions that are not cards
 
@@ -60,7 +61,8 @@ export function prepareOffline() {
   if (navigator.connection && navigator.connection.saveData) return; // the user asked for less data
   mark("preparing");
   const start = () => ask("prepare").then(() => mark("ready"), () => mark("unavailable"));
-  if (window.requestIdleCallback) requestIdleCallback(start, { timeout: 3000 }); else setTimeout(start, 1000);
+  // after PREPARE_AFTER on the page, when it is idle: a glance at the lobby downloads nothing
+  setTimeout(() => (window.requestIdleCallback ? requestIdleCallback(start, { timeout: 5000 }) : start()), PREPARE_AFTER);
 }
 
 /** Whether an error of the lobby (net.js ApiError) means the server cannot be reached. */
