@@ -94,13 +94,15 @@ self.onmessage = async ({ data }) => {
     let answer;
     if (kind === "prepare") answer = await prepare();
     else {
-      python ??= startPython();
+      if (!python) {
+        python = startPython();
+        python.catch(() => { python = null; }); // a failed start is tried again on the next message
+      }
       answer = JSON.parse((await python)(JSON.stringify(data)));
       if (answer.error) { self.postMessage({ id, ok: false, error: answer.error }); return; }
     }
     self.postMessage({ id, ok: true, answer });
   } catch (e) {
-    if (kind !== "prepare") python = null; // a failed start is tried again on the next message
     self.postMessage({ id, ok: false, error: { code: "offline_unavailable", message: String(e && e.message || e) } });
   }
 };
