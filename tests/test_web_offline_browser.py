@@ -19,7 +19,8 @@ import pytest
 
 import test_web_e2e as e2e
 from getaway.core.record import deal_from_record
-from test_web_e2e import MISSING, REQUIRE, wait_status
+from test_web_e2e import MISSING, REQUIRE, PlaywrightError, wait_status
+from test_web_table import serious_violations
 
 # the browser tests' fixtures: the server (one for this module), the browser, a page in a fresh context
 server, browser, new_page = e2e.server, e2e.browser, e2e.new_page
@@ -48,7 +49,10 @@ def _play_to_the_end(page, rng: random.Random, deadline: float) -> int:
         if choices:
             kind, value = rng.choice(choices)
             attr = "data-card" if kind == "card" else "data-action"
-            page.locator(f'[data-testid="offline-{kind}"][{attr}="{value}"]').click()
+            try:  # the page disables the hand as the click is handled: no second move on a stale hand
+                page.locator(f'[data-testid="offline-{kind}"][{attr}="{value}"]:not([disabled])').click(timeout=2000)
+            except PlaywrightError:
+                continue  # a bot's move redrew the hand between the look and the click
             moves += 1
         time.sleep(0.05)
     raise AssertionError("the offline deal did not end in time")
@@ -83,8 +87,12 @@ def test_a_deal_against_bots_plays_to_the_end_with_the_network_gone(new_page):
         "offline-status"
     ).inner_text()
     print(f"offline start (Pyodide + the game's zip, from the cache): {started:.1f} s")
+    hand = page.get_by_test_id("offline-card")
+    assert hand.count() == 13 and page.get_by_test_id("offline-seat-3").inner_text().startswith("Bot 4")
+    assert serious_violations(page) == []  # the offline table mid-deal
     moves = _play_to_the_end(page, random.Random(25), time.monotonic() + 240)
     assert moves >= 1
+    assert serious_violations(page) == []  # the result
 
     loser = page.get_by_test_id("offline-loser").inner_text()
     assert loser.startswith("Loser:"), loser
@@ -102,4 +110,8 @@ def test_a_deal_against_bots_plays_to_the_end_with_the_network_gone(new_page):
     else:
         assert names[deal.outcome.loser] in loser
     assert any(a["seat"] == 0 for a in record["actions"]) and any(a["seat"] != 0 for a in record["actions"])
+    # the next deal: the worker and its Python stay, so it starts at once
+    page.get_by_test_id("offline-again").click()
+    page.wait_for_function("() => ['offline-playing', 'offline-over'].includes(document.body.dataset.status)")
+    assert page.get_by_test_id("offline-card").count() == 13
     assert not [u for u in reached if "/api/" in u], reached  # nothing reached the server

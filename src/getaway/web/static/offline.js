@@ -183,6 +183,7 @@ export async function renderOffline(root, { level = "medium", name = "", back } 
   async function move(action) {
     if (busy || !state.human_to_act) return;
     busy = true;
+    show(state.view); // the hand is disabled at once: one move per turn
     const before = state.view;
     try {
       state = await ask("play", { action });
