@@ -115,3 +115,28 @@ def test_a_deal_against_bots_plays_to_the_end_with_the_network_gone(new_page):
     page.wait_for_function("() => ['offline-playing', 'offline-over'].includes(document.body.dataset.status)")
     assert page.get_by_test_id("offline-card").count() == 13
     assert not [u for u in reached if "/api/" in u], reached  # nothing reached the server
+
+
+@pytest.mark.timeout(240)
+def test_a_stale_or_corrupted_cached_copy_is_fetched_again(new_page):
+    """A copy of a listed file in another cache (a service worker's, an older version's) whose
+    bytes are not files.json's is never used: the worker fetches the file again."""
+    page = new_page()
+    page.goto("/")
+    wait_status(page, "lobby")
+    page.evaluate("""async () => {
+      const stale = await caches.open("getaway-offline-0000000000000000");
+      await stale.put("/static/offline/pyodide/pyodide.mjs", new Response("export const loadPyodide = null;"));
+    }""")
+    page.wait_for_function("() => ['ready', 'unavailable'].includes(document.documentElement.dataset.offline)")
+    assert page.evaluate("() => document.documentElement.dataset.offline") == "ready"
+    kept = page.evaluate("""async () => {
+      const manifest = await (await fetch("/offline/files.json")).json();
+      const cache = await caches.open("getaway-offline-" + manifest.version);
+      const entry = manifest.files.find((f) => f.url.endsWith("/pyodide.mjs"));
+      const copy = await cache.match(entry.url);
+      return { names: await caches.keys(), bytes: (await copy.arrayBuffer()).byteLength, want: entry.bytes };
+    }""")
+    assert kept["bytes"] == kept["want"] and kept["names"] == [
+        n for n in kept["names"] if n != "getaway-offline-0000000000000000"
+    ]

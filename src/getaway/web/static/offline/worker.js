@@ -4,8 +4,8 @@
 // against bots plays with no network, by the same rules and bots as the server.
 //
 // Every file comes through the Cache API (cache first, then the network, kept once under
-// "getaway-offline-<version>"), so that a worker started while the network is gone still finds
-// them; a service worker that precaches files.json serves the same URLs.
+// "getaway-offline-<version>", each checked against files.json's SHA-256), so that a worker
+// started while the network is gone still finds them; a copy a service worker keeps is used too.
 //
 // Messages in (postMessage): {id, kind: "prepare"} (fetch and keep the files; no Python yet),
 // then {id, kind: "new" | "view" | "play" | "bot" | "record", ...}: getaway.web.offline.answer's
@@ -36,14 +36,29 @@ async function loadManifest() {
   return manifest;
 }
 
-/** The response of `url` from the cache, else from the network (then kept). */
+async function sha256(response) {
+  const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", await response.arrayBuffer()));
+  return [...sum].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The response of `url`: this version's cached copy; else another cache's (a service worker's,
+ * the previous version's) when its bytes have files.json's hash; else the network's, checked
+ * against that hash, then kept. A stale or corrupted copy is never used. */
 async function cached(url) {
   const absolute = new URL(url, self.location.href).href;
-  const cache = await caches.open(PREFIX + (await loadManifest()).version);
-  const hit = (await cache.match(absolute)) || (await caches.match(absolute));
+  const { version, files } = await loadManifest();
+  const cache = await caches.open(PREFIX + version);
+  const hit = await cache.match(absolute);
   if (hit) return hit;
-  const r = await netFetch(absolute);
+  const entry = files.find((f) => new URL(f.url, self.location.href).href === absolute);
+  const other = entry ? await caches.match(absolute) : null;
+  if (other && (await sha256(other.clone())) === entry.sha256) {
+    await cache.put(absolute, other.clone());
+    return other;
+  }
+  const r = await netFetch(absolute, { cache: "no-cache" });
   if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+  if (entry && (await sha256(r.clone())) !== entry.sha256) throw new Error(`${url}: not the bytes files.json lists`);
   await cache.put(absolute, r.clone());
   return r;
 }
