@@ -146,3 +146,24 @@ def test_bad_messages_and_refused_moves_change_nothing_and_hands_stay_hidden():
         assert _ask({"kind": "view"}) == before
     # a bot cannot move while it is the human's turn
     assert _ask({"kind": "bot"}) == {"step": None, **before}
+
+
+def test_an_offline_record_replays_and_is_reviewed_back_online(client):
+    """The downloaded record is an ordinary ``getaway/1`` record: the replay page and the review
+    take it as they take a server room's."""
+    state = _ask({"kind": "new", "level": "easy", "seed": 11, "secret": "5a" * 32, "name": "Chen"})
+    while not state["over"]:
+        state = _ask(
+            {"kind": "play", "action": state["view"]["legal_actions"][0]} if state["human_to_act"] else {"kind": "bot"}
+        )
+    text = _ask({"kind": "record"})["record_text"]
+    record = json.loads(text)
+    assert record["seed"] >= 2**64 and str(record["seed"]) in text  # exact, as text
+    frame = client.post("/api/replay", json={"record": record, "seat": 0})
+    assert frame.status_code == 200, frame.text
+    assert frame.json()["players"] == ["Chen", "Bot 2", "Bot 3", "Bot 4"] and frame.json()["moves"] == len(
+        record["actions"]
+    )
+    review = client.post("/api/review", json={"record": record, "seat": 0, "iterations": 1})
+    assert review.status_code == 200, review.text
+    assert review.json()["seat"] == 0 and review.json()["players"][0] == "Chen"

@@ -19,6 +19,7 @@ import pytest
 
 import test_web_e2e as e2e
 from getaway.core.record import deal_from_record
+from getaway.text import i18n
 from test_web_e2e import MISSING, REQUIRE, PlaywrightError, wait_status
 from test_web_table import serious_violations
 
@@ -140,3 +141,22 @@ def test_a_stale_or_corrupted_cached_copy_is_fetched_again(new_page):
     assert kept["bytes"] == kept["want"] and kept["names"] == [
         n for n in kept["names"] if n != "getaway-offline-0000000000000000"
     ]
+
+
+@pytest.mark.timeout(120)
+def test_the_texts_of_the_last_language_are_kept_for_a_start_without_the_server(new_page):
+    """i18n.js keeps the last ``/api/strings/<lang>`` answer (localStorage): a page started while
+    the server cannot answer shows the offline button in that language, not in English."""
+    page = new_page()
+    page.goto("/")
+    wait_status(page, "lobby")
+    page.evaluate("() => localStorage.setItem('getaway.lang', 'fr')")
+    page.reload()
+    wait_status(page, "lobby")
+    with i18n.language("fr"):
+        want = i18n._("Play alone against bots")
+    assert want != "Play alone against bots" and page.get_by_test_id("play-alone").inner_text() == want
+    page.route("**/api/strings/**", lambda route: route.abort())
+    page.reload()
+    wait_status(page, "lobby")
+    assert page.get_by_test_id("play-alone").inner_text() == want
