@@ -164,14 +164,21 @@ export async function renderOffline(root, { level = "medium", name = "", back } 
       const link = result.querySelector('[data-testid="offline-record"]');
       link.href = URL.createObjectURL(new Blob([record], { type: "application/json" }));
       link.dataset.ready = "true";
-    });
+    }, () => { /* no record: the link stays without one */ });
   }
+
+  const unavailable = () => {
+    setStatus("offline-unavailable");
+    status.textContent = t("Offline play is not available: open this page once while online, then try again.");
+  };
 
   async function bots() {
     while (!state.over && !state.human_to_act) {
       await sleep(BOT_PAUSE);
       const before = state.view;
-      state = await ask("bot");
+      try {
+        state = await ask("bot");
+      } catch (e) { unavailable(); return; } // the worker is gone (out of memory, closed)
       if (state.action) follow(before, state.action, state.view);
       show(state.view);
     }
