@@ -72,8 +72,10 @@ def main() -> None:
             browser.close()
     for key in ("prepare_s", "start_s"):
         values = [r[key] for r in rows]
-        print(f"{key}: median {statistics.median(values):.1f} s, min {min(values):.1f}, max {max(values):.1f}"
-              f" ({', '.join(f'{v:.1f}' for v in values)})")
+        print(
+            f"{key}: median {statistics.median(values):.1f} s, min {min(values):.1f}, max {max(values):.1f}"
+            f" ({', '.join(f'{v:.1f}' for v in values)})"
+        )
 
 
 if __name__ == "__main__":
