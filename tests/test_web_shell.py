@@ -104,6 +104,10 @@ def test_the_worker_lists_the_shell_with_its_hashes_and_never_the_api():
         and "/static/fonts/noto-sans-devanagari-400.woff2" not in precache
         and "/static/fonts/noto-sans-devanagari-names.woff2" in precache
     )
+    # Pyodide (13 MB) is offline play's, kept by its own worker (routes/offline.py): not the shell's
+    assert (STATIC / "offline" / "pyodide" / "pyodide.asm.wasm").is_file()
+    assert not [url for url in files if url.startswith("/static/offline/pyodide/")]
+    assert sum((STATIC / url.removeprefix("/static/")).stat().st_size for url in precache if url != "/") < 2_000_000
     for directive in ("font-src 'self'", "manifest-src 'self'", "worker-src 'self'"):
         assert directive in csp
 

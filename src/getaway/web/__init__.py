@@ -8,5 +8,8 @@
 - :mod:`getaway.web.app`: :func:`~getaway.web.app.create_app`, the FastAPI app, from
   :class:`~getaway.web.settings.ServeSettings` (every serve setting once) and the routers of
   :mod:`getaway.web.routes` (one per area).
+- :mod:`getaway.web.offline`: the offline table (one deal against bots), which the page runs in
+  Pyodide from a zip of the core, the bots and this file (:mod:`getaway.web.routes.offline`):
+  so this ``__init__`` imports nothing.
 - ``static/``: the page (plain HTML, CSS and JavaScript modules; no build step).
 """

@@ -108,6 +108,12 @@ _PAGE: tuple[str, ...] = (
     N_("Variants and options"),
     N_("Variants"),
     N_("Play alone against bots"),
+    # offline play against bots (static/offline.js)
+    N_("Offline: this deal is played in your browser, by the same rules and bots."),
+    N_("Starting the offline game (the first start takes some seconds)…"),
+    N_("Offline play is not available: open this page once while online, then try again."),
+    N_("The server cannot be reached: you can play alone against bots in this page."),
+    N_("Download the record"),
     N_("Create a room for friends"),
     N_("Empty seats are played by bots. In a room for friends, share the link and start when everyone is seated."),
     N_("The South Asian shedding card game (Bhabhi): empty your hand, and do not be the last one holding cards."),

@@ -8,6 +8,7 @@
 - :mod:`.reads`: a room's state, history and deal records.
 - :mod:`.learn`: the replay viewer, the review and the lessons.
 - :mod:`.texts`: the page's texts, its language, the rules, the option and socket schemas.
+- :mod:`.offline`: the files of offline play against bots (the Pyodide worker's).
 - :mod:`.pages`: the page itself (and ``/static``).
 - :mod:`.socket`: the WebSocket ``/ws/{code}``.
 
@@ -21,7 +22,7 @@ from typing import Final
 
 from fastapi import APIRouter
 
-from . import health, learn, pages, reads, rooms, socket, texts
+from . import health, learn, offline, pages, reads, rooms, socket, texts
 
 __all__ = ["ROUTERS"]
 
@@ -32,6 +33,7 @@ ROUTERS: Final[tuple[APIRouter, ...]] = (
     reads.router,
     learn.router,
     texts.router,
+    offline.router,
     pages.router,
     socket.router,
 )

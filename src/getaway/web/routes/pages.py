@@ -57,6 +57,10 @@ async def room_page(code: str) -> Response:
 
 #: Static files that are no part of the app shell: the worker itself and the licences and notes.
 _NOT_SHELL: Final = (".md", ".txt", "LICENSE", "AUTHORS", "sw.js")
+#: Folders of static/ that are not the shell: Pyodide (13 MB), which only offline play needs and
+#: which its own worker keeps, checked against /offline/files.json (routes/offline.py,
+#: docs/web.md "Offline against bots"): the shell's worker neither precaches nor digests it.
+_NOT_SHELL_DIRS: Final = ("offline/pyodide/",)
 #: The shell files fetched when the page first asks for them, not at install: the script faces
 #: (a page in one language needs one or two of them; docs/web.md "Fonts, install, offline"), but
 #: not their ``-names`` cuts (a few kB: the language select of every page draws them).
@@ -83,7 +87,7 @@ def shell_files() -> tuple[dict[str, str], list[str], str]:
     files: dict[str, str] = {}
     for path in sorted(STATIC_DIR.rglob("*")):
         rel = path.relative_to(STATIC_DIR).as_posix()
-        if not path.is_file() or rel.endswith(_NOT_SHELL):
+        if not path.is_file() or rel.endswith(_NOT_SHELL) or rel.startswith(_NOT_SHELL_DIRS):
             continue
         url = "/" if rel == "index.html" else f"/static/{rel}"
         files[url] = base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()

@@ -77,14 +77,19 @@ function asMap(x, keyOf) {
   return out;
 }
 
-/** Load the texts of `code` (falls back to English texts if the request fails). */
+/** Load the texts of `code`; they are kept (localStorage) for a page started offline, which
+ * uses the kept texts of its language, else English. */
 export async function loadLang(code) {
   if (!CODES.includes(code)) code = "en";
-  let data = {};
+  let data = null;
+  const kept = `getaway.strings.${code}`; // the last texts fetched, for a page started offline
   try {
     const r = await fetch(`/api/strings/${code}`);
     if (r.ok) data = await r.json();
-  } catch (e) { /* offline: English */ }
+    if (data) try { localStorage.setItem(kept, JSON.stringify(data)); } catch (e) { /* storage full or off */ }
+  } catch (e) { /* offline: the kept texts */ }
+  if (!data) try { data = JSON.parse(localStorage.getItem(kept) || "null"); } catch (e) { /* corrupted: English */ }
+  data = data && typeof data === "object" ? data : {};
   const table = data.strings ?? data.texts ?? data.messages ?? data.ui ?? null;
   texts = table && typeof table === "object" && !Array.isArray(table) ? table : {};
   if (!table) for (const [k, v] of Object.entries(data)) if (typeof v === "string") texts[k] = v;

@@ -4,6 +4,7 @@
 import { h, fill } from "./dom.js";
 import { t, tStartingWith } from "./i18n.js";
 import { api, tokenKey, hostKey } from "./net.js";
+import { prepareOffline, renderOffline, isUnreachable } from "./offline.js";
 
 const BOT_LEVELS = ["random", "easy", "medium", "hard", "expert"];
 
@@ -29,9 +30,11 @@ export async function renderLobby(root, { go, showError }) {
   try {
     schema = await loadSchema();
   } catch (e) {
+    if (isUnreachable(e)) { offlineLobby(root, { go, showError }); return; } // no server: bots in the page
     showError(e.message);
     return;
   }
+  prepareOffline();
   const specs = schema.options;
   const saved = JSON.parse(localStorage.getItem("getaway.lobby") || "{}");
   const savedOptions = saved.options || {};
@@ -157,8 +160,9 @@ export async function renderLobby(root, { go, showError }) {
       if (alone) await api("POST", `/api/rooms/${room.code}/start`, undefined, room.host_token || room.token);
       go(room.url || `/r/${room.code}`);
     } catch (e) {
-      showError(e.message);
       busy(false);
+      if (alone && isUnreachable(e)) { playOffline(root, { go, showError }); return; }
+      showError(e.message);
     }
   }
 
@@ -257,4 +261,21 @@ export async function renderLobby(root, { go, showError }) {
         h("a", { href: "/replay", "data-testid": "replay-page-link", onclick: (e) => { e.preventDefault(); go("/replay"); } }, t("Replay a game record")))));
   refreshList();
   name.focus();
+}
+
+// The server cannot be reached: play alone against bots in the page (offline.js), with the
+// level and name saved by the lobby.
+function playOffline(root, { go, showError }) {
+  const saved = JSON.parse(localStorage.getItem("getaway.lobby") || "{}");
+  showError("");
+  renderOffline(root, { level: BOT_LEVELS.includes(saved.bot_level) ? saved.bot_level : "medium",
+    name: localStorage.getItem("getaway.name") || "", back: () => renderLobby(root, { go, showError }) });
+}
+
+function offlineLobby(root, ctx) {
+  document.body.dataset.status = "lobby";
+  fill(root, h("section", { class: "card-panel" }, h("h2", {}, t("New game")),
+    h("p", { class: "hint" }, t("The server cannot be reached: you can play alone against bots in this page.")),
+    h("div", { class: "buttons" }, h("button", { type: "button", class: "primary", "data-testid": "play-alone",
+      onclick: () => playOffline(root, ctx) }, t("Play alone against bots")))));
 }
