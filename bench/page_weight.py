@@ -15,6 +15,10 @@ answer from the worker's cache or the memory cache costs nothing.
     .venv/bin/python bench/page_weight.py                       # this code
     .venv/bin/python bench/page_weight.py --src /work/main/src  # another checkout (before/after)
     .venv/bin/python bench/page_weight.py --lang hi --json
+
+Offline play's files (Pyodide and the game's zip, under ``/offline/`` and ``/static/offline/``)
+are counted apart, in the phase "offline play's files (once)", whenever their worker fetches
+them (a few seconds on the lobby); the bench waits for them at the end (``<html data-offline>``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,10 @@ from serverproc import serve_cli  # noqa: E402
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 
+#: The phase of offline play's files (docs/web.md "Offline against bots").
+OFFLINE = "offline play's files (once)"
+
+
 class Meter:
     """Bytes per phase and per kind (``html``, ``js``, ``css``, ``font``, ``svg``, ``api`` …)."""
 
@@ -48,6 +56,13 @@ class Meter:
         except Exception:  # noqa: BLE001 - a request that never finished
             return
         path = response.url.split("//", 1)[1].split("/", 1)[-1]
+        if path.startswith(("offline/", "static/offline/")):
+            # offline play's files (Pyodide, the game's zip), fetched once by their own worker
+            # after a few seconds on the lobby: apart, whenever they come
+            self.bytes[OFFLINE][path.rsplit(".", 1)[-1] if "." in path.rsplit("/", 1)[-1] else "json"] += (
+                sizes["responseBodySize"] + sizes["responseHeadersSize"]
+            )
+            return
         kind = (
             "api"
             if path.startswith("api/")
@@ -94,6 +109,16 @@ def measure(base: str, lang: str) -> dict[str, dict[str, int]]:
             page.wait_for_function("() => document.body.dataset.status === 'playing'", timeout=60_000)
             page.get_by_test_id("hand-card").first.wait_for()
             settle(page, worker=False)
+            page.close()
+        # offline play's files, kept once the lobby has been open a few seconds (static/offline.js),
+        # where the server has offline play (not before issue 25 item 6)
+        if ctx.request.get(f"{base}/offline/files.json").status == 200:
+            page = ctx.new_page()
+            meter.phase = "a third visit: home"
+            page.goto("/")
+            page.wait_for_function(
+                "() => ['ready', 'unavailable'].includes(document.documentElement.dataset.offline)", timeout=180_000
+            )
             page.close()
         ctx.close()
     return {phase: dict(kinds) for phase, kinds in meter.bytes.items()}
