@@ -14,10 +14,13 @@
                                     install the train extra too (torch, Stable-Baselines3,
                                     sb3-contrib: large), lint and run only the tests marked `train`
     python3 dev.py bench [ARGS...]  create .venv if needed, install, run the engine benchmark
+    python3 dev.py lock [--upgrade] remake requirements/lock.txt (uv pip compile), the pinned
+                                    versions every install takes; --upgrade to newer releases
 
 The virtual environment lives in .venv beside this file; it is reinstalled when
-pyproject.toml, setup.py or src/getaway/core/deal.py changes: the install compiles deal.py with
-mypyc (setup.py; pure Python if it cannot, with a message).
+pyproject.toml, setup.py, requirements/lock.txt or the compiled sources change: the install
+compiles the engine with mypyc (setup.py; pure Python if it cannot, with a message), every
+package at the version requirements/lock.txt pins.
 """
 
 from __future__ import annotations
@@ -28,12 +31,18 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+#: The pinned versions every install takes (pip's constraints, the build's isolated environment
+#: included: ``PIP_CONSTRAINT``): the default install, the ``test`` and ``postgres`` extras and the
+#: build requirements. ``python3 dev.py lock`` remakes it (uv pip compile), ``lock --upgrade`` to
+#: newer releases. The ``train`` extra's torch stack is not pinned (docs/envs.md).
+LOCK = ROOT / "requirements" / "lock.txt"
 STAMP = VENV / ".getaway-installed"
 
 
@@ -59,6 +68,7 @@ BUILD_INPUTS = [
     "src/getaway/core/_engine.py",  # its MODULES: what is compiled
     *compiled_sources(),
     "src/getaway/core/view.py",  # not compiled, but mypyc type-checks it with deal.py (it follows imports)
+    "requirements/lock.txt",  # the pinned versions
 ]
 
 
@@ -79,7 +89,9 @@ def ensure_env(extras: tuple[str, ...] = ("test",)) -> Path:
     print(f"dev.py: installing getaway and its extras ({', '.join(extras)}) into .venv", flush=True)
     pip = [str(_python()), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "install", "-e", f"{ROOT}[{','.join(extras)}]"], check=True)
+    # every version from the lock, the build's own environment (setuptools, mypy) too
+    pinned = dict(os.environ, PIP_CONSTRAINT=str(LOCK)) if LOCK.exists() else None
+    subprocess.run([*pip, "install", "-e", f"{ROOT}[{','.join(extras)}]"], check=True, env=pinned)
     STAMP.write_text(" ".join([want, *extras]))
     return _python()
 
@@ -193,11 +205,34 @@ def ensure_redis() -> str | None:
     return found
 
 
+def lock(args: list[str]) -> int:
+    """Remake :data:`LOCK` with uv (installed into .venv when missing) from pyproject.toml: the
+    dependencies, the ``test`` and ``postgres`` extras and ``[build-system] requires``, for
+    Python 3.11 (the oldest supported). The versions already pinned are kept unless ``args``
+    says ``--upgrade`` (or ``--upgrade-package NAME``). Returns uv's exit status."""
+    import tomllib
+
+    py = str(ensure_env())
+    if subprocess.call([py, "-m", "uv", "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+        subprocess.run([py, "-m", "pip", "--disable-pip-version-check", "-q", "install", "uv"], check=True)
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["requires"]
+    with tempfile.TemporaryDirectory() as tmp:
+        wanted = Path(tmp) / "build-requires.in"
+        wanted.write_text("\n".join(build) + "\n", encoding="utf-8")
+        command = [py, "-m", "uv", "pip", "compile", "pyproject.toml", str(wanted), "--extra", "test", "--extra",
+                   "postgres", "--python-version", "3.11", "--custom-compile-command", "python3 dev.py lock",
+                   "--no-annotate", "-o", str(LOCK.relative_to(ROOT)), *args]
+        LOCK.parent.mkdir(exist_ok=True)
+        return subprocess.call(command, cwd=ROOT)
+
+
 def main(argv: list[str]) -> int:
     task, args = (argv[0], argv[1:]) if argv else ("run", [])
-    if task not in ("run", "test", "bench"):  # before any install: a typo or --help costs nothing
+    if task not in ("run", "test", "bench", "lock"):  # before any install: a typo or --help costs nothing
         print(__doc__)
         return 2
+    if task == "lock":
+        return lock(args)
     train = task == "test" and "--train" in args
     if train:  # the train extra's tests only (tests marked `train`; docs/envs.md, "Training with MaskablePPO")
         args = ["--train", "-m", "train", *[a for a in args if a != "--train"]]
