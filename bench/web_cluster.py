@@ -141,7 +141,7 @@ class Meter:
     """Counters read at :meth:`start` and :meth:`stop`: CPU of processes (``/proc``), Redis
     commands, PostgreSQL commits; :meth:`report` gives their rates over the time between."""
 
-    def __init__(self, pids: dict[str, int], redis_url: str, database: str) -> None:
+    def __init__(self, pids: dict[str, int], redis_url: str | None, database: str) -> None:
         self.pids = pids
         self.redis_url = redis_url
         self.database = database
@@ -149,29 +149,35 @@ class Meter:
 
     @staticmethod
     def _cpu(pid: int, children: bool = True) -> float:
-        """CPU seconds of ``pid`` and (``children``) of its live children (a serve's bot workers;
-        nginx's workers)."""
+        """CPU seconds of ``pid`` and (``children``) of its children: the live ones' own, and the
+        ones ``pid`` has reaped (its cutime, cstime: PostgreSQL's backends that ended, a serve's
+        bot workers, nginx's workers)."""
         total = 0.0
         for p in [pid, *(_children(pid) if children else [])]:
             with contextlib.suppress(OSError):
                 fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
                 total += (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+                if children and p == pid:
+                    total += (int(fields[13]) + int(fields[14])) / _TICKS  # cutime, cstime
         return total
 
     def _mark(self) -> None:
         import redis
         from sqlalchemy import create_engine, text
 
-        client = redis.Redis.from_url(self.redis_url)
-        commands = int(client.info("stats")["total_commands_processed"])
-        client.close()
-        engine = create_engine(self.database)
-        with engine.connect() as conn:
-            conn.execute(text("SELECT pg_stat_clear_snapshot()"))
-            commits = conn.execute(
-                text("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
-            ).scalar_one()
-        engine.dispose()
+        commands = commits = 0
+        if self.redis_url:
+            client = redis.Redis.from_url(self.redis_url)
+            commands = int(client.info("stats")["total_commands_processed"])
+            client.close()
+        if self.database.startswith("postgresql"):
+            engine = create_engine(self.database)
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_stat_clear_snapshot()"))
+                commits = conn.execute(
+                    text("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
+                ).scalar_one()
+            engine.dispose()
         cpu = {k: self._cpu(v, children=k != SELF) for k, v in self.pids.items()}
         self.marks.append((time.monotonic(), cpu, commands, int(commits)))
 
@@ -181,12 +187,19 @@ class Meter:
     def stop(self) -> None:
         self._mark()
 
-    def report(self) -> dict[str, Any]:
+    def report(self, actions: int) -> dict[str, Any]:
+        """The rates between the first and the last mark; ``cpu_ms_per_action``: each
+        component's CPU milliseconds per applied action (``actions``: the rooms' logs' acts), its
+        ``cluster`` sum leaving out the load generator (issue 26's cost model)."""
         (t0, cpu0, r0, c0), (t1, cpu1, r1, c1) = self.marks[0], self.marks[-1]
         wall = max(t1 - t0, 1e-9)
+        spent = {k: cpu1[k] - cpu0[k] for k in self.pids}
+        per = {k: round(1000 * v / max(actions, 1), 3) for k, v in spent.items()}
+        per["cluster"] = round(1000 * sum(v for k, v in spent.items() if k != SELF) / max(actions, 1), 3)
         return {
             "seconds": round(wall, 1),
             "cpu_percent": {k: round(100 * (cpu1[k] - cpu0[k]) / wall, 1) for k in self.pids},
+            "cpu_ms_per_action": per,
             "redis_commands_per_s": round((r1 - r0) / wall, 1),
             "postgres_commits_per_s": round((c1 - c0) / wall, 1),
             "load_average": [round(x, 2) for x in os.getloadavg()],
@@ -202,12 +215,13 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def serve_options(rooms: int, redis_url: str, bot_delay: float, more: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The options of each ``getaway serve`` of the bench: Redis, the bot delay, and the per-address
-    limits raised for ``rooms`` clients that all come from 127.0.0.1 (the module's docstring)."""
+def serve_options(rooms: int, redis_url: str | None, bot_delay: float, more: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The options of each ``getaway serve`` of the bench: Redis (``None``: none, one process
+    alone), the bot delay, and the per-address limits raised for ``rooms`` clients that all come
+    from 127.0.0.1 (the module's docstring)."""
     many = str(max(rooms, 1) * 4)
     return (
-        "--redis-url", redis_url,
+        *(("--redis-url", redis_url) if redis_url else ()),
         "--bot-delay", str(bot_delay),
         "--grace", "3600",
         "--rooms-per-minute", many,
@@ -304,28 +318,41 @@ def _check(players: list[HumanRoom], database: str, base: str, deals: int) -> di
 
 def run(
     tmp: Path, database: str, processes: int, rooms: int, deals: int, bot_delay: float, level: str,
-    timeout: float = 3600, more: tuple[str, ...] = (),
+    timeout: float = 3600, more: tuple[str, ...] = (), alone: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     """One measured run: redis-server, ``processes`` serve processes on ``database`` (emptied),
     nginx in front; ``rooms`` rooms of one scripted client and 3 ``level`` bots, ``deals`` deals,
-    at ``bot_delay`` s; ``more``: further serve options. Returns the figures (module docstring).
+    at ``bot_delay`` s; ``more``: further serve options. ``alone``: the same scenario on one serve
+    process with no Redis and no front, the clients on it directly (``database`` PostgreSQL, or
+    ``sqlite``: a SQLite file), the cost model's baseline. Returns the figures (module docstring).
 
     Raises:
         SystemExit: redis-server or a server did not start, the database is not PostgreSQL.
     """
-    empty_database(database)
-    with redis_server(tmp) as redis_url:
+    sqlite = database == "sqlite"
+    if sqlite:
+        database = str(tmp / "alone.db")  # a file: serve and Store take its path
+    else:
+        empty_database(database)
+    with contextlib.nullcontext(None) if alone else redis_server(tmp) as redis_url:
         servers: list[ServerProcess] = []
         try:
             options = serve_options(rooms, redis_url, bot_delay, more)
-            for i in range(processes):
+            for i in range(1 if alone else processes):
                 servers.append(ServerProcess(tmp, *options, database=database, name=f"serve{processes}-{i}"))
             upstream = [f"127.0.0.1:{s.port}" for s in servers]
             (tmp / f"front{processes}").mkdir()
-            front = running_front(tmp / f"front{processes}", upstream, connections=4 * rooms + 256, per_address=False)
+            front = (
+                contextlib.nullcontext(servers[0].base)
+                if alone
+                else running_front(tmp / f"front{processes}", upstream, connections=4 * rooms + 256, per_address=False)
+            )
             with front as base:
                 pids = {f"serve {i}": s.proc.pid for i, s in enumerate(servers)}
-                pids.update(_service_pids(redis_url, tmp / f"front{processes}"))
+                if not alone:
+                    pids.update(_service_pids(redis_url, tmp / f"front{processes}"))
+                if database.startswith("postgresql"):
+                    pids["postgres"] = _postmaster(database)
                 pids[SELF] = os.getpid()  # its children are the servers: counted without them
                 meter = Meter(pids, redis_url, database)
                 meter.start()
@@ -344,7 +371,8 @@ def run(
         for e in p.errors:
             errors[e] = errors.get(e, 0) + 1
     return {
-        "processes": processes,
+        "processes": 1 if alone else processes,
+        "alone": ("sqlite" if sqlite else "postgresql") if alone else False,
         "rooms": rooms,
         "deals": deals,
         "bot_delay": bot_delay,
@@ -353,12 +381,24 @@ def run(
         "bot_lateness_ms": summary([e for p in players for e in p.lateness]),
         "actions_per_s": round(checked["actions"] / wall, 1),
         **checked,
-        **meter.report(),
+        **meter.report(checked["actions"]),
         "client_errors": errors,
         "leases_taken_by_process": owned,
         "server_tracebacks": logs.count("Traceback"),
         "fallback_moves": logs.count("plays its fallback move"),
     }
+
+
+def _postmaster(database: str) -> int:
+    """The pid of the PostgreSQL server of ``database`` (the parent of a backend's process): its
+    CPU and its backends' (live and ended) are PostgreSQL's share. Needs the server on this machine."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(database)
+    with engine.connect() as conn:
+        backend = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    engine.dispose()
+    return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])  # ppid
 
 
 def _service_pids(redis_url: str, front: Path) -> dict[str, int]:
@@ -430,6 +470,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600, help="stop the clients after this many seconds")
     parser.add_argument("--serve-option", action="append", default=[], help="a further serve option (repeatable)")
     parser.add_argument(
+        "--alone",
+        action="store_true",
+        help="play: one serve process, no Redis, no nginx (--database sqlite for a SQLite file): the cost baseline",
+    )
+    parser.add_argument(
         "--database", default=os.environ.get(DATABASE_ENV), help=f"PostgreSQL URL (default: {DATABASE_ENV})"
     )
     args = parser.parse_args(argv)
@@ -447,8 +492,9 @@ def main(argv: list[str] | None = None) -> int:
             processes = int(args.processes or 4)
             rooms = args.rooms if args.rooms is not None else 1000
             result = run(
-                Path(tmp), args.database, processes, rooms, args.deals, args.bot_delay, args.level, args.timeout, more
-            )
+                Path(tmp), args.database, processes, rooms, args.deals, args.bot_delay, args.level, args.timeout, more,
+                alone=args.alone,
+            )  # fmt: skip
         else:
             rooms = args.rooms if args.rooms is not None else 40
             result = {"mode": "throughput", "runs": []}

@@ -36,9 +36,30 @@ def test_cluster_bench_tiny(tmp_path):
     assert result["records_replayed"] == 3 and result["records_failed"] == [], result
     assert result["actions"] > result["acked_client_moves"] and result["actions_per_s"] > 0, result
     assert result["bot_lateness_ms"]["n"] > 0, result
-    assert set(result["cpu_percent"]) == {"serve 0", "serve 1", "redis-server", "nginx", "load generator"}, result
+    parts = {"serve 0", "serve 1", "redis-server", "nginx", "postgres", "load generator"}
+    assert set(result["cpu_percent"]) == parts, result
     assert result["cpu_percent"]["serve 0"] > 0 and result["cpu_percent"]["serve 1"] > 0, result
+    # the cost model: each part's CPU per applied action, and the cluster's sum without the generator
+    cost = result["cpu_ms_per_action"]
+    assert set(cost) == parts | {"cluster"} and cost["serve 0"] > 0 and cost["postgres"] > 0, result
+    assert cost["cluster"] == pytest.approx(
+        sum(v for k, v in cost.items() if k not in ("cluster", "load generator")), abs=0.01
+    )
     assert result["redis_commands_per_s"] > 0 and result["postgres_commits_per_s"] >= 0, result
+
+
+@pytest.mark.timeout(300)
+def test_cluster_bench_alone_is_the_baseline(tmp_path):
+    """``--alone``: the same scenario on one process, no Redis, no front, on SQLite."""
+    import web_cluster
+
+    result = web_cluster.run(
+        tmp_path, "sqlite", processes=4, rooms=2, deals=1, bot_delay=0.0, level="medium", alone=True
+    )
+    assert result["alone"] == "sqlite" and result["processes"] == 1, result
+    assert result["rooms_finished"] == 2 and result["lost_actions"] == 0 and result["records_replayed"] == 2, result
+    assert set(result["cpu_ms_per_action"]) == {"serve 0", "load generator", "cluster"}, result
+    assert result["cpu_ms_per_action"]["cluster"] == result["cpu_ms_per_action"]["serve 0"] > 0, result
 
 
 def test_cluster_bench_renew_tiny(tmp_path):

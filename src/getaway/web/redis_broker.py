@@ -206,7 +206,11 @@ REPLAY_WINDOW: Final = 4096
 #: Seconds a message may be stamped before its receiver began to listen on the channel (the
 #: sender's stamp comes before its publish; their clocks may differ a little): older ones were
 #: recorded before this process listened, and published again.
-LISTEN_SLACK: Final = 0.5
+LISTEN_SLACK: Final = 2.0
+#: Connections each client of a process may open to Redis at once (commands in flight): redis-py
+#: 8's asyncio pool stops at 100 unless told, and at a few hundred rooms a process has more
+#: commands in flight ("Too many connections": the broker was taken for unreachable).
+POOL_SIZE: Final = 1024
 
 
 class _Sealed(_Shape):
@@ -357,11 +361,14 @@ class RedisBroker(Broker):
         # One quick retry (a connection broken by a Redis restart), never seconds of backoff: a
         # command waits at most a few seconds for an unreachable Redis before it is refused.
         self.redis = aioredis.from_url(
-            url, socket_timeout=2.0, socket_connect_timeout=2.0, decode_responses=True, retry=Retry(NoBackoff(), 1)
-        )
+            url, socket_timeout=2.0, socket_connect_timeout=2.0, decode_responses=True, retry=Retry(NoBackoff(), 1),
+            max_connections=POOL_SIZE,
+        )  # fmt: skip
         # The listener reads bytes: a message that is not UTF-8 text is dropped like any other
         # malformed one (a decoding client would raise inside get_message and stop the listener).
-        self._raw = aioredis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0, retry=Retry(NoBackoff(), 1))
+        self._raw = aioredis.from_url(
+            url, socket_timeout=2.0, socket_connect_timeout=2.0, retry=Retry(NoBackoff(), 1), max_connections=POOL_SIZE
+        )
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew_all = self.redis.register_script(_RENEW_ALL)
         self._release = self.redis.register_script(_RELEASE)
@@ -370,7 +377,9 @@ class RedisBroker(Broker):
         self._pubsub: Any = None
         self._listener: asyncio.Task[None] | None = None
         self._sender: asyncio.Task[None] | None = None
-        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        # (channel, message): sealed as it is published, so that its time is its publish's, not
+        # its queueing's (a receiver that began to listen meanwhile would take it for a replay)
+        self._outbox: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._wanted: set[str] = set()  # the room channels to hear (subscribed again if a subscribe failed)
         self._since: dict[str, float] = {}  # channel → when this process asked to hear it (time.time())
@@ -516,14 +525,14 @@ class RedisBroker(Broker):
 
     def publish(self, code: str, news: dict[str, Any]) -> None:
         channel = self._room(code)
-        self._outbox.put_nowait((channel, self.seal.seal(channel, {"t": "news", "code": code, "news": news})))
+        self._outbox.put_nowait((channel, {"t": "news", "code": code, "news": news}))
 
     async def _send(self) -> None:
         """Send the queued messages in order (news of one room arrive in version order)."""
         while True:
-            channel, text = await self._outbox.get()
+            channel, message = await self._outbox.get()
             with contextlib.suppress(BrokerDown):  # logged; the followers catch up with later news
-                await self._call(self.redis.publish(channel, text))
+                await self._call(self.redis.publish(channel, self.seal.seal(channel, message)))
 
     async def follow(self, code: str) -> None:
         self._wanted.add(self._room(code))  # kept even if this fails: the listener subscribes later
@@ -639,4 +648,4 @@ class RedisBroker(Broker):
             log.exception("broker: a forwarded command of room %s failed", message.code)
             body = {"error": {"code": "server_error", "template": "internal error", "args": {}, "status": 500}}
         inbox = self._inbox(message.sender)
-        self._outbox.put_nowait((inbox, self.seal.seal(inbox, {"t": "answer", "id": message.id, "body": body})))
+        self._outbox.put_nowait((inbox, {"t": "answer", "id": message.id, "body": body}))
