@@ -35,7 +35,9 @@ __all__ = [
     "ngettext",
     "use",
     "current",
+    "isolate",
     "language",
+    "RTL_LANGUAGES",
     "detect",
     "card_name",
     "command_word",
@@ -45,6 +47,8 @@ __all__ = [
 
 #: Languages with a catalog (English is the source language and needs none).
 LANGUAGES: Final = ("en", "fr", "it", "pt", "es", "hi", "ur", "bn", "pa")
+#: The languages written right to left (their sentences isolate the values put in them: :func:`isolate`).
+RTL_LANGUAGES: Final = frozenset({"ur"})
 LOCALE_DIR: Final = Path(__file__).resolve().parent / "locale"
 DOMAIN: Final = "getaway"
 #: Click's own messages ("Usage:", "Options", "No such option …"), extracted from the installed
@@ -184,6 +188,23 @@ def set_translations(catalog: _gettext.NullTranslations) -> None:
 def _(message: str) -> str:
     """``message`` in the current language."""
     return _translations.gettext(message)
+
+
+def isolate(value: object) -> str:
+    """``value`` as text to put in a sentence of the current language: in a right-to-left one
+    (:data:`RTL_LANGUAGES`) between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE (U+2068,
+    U+2069), so that a Latin name, a seat letter, a number or a card ("10♥") keeps its place
+    in the Urdu sentence instead of joining the text around it (Unicode bidi, UAX #9); in the
+    others ``str(value)`` unchanged.
+
+    >>> isolate("B")
+    'B'
+    >>> with language("ur"):
+    ...     isolate("10♥")
+    '\u206810♥\u2069'
+    """
+    text = str(value)
+    return f"\u2068{text}\u2069" if _language in RTL_LANGUAGES else text
 
 
 def N_(message: str) -> str:

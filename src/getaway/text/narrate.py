@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..core.events import Event, EventKind
-from .i18n import _, ngettext, suit_plural
+from .i18n import _, isolate, ngettext, suit_plural
 
 __all__ = ["describe", "Narrator", "irregularity_name", "termination_name"]
 
 
 def _cards(cards: Sequence[object]) -> str:
-    return " ".join(str(c) for c in cards)
+    return isolate(" ".join(str(c) for c in cards))
 
 
 def irregularity_name(reason: str | None) -> str:
@@ -50,7 +50,7 @@ def termination_name(reason: str | None) -> str:
 
 
 def _place(place: int | None) -> str:
-    return _("place {place}").format(place=place if place is not None else "?")
+    return _("place {place}").format(place=isolate(place if place is not None else "?"))
 
 
 def describe(event: Event, names: Sequence[str]) -> str | None:
@@ -60,7 +60,7 @@ def describe(event: Event, names: Sequence[str]) -> str | None:
         event: the event (hidden cards already removed for the viewer, if any).
         names: seat names.
     """
-    who = names[event.seat] if event.seat is not None and 0 <= event.seat < len(names) else "?"
+    who = isolate(names[event.seat] if event.seat is not None and 0 <= event.seat < len(names) else "?")
     kind = event.kind
     cards = _cards(event.cards)
     if kind == EventKind.PLAY:
@@ -74,7 +74,7 @@ def describe(event: Event, names: Sequence[str]) -> str | None:
     if kind == EventKind.PICKUP:
         n = len(event.cards)
         return ngettext("{who} picks up {n} card: {cards}", "{who} picks up {n} cards: {cards}", n).format(
-            who=who, n=n, cards=cards
+            who=who, n=isolate(n), cards=cards
         )
     if kind == EventKind.WASTE:
         return _("{cards} go to the waste pile").format(cards=cards)
@@ -87,13 +87,13 @@ def describe(event: Event, names: Sequence[str]) -> str | None:
             )
         return _("{who} must lead but has no card: draws a card blind from the waste pile").format(who=who)
     if kind == EventKind.TAKE:
-        other = names[event.other] if event.other is not None and 0 <= event.other < len(names) else "?"
+        other = isolate(names[event.other] if event.other is not None and 0 <= event.other < len(names) else "?")
         n = len(event.cards) or event.hidden
         return ngettext(
             "{who} takes {other}'s hand ({n} card); {other} gets away",
             "{who} takes {other}'s hand ({n} cards); {other} gets away",
             n,
-        ).format(who=who, other=other, n=n)
+        ).format(who=who, other=other, n=isolate(n))
     if kind == EventKind.OUT:
         return _("{who} gets away ({place})").format(who=who, place=_place(event.other))
     if kind == EventKind.IRREGULARITY:
@@ -125,10 +125,10 @@ class Narrator:
         self._last: Event | None = None
 
     def name(self, seat: int | None) -> str:
-        """A seat's name."""
+        """A seat's name (isolated in a right-to-left language: :func:`~getaway.text.i18n.isolate`)."""
         if seat is None or not 0 <= seat < len(self.names):
-            return "?"
-        return self.names[seat]
+            return isolate("?")
+        return isolate(self.names[seat])
 
     def feed(self, events: Iterable[Event]) -> list[str]:
         """Sentences for ``events`` (in order); keeps track of the trick between calls."""
@@ -214,7 +214,7 @@ class Narrator:
                 "{n} card goes to the waste pile ({who} wins the trick).",
                 "{n} cards go to the waste pile ({who} wins the trick).",
                 n,
-            ).format(n=n, who=winner), 1
+            ).format(n=isolate(n), who=winner), 1
         if kind == EventKind.LEAD:
             self._trick_open = False
             if last is not None and last.kind == EventKind.WASTE and last.seat == event.seat:
@@ -233,7 +233,7 @@ class Narrator:
                 "{who} takes {other}'s hand ({n} card): {other} gets away.",
                 "{who} takes {other}'s hand ({n} cards): {other} gets away.",
                 n,
-            ).format(who=who, other=other, n=n), 1
+            ).format(who=who, other=other, n=isolate(n)), 1
         if kind == EventKind.OVER:
             if event.seat is None:
                 return _("The deal is over: no loser ({why}).").format(why=termination_name(event.reason)), 1
@@ -246,6 +246,6 @@ class Narrator:
         n = len(event.cards)
         if nxt is not None and nxt.kind == EventKind.LEAD and nxt.seat == event.seat:
             return ngettext("{who} picks up {n} card and leads.", "{who} picks up {n} cards and leads.", n).format(
-                who=who, n=n
+                who=who, n=isolate(n)
             ), 2
-        return ngettext("{who} picks up {n} card.", "{who} picks up {n} cards.", n).format(who=who, n=n), 1
+        return ngettext("{who} picks up {n} card.", "{who} picks up {n} cards.", n).format(who=who, n=isolate(n)), 1

@@ -27,10 +27,12 @@ const PICKED = "getaway.lang"; // the language the user picked on the page (loca
 /** Remember the language the user picked on the page (the header's select). */
 export function pickLang(code) { if (CODES.includes(code)) localStorage.setItem(PICKED, code); }
 
-/** The language to start with (docs/web.md): the one the user picked on the page (or the
+/** The language to start with (docs/web.md): the URL's `?lang=` (one with a catalog), else the one the user picked on the page (or the
  * browser's found on an earlier visit, remembered), else the server's (`getaway serve --lang`,
  * from GET /api/lang), else the browser's first one with a catalog (remembered), else English. */
 export async function initialLang() {
+  const asked = new URLSearchParams(location.search).get("lang"); // a link's ?lang= (the server drew the page in it)
+  if (CODES.includes(asked)) return asked;
   const picked = localStorage.getItem(PICKED);
   if (CODES.includes(picked)) return picked;
   try {
@@ -48,11 +50,17 @@ export async function initialLang() {
   return "en";
 }
 
-/** `msgid` translated, with {name} placeholders filled from `args`. */
+/** The languages written right to left (the page's `<html dir>`; docs/web.md "Right to left"). */
+export const RTL = ["ur"];
+
+/** `msgid` translated, with {name} placeholders filled from `args`; in a right-to-left language
+ * each filled value is isolated (FSI … PDI) so that a number, a seat letter, a card or a Latin
+ * name keeps its place in the sentence. */
 export function t(msgid, args) {
   let s = texts[msgid];
   if (typeof s !== "string" || !s) s = msgid;
-  if (args) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in args ? String(args[k]) : m));
+  const rtl = RTL.includes(lang);
+  if (args) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in args ? (rtl ? `\u2068${args[k]}\u2069` : String(args[k])) : m));
   return s;
 }
 
@@ -103,6 +111,7 @@ export async function loadLang(code) {
   chatTexts = data.chat && typeof data.chat === "object" ? data.chat : {};
   lang = code;
   document.documentElement.lang = code;
+  document.documentElement.dir = RTL.includes(code) ? "rtl" : "ltr";
 }
 
 function normalizeSuitKeys(m) {
