@@ -395,10 +395,11 @@ def _postmaster(database: str) -> int:
     from sqlalchemy import create_engine, text
 
     engine = create_engine(database)
-    with engine.connect() as conn:
+    with engine.connect() as conn:  # read while the backend lives: it ends with the connection
         backend = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+        parent = int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])  # ppid
     engine.dispose()
-    return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])  # ppid
+    return parent
 
 
 def _service_pids(redis_url: str, front: Path) -> dict[str, int]:

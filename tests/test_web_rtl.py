@@ -16,7 +16,7 @@ from getaway.text.narrate import Narrator, describe
 from getaway.web.routes import pages
 from web_helpers import make_client
 
-FSI, PDI = "\u2068", "\u2069"
+FSI, LRI, PDI = "\u2068", "\u2066", "\u2069"
 
 
 def _root(html: str) -> str:
@@ -51,8 +51,10 @@ def test_narration_isolates_what_it_puts_in_an_urdu_sentence():
         lines = Narrator(["Asha", "B"]).feed(events)
         one = describe(events[0], ["Asha", "B"])
         assert i18n.isolate(7) == f"{FSI}7{PDI}"
-    assert f"{FSI}Asha{PDI}" in lines[0] and f"{FSI}10♥{PDI}" in lines[0] and f"{FSI}Q♥{PDI}" in lines[1]
-    assert f"{FSI}Asha{PDI}" in one and f"{FSI}10♥{PDI}" in one
+    # names: first strong; cards: left to right (the page puts an Urdu name for screen readers
+    # inside a card, which a first-strong isolate would follow: "10♣" drawn as "♣10")
+    assert f"{FSI}Asha{PDI}" in lines[0] and f"{LRI}10♥{PDI}" in lines[0] and f"{LRI}Q♥{PDI}" in lines[1]
+    assert f"{FSI}Asha{PDI}" in one and f"{LRI}10♥{PDI}" in one
     # other languages: unchanged
     assert Narrator(["Asha", "B"]).feed(events) == ["Asha leads 10♥", "B plays Q♥"]
     assert FSI not in describe(events[0], ["Asha", "B"])

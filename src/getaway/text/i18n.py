@@ -190,21 +190,29 @@ def _(message: str) -> str:
     return _translations.gettext(message)
 
 
-def isolate(value: object) -> str:
+def isolate(value: object, *, ltr: bool = False) -> str:
     """``value`` as text to put in a sentence of the current language: in a right-to-left one
     (:data:`RTL_LANGUAGES`) between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE (U+2068,
     U+2069), so that a Latin name, a seat letter, a number or a card ("10♥") keeps its place
     in the Urdu sentence instead of joining the text around it (Unicode bidi, UAX #9); in the
-    others ``str(value)`` unchanged.
+    others ``str(value)`` unchanged. ``ltr``: a LEFT-TO-RIGHT ISOLATE (U+2066) instead, for
+    cards: a card's rank and suit read left to right whatever follows them (the page draws a
+    card's name for screen readers inside it, in Urdu letters, which an FSI would follow).
 
     >>> isolate("B")
     'B'
     >>> with language("ur"):
     ...     isolate("10♥")
     '\u206810♥\u2069'
+    >>> with language("ur"):
+    ...     isolate("10♥", ltr=True)
+    '\u206610♥\u2069'
     """
     text = str(value)
-    return f"\u2068{text}\u2069" if _language in RTL_LANGUAGES else text
+    if _language not in RTL_LANGUAGES:
+        return text
+    opening = "\u2066" if ltr else "\u2068"
+    return f"{opening}{text}\u2069"
 
 
 def N_(message: str) -> str:

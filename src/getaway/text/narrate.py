@@ -25,7 +25,7 @@ __all__ = ["describe", "Narrator", "irregularity_name", "termination_name"]
 
 
 def _cards(cards: Sequence[object]) -> str:
-    return isolate(" ".join(str(c) for c in cards))
+    return isolate(" ".join(str(c) for c in cards), ltr=True)
 
 
 def irregularity_name(reason: str | None) -> str:
