@@ -70,6 +70,19 @@ def server(tmp_path_factory):
         yield base
 
 
+def server_fixture(name: str, *options: str):
+    """A module-scoped fixture for a test file: a real server (:func:`running_server`, folder
+    ``name``) started with ``options`` (e.g. ``"--bot-delay", "0.5"``); its base URL. Assign it to
+    the fixture's name: ``slow_server = server_fixture("window", "--bot-delay", "0.6")``."""
+
+    @pytest.fixture(scope="module")
+    def fixture(tmp_path_factory):
+        with running_server(tmp_path_factory.mktemp(name), *options) as base:
+            yield base
+
+    return fixture
+
+
 @pytest.fixture(scope="module")
 def browser():
     if MISSING:

@@ -21,7 +21,6 @@ import pytest
 import test_web_e2e as e2e
 from test_web_e2e import MISSING, REQUIRE, state, wait_status
 from test_web_play_e2e import open_api_room
-from web_helpers import running_server
 
 browser = e2e.browser
 
@@ -59,10 +58,7 @@ _TRICK_VS_SEATS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with running_server(tmp_path_factory.mktemp("geometry"), "--bot-delay", "0.2") as base:
-        yield base
+server = e2e.server_fixture("geometry", "--bot-delay", "0.2")
 
 
 @pytest.fixture

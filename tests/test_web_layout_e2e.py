@@ -26,7 +26,6 @@ import pytest
 import test_web_e2e as e2e
 from test_web_e2e import MISSING, REQUIRE, state
 from test_web_play_e2e import open_api_room
-from web_helpers import running_server
 
 browser = e2e.browser
 
@@ -58,10 +57,7 @@ new PerformanceObserver((list) => {
 """
 
 
-@pytest.fixture(scope="module")
-def window_server(tmp_path_factory):
-    with running_server(tmp_path_factory.mktemp("layout"), "--bot-delay", "0.5") as base:
-        yield base
+window_server = e2e.server_fixture("layout", "--bot-delay", "0.5")
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ import pytest
 import test_web_e2e as e2e
 from test_web_e2e import ARTIFACTS, MISSING, REQUIRE, state
 from test_web_play_e2e import open_api_room
-from web_helpers import running_server
 
 browser = e2e.browser
 
@@ -70,10 +69,7 @@ _TO_ACT = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def rtl_server(tmp_path_factory):
-    with running_server(tmp_path_factory.mktemp("rtl"), "--bot-delay", "0.3") as base:
-        yield base
+rtl_server = e2e.server_fixture("rtl", "--bot-delay", "0.3")
 
 
 @pytest.fixture

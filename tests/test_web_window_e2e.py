@@ -23,7 +23,6 @@ import pytest
 import test_web_e2e as e2e
 from test_web_e2e import MISSING, REQUIRE, state
 from test_web_play_e2e import open_api_room
-from web_helpers import running_server
 
 browser = e2e.browser
 
@@ -81,11 +80,8 @@ window.__rec = { windows: [], tricks: [], leads: [], played: [] };
 """
 
 
-@pytest.fixture(scope="module")
-def slow_server(tmp_path_factory):
-    """A server whose bots move 0.6 s after their turn began (the default take window: 2.5 s)."""
-    with running_server(tmp_path_factory.mktemp("window"), "--bot-delay", "0.6") as base:
-        yield base
+# a server whose bots move 0.6 s after their turn began (the default take window: 2.5 s)
+slow_server = e2e.server_fixture("window", "--bot-delay", "0.6")
 
 
 @pytest.fixture
