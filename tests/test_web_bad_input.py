@@ -50,7 +50,8 @@ def test_an_unknown_page_path_gets_a_page_in_the_players_language(lang):
             page = client.get("/nope/deeper", **asked)
             assert page.status_code == 404 and page.headers["content-type"].startswith("text/html"), page.text
             body = page.text
-            assert f'<html lang="{lang}">' in body and 'href="/"' in body
+            way = "rtl" if lang in i18n.RTL_LANGUAGES else "ltr"  # Urdu's page is right to left
+            assert f'<html lang="{lang}" dir="{way}">' in body and 'href="/"' in body
             assert _said(lang, "Page not found") in body and _said(lang, "Back to the home page") in body
             assert _said(lang, "There is no page at {path}.", path="/nope/deeper") in body
         assert client.head("/nope").status_code == 404

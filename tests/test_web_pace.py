@@ -189,3 +189,30 @@ def test_a_bad_speed_in_a_hello_is_refused_and_attaches_nothing():
             await service.stop()
 
     asyncio.run(main())
+
+
+def test_a_mirror_holds_no_move_when_the_room_has_no_take_window():
+    """A mirror (a process with sockets in a room another owns) notes a take window only when the
+    room has one, as the owner does (``Timers.plan_takes``): with takes off, the news of each
+    version opened a "window" there, and every move of its sockets was held the bot delay
+    (bench/web_cluster.py: echo p90 710 ms across 2 processes, 9 ms on one)."""
+
+    async def run() -> tuple[Any, list[float]]:
+        clock = FakeClock()
+        service = RoomService(Store("sqlite://"), bot_delay=DELAY, grace=0.01, timer=clock.now, sleep=clock.sleep)
+        await service.start()
+        try:
+            answer = await service.create(dict(PUNJAB), "Asha")
+            handle = service.rooms[answer["code"]]
+            await service.start_match(answer["code"], answer["host_token"])
+            handle.mirror = True  # as if another process owned it: the news says the version
+            room = handle.room
+            await service.mirror.heard(handle, {"v": room.version, "connected": [0], "turn_ends_in": None})
+            assert not room.take_window()
+            await service.timers.hold_lead(handle, "2♣", 0)  # any card: a hold does not judge it
+            return handle.window, clock.slept
+        finally:
+            await service.stop()
+
+    window, slept = asyncio.run(run())
+    assert window is None and not [s for s in slept if s >= DELAY / 2], (window, slept)

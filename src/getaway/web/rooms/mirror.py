@@ -158,7 +158,9 @@ class Mirror:
             window = news.get("take_ends_in")
             ends = None if window is None else self.service.timer() + float(window)
             changed = changed or (handle.window_ends is None) != (ends is None)
-            if handle.window is None or handle.window[0] != room.version:
+            if not room.take_window():  # as the owner's (Timers.plan_takes): no window, no hold
+                handle.window = None
+            elif handle.window is None or handle.window[0] != room.version:
                 handle.window = (room.version, self.service.timer())
             handle.window_ends = ends
         if changed and room.status != "closed":
