@@ -187,6 +187,12 @@ def ensure_postgres() -> str | None:
         psql("CREATE ROLE getaway LOGIN PASSWORD 'getaway'")
     if psql("SELECT 1 FROM pg_database WHERE datname='getaway_test'") != "1":
         psql("CREATE DATABASE getaway_test OWNER getaway")
+    libraries = psql("SHOW shared_preload_libraries")
+    if "pg_stat_statements" not in libraries:  # the cluster bench's profile reads it (bench/cost_profile.py)
+        joined = ",".join(x for x in (libraries, "pg_stat_statements") if x)
+        psql(f"ALTER SYSTEM SET shared_preload_libraries = '{joined}'")
+        subprocess.call(["pg_ctlcluster", version, name, "restart"])
+    psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", "getaway_test")
     return POSTGRES_URL
 
 

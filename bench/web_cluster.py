@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from cost_profile import Sampler, Statements
 from serverproc import free_port
 from web_rooms import HumanRoom, summary
 
@@ -318,13 +319,15 @@ def _check(players: list[HumanRoom], database: str, base: str, deals: int) -> di
 
 def run(
     tmp: Path, database: str, processes: int, rooms: int, deals: int, bot_delay: float, level: str,
-    timeout: float = 3600, more: tuple[str, ...] = (), alone: bool = False,
+    timeout: float = 3600, more: tuple[str, ...] = (), alone: bool = False, profile: Path | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """One measured run: redis-server, ``processes`` serve processes on ``database`` (emptied),
     nginx in front; ``rooms`` rooms of one scripted client and 3 ``level`` bots, ``deals`` deals,
     at ``bot_delay`` s; ``more``: further serve options. ``alone``: the same scenario on one serve
     process with no Redis and no front, the clients on it directly (``database`` PostgreSQL, or
-    ``sqlite``: a SQLite file), the cost model's baseline. Returns the figures (module docstring).
+    ``sqlite``: a SQLite file), the cost model's baseline. ``profile``: a folder for py-spy's
+    samples of each serve process and, on PostgreSQL, pg_stat_statements (bench/cost_profile.py),
+    their breakdown under ``"profile"``. Returns the figures (module docstring).
 
     Raises:
         SystemExit: redis-server or a server did not start, the database is not PostgreSQL.
@@ -355,12 +358,22 @@ def run(
                     pids["postgres"] = _postmaster(database)
                 pids[SELF] = os.getpid()  # its children are the servers: counted without them
                 meter = Meter(pids, redis_url, database)
+                sampler = statements = None
+                if profile is not None:
+                    sampler = Sampler(profile, {k: v for k, v in pids.items() if k.startswith("serve")})
+                    statements = Statements(database) if database.startswith("postgresql") else None
+                    if statements:
+                        statements.start()
+                    sampler.start()
                 meter.start()
                 started = time.monotonic()
                 players = asyncio.run(_play(base, rooms, deals, bot_delay, level, timeout))
                 wall = time.monotonic() - started
                 meter.stop()
+                sampled = sampler.stop() if sampler else None
                 checked = _check(players, database, base, deals)
+                if sampled is not None:
+                    sampled["postgres_statements"] = statements.stop(checked["actions"]) if statements else None
         finally:
             for server in servers:
                 server.stop()
@@ -386,6 +399,7 @@ def run(
         "leases_taken_by_process": owned,
         "server_tracebacks": logs.count("Traceback"),
         "fallback_moves": logs.count("plays its fallback move"),
+        **({"profile": sampled} if sampled is not None else {}),
     }
 
 
@@ -476,6 +490,12 @@ def main(argv: list[str] | None = None) -> int:
         help="play: one serve process, no Redis, no nginx (--database sqlite for a SQLite file): the cost baseline",
     )
     parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="play: py-spy each serve process and read pg_stat_statements into this folder (bench/cost_profile.py)",
+    )
+    parser.add_argument(
         "--database", default=os.environ.get(DATABASE_ENV), help=f"PostgreSQL URL (default: {DATABASE_ENV})"
     )
     args = parser.parse_args(argv)
@@ -494,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
             rooms = args.rooms if args.rooms is not None else 1000
             result = run(
                 Path(tmp), args.database, processes, rooms, args.deals, args.bot_delay, args.level, args.timeout, more,
-                alone=args.alone,
+                alone=args.alone, profile=args.profile,
             )  # fmt: skip
         else:
             rooms = args.rooms if args.rooms is not None else 40

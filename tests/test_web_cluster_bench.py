@@ -62,6 +62,48 @@ def test_cluster_bench_alone_is_the_baseline(tmp_path):
     assert result["cpu_ms_per_action"]["cluster"] == result["cpu_ms_per_action"]["serve 0"] > 0, result
 
 
+@pytest.mark.timeout(300)
+def test_cluster_bench_profile_tiny(tmp_path):
+    """``--profile``: py-spy's samples of each serve process sorted into categories, and the
+    statements PostgreSQL ran per action (pg_stat_statements: dev.py's PostgreSQL loads it)."""
+    import web_cluster
+
+    result = web_cluster.run(
+        tmp_path, fresh_database(), processes=2, rooms=2, deals=1, bot_delay=0.0, level="medium",
+        profile=tmp_path / "profile",
+    )  # fmt: skip
+    assert result["rooms_finished"] == 2 and result["lost_actions"] == 0, result
+    profile = result["profile"]
+    assert profile["py_spy_failed"] == {} and len(profile["files"]) == 2 and profile["samples"] > 0, profile
+    shares = profile["category_percent"]
+    assert sum(shares.values()) == pytest.approx(100, abs=1) and shares.get("web server (getaway.web)", 0) > 0, shares
+    assert any(k.startswith("web/") for k in profile["outermost_getaway_percent"]), profile
+    statements = profile["postgres_statements"]
+    assert statements["calls_per_action"] > 0 and statements["exec_ms_per_action"] > 0, statements
+    assert any(row["query"].startswith("INSERT INTO room_log") for row in statements["top"]), statements
+
+
+def test_profile_categories_and_bad_lines(tmp_path):
+    """A sample's category is its first frame from the leaf in a known package; a line that is not
+    py-spy's raw format is an error naming the file and line."""
+    from cost_profile import breakdown, category_of
+
+    stack = ["<module> (getaway/__main__.py:6)", "beat (getaway/web/rooms/cluster.py:380)"]
+    stack.append("dumps (json/__init__.py:231)")
+    assert category_of(stack) == "JSON"
+    assert category_of([*stack[:2], "send (socket.py:10)"]) == "web server (getaway.web)"  # stdlib passed over
+    assert category_of(["run (asyncio/base_events.py:600)"]) == "asyncio loop"
+    good = tmp_path / "a.txt"
+    good.write_text(";".join(stack) + " 3\n" + ";".join(stack[:2]) + " 1\n")
+    found = breakdown([good])
+    assert found["samples"] == 4 and found["category_percent"] == {"JSON": 75.0, "web server (getaway.web)": 25.0}
+    assert found["outermost_getaway_percent"] == {"web/rooms/cluster.py:beat": 100.0}
+    bad = tmp_path / "b.txt"
+    bad.write_text("no count here\n")
+    with pytest.raises(ValueError, match="b.txt:1"):
+        breakdown([bad])
+
+
 def test_cluster_bench_renew_tiny(tmp_path):
     import web_cluster
 

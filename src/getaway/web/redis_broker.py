@@ -321,9 +321,9 @@ class Seal:
         if sealed.s in window or sealed.s <= newest - REPLAY_WINDOW:
             raise Replayed(f"sequence number {sealed.s} of {sealed.p} heard before")
         window.add(sealed.s)
-        if sealed.s > newest:
-            newest = sealed.s
-            window = {n for n in window if n > newest - REPLAY_WINDOW}
+        newest = max(newest, sealed.s)
+        if len(window) > 2 * REPLAY_WINDOW:  # numbers behind the window are refused by the test above:
+            window = {n for n in window if n > newest - REPLAY_WINDOW}  # dropped in a batch, not each time
         self.seen[sealed.p] = (newest, window)
         return sealed
 
