@@ -245,12 +245,15 @@ def test_a_room_with_sockets_on_two_processes_plays_a_whole_deal(cluster, redis_
             s.close()
         stop.set()
         spy.join(5)
-    # What Redis carried: news with public facts, and commands with their answers; no hand, no token.
+    # What Redis carried: news with public facts (and the moves made), and commands with their
+    # answers; no hand, no token.
     assert any(ch == f"getaway:room:{code}" for ch, _ in seen)
     for channel, data in seen:
         message = _message(data)
         if channel.startswith("getaway:room:"):
-            assert set(message["news"]) <= {"v", "connected", "turn_ends_in", "absent"}, message
+            assert set(message["news"]) <= {"v", "connected", "turn_ends_in", "absent", "log"}, message
+            # the entries it carries: public commands (moves made), never a join (a token's hash)
+            assert all(kind != "join" for _, kind, _, _ in message["news"].get("log", ())), message
         assert "hand" not in data and "token" not in data, data
         assert asha["token"] not in data and ben["token"] not in data
 

@@ -57,6 +57,26 @@ def test_a_browser_with_no_catalog_language_gets_english_and_keeps_choosing(new_
     assert page.evaluate("() => localStorage.getItem('getaway.lang')") is None
 
 
+@pytest.mark.timeout(120)
+def test_a_language_picked_while_the_page_starts_is_not_overwritten(new_page):
+    """The page remembers the browser's language only if no pick was stored meanwhile: a pick
+    (the select, another tab, a test's localStorage) made while the first visit still asked
+    the server's default (GET /api/lang) is kept (CI once saw a French lesson come in English)."""
+    page = new_page(locale="en-US")
+    held = []
+    page.route("**/api/lang", lambda route: held.append(route))  # answered once the pick is stored
+    page.goto("/")
+    page.evaluate("() => localStorage.setItem('getaway.lang', 'fr')")
+    page.wait_for_timeout(200)
+    assert held, "the page did not ask GET /api/lang"
+    held[0].continue_()
+    wait_status(page, "lobby")
+    assert page.evaluate("() => localStorage.getItem('getaway.lang')") == "fr"
+    page.reload()
+    wait_status(page, "lobby")
+    assert page.evaluate("() => document.documentElement.lang") == "fr"
+
+
 #: The chosen option's words, measured in the select's own font, fit inside the select (its
 #: padding and its arrow, about 20 px, beside them): a select cuts words off silently.
 _SELECTS_CUT = """() => [...document.querySelectorAll('.top select')].flatMap((s) => {

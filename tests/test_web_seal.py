@@ -45,3 +45,23 @@ def test_another_channel_or_secret_is_forged():
         receiver.open("getaway:room:R2", data)
     with pytest.raises(Forged):
         Seal("another-secret-entirely", "p3").open(CHANNEL, data)
+
+
+def test_news_carries_log_entries_but_never_a_join_and_only_a_few():
+    """The owner's news carries the entries written since the last one (issue 26: the mirrors
+    apply them instead of reading the log); what crosses Redis is checked: a join's entry (its
+    token hash) or more than NEWS_LOG entries are dropped as malformed."""
+    from pydantic import ValidationError
+
+    from getaway.web.broker import NEWS_LOG
+
+    sender, receiver = _pair()
+    entry = [7, "act", {"seat": 2, "action": "Q♥", "bot": True}, 1764892800.25]
+    news = {"v": 7, "connected": [0], "log": [entry]}
+    heard = receiver.open(CHANNEL, sender.seal(CHANNEL, {"t": "news", "code": "R1", "news": news}))
+    assert heard.m.news.model_dump(exclude_unset=True)["log"] == [tuple(entry)]
+    joined = [3, "join", {"seat": 1, "name": "Ben", "token_hash": "ab" * 32, "host": False}, 1764892800.0]
+    too_many = [[v, "act", {"seat": 0, "action": "pass"}, 1.0] for v in range(1, NEWS_LOG + 2)]
+    for log in ([joined], too_many, [[0, "act", {}, 1.0]], [[8, "act", {"seat": [1]}, 1.0]]):
+        with pytest.raises(ValidationError):
+            receiver.open(CHANNEL, sender.seal(CHANNEL, {"t": "news", "code": "R1", "news": {"v": 9, "log": log}}))

@@ -74,6 +74,9 @@ OWNER_CHECK: Final = 0.25
 SLOT_MS: Final = 10_000
 #: Seconds a forwarded command waits for the owner's answer before it is refused (``server_error``).
 FORWARD_TIMEOUT: Final = 5.0
+#: The most log entries one news carries (web/rooms/mirror.py ``Mirror.publish``: a mirror applies
+#: them instead of reading the log; one or two a news, more only after a burst, then it reads).
+NEWS_LOG: Final = 8
 
 #: What a process does with a forwarded request: the request's body in, the answer's body out.
 OnRequest = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from .broker import (
     FORWARD_TIMEOUT,
     LEASE_MS,
+    NEWS_LOG,
     OWNER_CHECK,
     SLOT_MS,
     Broker,
@@ -107,6 +108,17 @@ class _Shape(BaseModel):
 _Seat = Annotated[int, Field(ge=0, lt=16)]
 
 
+#: One value of a carried log entry's payload (a seat, a card or command word, a reason, a room code).
+_Value = int | bool | Annotated[str, Field(max_length=32)] | None
+#: A log entry as news carries it: version, kind (not a join), payload, time (Unix seconds).
+_Entry = tuple[
+    Annotated[int, Field(ge=1)],
+    Literal["start", "act", "absent", "reclaim", "next_deal", "rematch", "close"],
+    Annotated[dict[Annotated[str, Field(max_length=16)], _Value], Field(max_length=4)],
+    Annotated[float, Field(allow_inf_nan=False)],
+]
+
+
 class _News(_Shape):
     """News of a room (:meth:`getaway.web.rooms.mirror.Mirror.publish`): public facts only (a
     quick chat's news carries the version and the chat alone)."""
@@ -119,6 +131,9 @@ class _News(_Shape):
     absent: tuple[_Seat, Annotated[float, Field(allow_inf_nan=False)]] | None = None
     #: a seat's quick chat: the seat and the phrase's key (checked by the mirror)
     chat: tuple[_Seat, Annotated[str, Field(max_length=32)]] | None = None
+    #: the log entries written since the last news, ``[version, kind, payload, time]`` (the room
+    #: checks each as it applies it; a join's is never carried: it holds a token hash)
+    log: Annotated[list[_Entry], Field(max_length=NEWS_LOG)] | None = None
 
 
 class _Request(_Shape):
@@ -160,12 +175,14 @@ class _Logged(_Shape):
 
 class _Reply(_Shape):
     """The owner's answer to a request: ``ok`` (presence), ``retry`` (not the owner), a
-    command's ``logged`` facts and ``version``, or its ``error``."""
+    command's ``logged`` facts, ``version`` and entry (``log``), or its ``error``."""
 
     ok: bool | None = None
     retry: bool | None = None
     logged: _Logged | None = None
     version: int | None = None
+    #: the entry the command wrote, as news carries it (the asker applies it: no read of the log)
+    log: Annotated[list[_Entry], Field(max_length=1)] | None = None
     error: _Refusal | None = None
 
 

@@ -25,7 +25,7 @@ from ...text.chat import PHRASES
 from ..broker import BEATS_PER_LEASE, FORWARD_TIMEOUT, LEASE_MS, BrokerDown, Lease, NoOwner, OwnerGone
 from .commands import Absent, Act, Close, Join, Reclaim
 from .errors import RelayedError, RoomError, unsaved
-from .handles import QUIET_BEATS, Job, RoomHandle, job_of
+from .handles import PRESENCE_STALE_BEATS, QUIET_BEATS, Job, RoomHandle, job_of
 from .state import Room, playing_humans
 
 log = logging.getLogger("getaway.web")
@@ -270,7 +270,7 @@ class Cluster:
             await self.service.sleep(0.05)
         if "error" in answer:
             raise RelayedError(answer["error"])
-        if await self.service.mirror.catch_up(handle):
+        if await self.service.mirror.catch_up(handle, answer.get("version"), answer.get("log")):
             self.service.sockets.broadcast(handle)
         return answer.get("logged")
 
@@ -330,7 +330,10 @@ class Cluster:
             return {"error": RelayedError.relay(exc)}
         # Only what the asker uses (a join's seat): the logged payload stays here (a token's hash).
         seat = logged.get("seat") if isinstance(logged, dict) else None
-        return {"logged": {"seat": seat}, "version": handle.room.version}
+        answer = {"logged": {"seat": seat}, "version": handle.room.version}
+        if handle.written is not None and handle.written[0] == handle.room.version:
+            answer["log"] = [handle.written]  # the asker applies it instead of reading the log (Mirror.catch_up)
+        return answer
 
     async def let_go(self, handle: RoomHandle) -> None:
         """A forgotten room (closed): give its lease up, or stop following it."""
@@ -383,7 +386,8 @@ class Cluster:
 
     async def renew_leases(self, period: float) -> None:
         """Renew every lease owned here in one call; a room whose lease is gone is demoted (by
-        its worker), and an owned room forgets the seats of processes silent for 3 periods."""
+        its worker), and an owned room forgets the seats of processes silent for
+        :data:`~.handles.PRESENCE_STALE_BEATS` periods."""
         owned = [(handle, handle.lease) for handle in self.service.rooms.values() if handle.lease is not None]
         if not owned:
             return
@@ -394,7 +398,8 @@ class Cluster:
                 self.service.heartbeat["lost"] += 1
                 handle.queue.put_nowait(Job(label="lost", call=lambda h=handle, old=lease: self.lost(h, old)))
                 continue
-            stale = [p for p, (_, when) in handle.remote.items() if self.service.timer() - when > 3 * period]
+            limit = PRESENCE_STALE_BEATS * period
+            stale = [p for p, (_, when) in handle.remote.items() if self.service.timer() - when > limit]
             if stale:
 
                 def drop(handle: RoomHandle = handle, stale: list[str] = stale) -> None:
@@ -421,7 +426,7 @@ class Cluster:
                     await self.service.broker.unfollow(handle.room.code)
                 continue
             handle.quiet = 0
-            self.service.mirror.tell_presence(handle)
+            self.service.mirror.tell_presence(handle, beat=True)
             if not self.service.handing_over and handle.taken is None:
                 wanted.append(handle)
         if not wanted:

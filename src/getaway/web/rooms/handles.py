@@ -33,6 +33,15 @@ SEARCH_SHARE: Final = 0.6
 #: socket here is forgotten (more than a socket may wait for its hello: ``serve --hello-timeout``).
 QUIET_BEATS: Final = 90
 
+#: A mirror tells the owner its unchanged seats every this many heartbeats (a change at once:
+#: a socket's arrival or departure): a presence is a sealed request and answer through Redis per
+#: room, the largest cost of a mirrored room (docs/web.md "Where a serve process's CPU goes").
+PRESENCE_BEATS: Final = 2
+
+#: Heartbeats without a presence after which the owner forgets a process's seats (its sockets
+#: are taken for gone): :data:`PRESENCE_BEATS` and 3 beats of slack for a late one.
+PRESENCE_STALE_BEATS: Final = PRESENCE_BEATS + 3
+
 
 def room_bot(level: str, bot_delay: float) -> Bot:
     """The bot of a room's level; a searching one (``expert`` kind) gets ``time_limit`` =
@@ -173,6 +182,7 @@ class RoomHandle:
         self.awaited: set[int] = set()  # a rematch room's returning seats (listed once all are taken)
         self.came: set[str] = set()  # a finished room: the rematch room this process moved its sockets to
         self.moved: set[int] = set()  # … and the seats it moved (one socket each)
+        self.moving: set[int] = set()  # … of which the seats whose move (a join there) is under way
         self.takes_key: int | None = None  # the version whose take window bots have decided on
         self.take_tasks: list[asyncio.Task[None]] = []  # the bots' takes planned for it
         self.window: tuple[int, float] | None = None  # (version, timer) a take window opened at
@@ -198,6 +208,12 @@ class RoomHandle:
         self.public: tuple[str, str] | None = None
         self.expiry: asyncio.TimerHandle | None = None  # its leaving the lobby, planned (Matchmaking.listed)
         self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after QUIET_BEATS)
+        self.told: tuple[tuple[int, ...], bool] | None = None  # mirror: the presence last told (seats, host)
+        self.told_beats = 0  # mirror: heartbeats since then
+        # owner of a shared room: the log entries written since its last news, which carries them
+        # ([version, kind, payload, time]; a join's, with a token hash, is never carried: None)
+        self.unsent: list[list[Any] | None] = []
+        self.written: list[Any] | None = None  # owner of a shared room: its last entry, as news carries it
 
     def planned(self) -> list[asyncio.Task[None]]:
         """The tasks planned for the room (its bot move, next deal, turn timer, bots' takes and

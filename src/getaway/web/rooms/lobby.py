@@ -333,13 +333,18 @@ class Matchmaking:
             if seat in handle.moved:
                 continue
             handle.moved.add(seat)
+            handle.moving.add(seat)  # its sockets here are told by this move, not by answer_rematch
             try:
                 joined = await self.service.join(code, room.seats[seat].name, seat, host=seat == host)
             except RoomError:
                 continue
+            finally:
+                handle.moving.discard(seat)
             own = joined["token"] if seat == host else None  # a host seat's token is a host token
             seat_token = joined["token"]
             c.send(made_frame(code=code, url=url, seat=joined["seat"], token=seat_token, host_token=own))
+            # the seat's other sockets here (another tab) get the same message
+            self.service.sockets.answer_rematch(handle, [x for x in list(handle.conns) if x.seat == seat])
         if host is not None:
             return
         for c in conns:

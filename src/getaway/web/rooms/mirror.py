@@ -1,6 +1,7 @@
 """What the processes of a cluster tell each other of a room: the owner's news (version,
 connected seats, the turn timer, an absence, a quick chat) and a mirror's presence (the seats it
-has sockets for) and quick chats (told to the owner), and a mirror catching up with the log.
+has sockets for) and quick chats (told to the owner), and a mirror catching up: with the entries
+the news carries, else with the log.
 
 Owns: news, presence, the quick chat between processes and catch-up. Imports :mod:`.errors`,
 :mod:`.commands`, :mod:`.frames`, :mod:`.state` and :mod:`.handles`; never :mod:`.service`.
@@ -15,11 +16,12 @@ from typing import Any
 from ...text.chat import PHRASES
 from ...text.i18n import N_
 from .. import protocol
-from ..broker import BrokerDown, NoOwner
+from ..broker import NEWS_LOG, BrokerDown, NoOwner
+from ..store import LogEntry
 from .commands import Reclaim, logged
 from .errors import RoomError
 from .frames import encode
-from .handles import Job, RoomHandle
+from .handles import PRESENCE_BEATS, Job, RoomHandle
 from .state import Room
 
 log = logging.getLogger("getaway.web")
@@ -70,16 +72,20 @@ class Mirror:
         if not announced:
             self.service.sockets.broadcast(handle)
 
-    def tell_presence(self, handle: RoomHandle) -> None:
+    def tell_presence(self, handle: RoomHandle, *, beat: bool = False) -> None:
         """Tell the owner of a mirrored room which seats have sockets here (in the background;
-        the heartbeat tells it again, so a lost message or a new owner is mended)."""
+        the heartbeat tells it again, so a lost message or a new owner is mended). ``beat``: the
+        heartbeat's, sent only if the seats changed since last told or every
+        :data:`~.handles.PRESENCE_BEATS` beats (the owner forgets them after
+        :data:`~.handles.PRESENCE_STALE_BEATS`)."""
         host = any(c.host and c.seat is None and not c.closed for c in handle.conns)
-        body = {
-            "kind": "presence",
-            "process": self.service.broker.process,
-            "seats": sorted(handle.local_seats()),
-            "host": host,
-        }
+        seats = sorted(handle.local_seats())
+        told = (tuple(seats), host)
+        handle.told_beats += 1
+        if beat and told == handle.told and handle.told_beats < PRESENCE_BEATS:
+            return
+        handle.told, handle.told_beats = told, 0
+        body = {"kind": "presence", "process": self.service.broker.process, "seats": seats, "host": host}
 
         async def tell() -> None:
             with contextlib.suppress(NoOwner, BrokerDown, TimeoutError):
@@ -104,8 +110,11 @@ class Mirror:
     ) -> None:
         """The owner's news for the room's mirrors: its version and public facts only (seats
         connected, seconds left of the turn timer and of a take window, an absence's deadline, a seat's quick chat).
-        No card: a mirror reads the commands from the log and builds each socket's view itself."""
+        No card but the ones played: the entries written since the last news (``log``, at most
+        :data:`NEWS_LOG`, none with a token hash), which a mirror applies instead of reading
+        the log; it builds each socket's view itself."""
         if handle.lease is None:
+            handle.unsent.clear()
             return
         if chat is not None:  # nothing else changed: the chat alone
             self.service.broker.publish(handle.room.code, {"v": handle.room.version, "chat": list(chat)})
@@ -120,6 +129,9 @@ class Mirror:
             news["take_ends_in"] = window
         if absent is not None:
             news["absent"] = list(absent)
+        unsent, handle.unsent = handle.unsent, []
+        if unsent and len(unsent) <= NEWS_LOG and None not in unsent and unsent[-1][0] == handle.room.version:
+            news["log"] = unsent  # the mirrors apply these instead of reading the log (catch_up)
         self.service.broker.publish(handle.room.code, news)
         self.service.matchmaking.list(handle)
 
@@ -142,7 +154,7 @@ class Mirror:
         send the sockets here their updates (and an absence notice) if anything changed."""
         if not handle.mirror:
             return
-        changed = await self.catch_up(handle)
+        changed = await self.catch_up(handle, news.get("v"), news.get("log"))
         room = handle.room
         reported = frozenset(int(s) for s in news.get("connected", ()))
         if reported != handle.reported:
@@ -174,11 +186,22 @@ class Mirror:
             for conn in list(handle.conns):
                 conn.send_text(text)
 
-    async def catch_up(self, handle: RoomHandle) -> bool:
+    async def catch_up(
+        self, handle: RoomHandle, version: int | None = None, carried: list[list[Any]] | None = None
+    ) -> bool:
         """Apply to a mirrored (or newly owned) room the commands the log holds beyond its
-        version; whether there were any. A close closes the sockets here (``closed``)."""
+        version; whether there were any. A close closes the sockets here (``closed``).
+
+        From news of ``version`` (the owner's): nothing is read when the room is there already,
+        and the entries the news ``carried`` (``[version, kind, payload, time]``, the owner's
+        last ones) are applied without reading the log when they reach from the room's version
+        to ``version``; else (news missed, a join) the log is read."""
         room = handle.room
-        entries = await self.service.reads.in_reader(self.service.store.log_after, room.code, room.version)
+        if version is not None and version <= room.version:
+            return False
+        entries = _carried(room.version, version, carried)
+        if entries is None:
+            entries = await self.service.reads.in_reader(self.service.store.log_after, room.code, room.version)
         if not entries:
             return False
         room.replaying = True
@@ -201,3 +224,14 @@ class Mirror:
                 conn.send_text(closed)
                 conn.close()
         return True
+
+
+def _carried(after: int, version: int | None, carried: list[list[Any]] | None) -> list[LogEntry] | None:
+    """The entries of ``carried`` (news of ``version``) beyond version ``after``, if they go on from
+    ``after`` to ``version`` without a gap; ``None`` when the log must be read instead."""
+    if version is None or not carried:
+        return None
+    entries = [LogEntry(*entry) for entry in carried if entry[0] > after]
+    if not entries or entries[0].version != after + 1 or entries[-1].version != version:
+        return None
+    return entries

@@ -297,7 +297,8 @@ class Sockets:
         one process or two): the same message as that socket's (same seat token: the same
         player) if it is here, else one without a token (the seat there is held by its socket on
         another process, whose token never leaves that process; a page of the same browser finds
-        it in its storage). A socket told already, a spectator or a bot's seat: nothing."""
+        it in its storage). A socket told already, a spectator, a bot's seat or a seat being moved
+        here (:attr:`~.handles.RoomHandle.moving`: that move tells its sockets): nothing."""
         made = handle.room.rematch
         if made is None:
             return
@@ -305,6 +306,8 @@ class Sockets:
         told = {c.seat: c.rematch for c in conns if c.rematch is not None and c.rematch.code == code}
         for c in conns:
             if c.closed or c.seat is None or (c.rematch is not None and c.rematch.code == code):
+                continue
+            if c.seat in handle.moving:
                 continue
             if handle.room.seats[c.seat].kind != "human":
                 continue

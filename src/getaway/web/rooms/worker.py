@@ -160,6 +160,9 @@ class Worker:
             if made is not None:  # a rematch room never announced: nobody will come
                 made.queue.put_nowait(Job(Close("idle")))
             raise RoomError("server_error", N_("the server could not save this; try again"), 503) from None
+        if handle.lease is not None:  # the next news carries it (Mirror.publish); never a join's token hash
+            handle.written = None if isinstance(done, Join) else [entry.version, done.kind, logged, now]
+            handle.unsent.append(handle.written)
         self.after_command(handle, done)
         if fills:  # quick play seats people only in rooms that start (docs/web.md "Lobby")
             try:

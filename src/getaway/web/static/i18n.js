@@ -43,7 +43,8 @@ export async function initialLang() {
   for (const l of navigator.languages || [navigator.language || "en"]) {
     const code = String(l).split("-")[0].toLowerCase();
     if (CODES.includes(code)) {
-      try { localStorage.setItem(PICKED, code); } catch (e) { /* storage off: chosen again next visit */ }
+      // remembered unless a pick was stored meanwhile (another tab's, or the page's select while /api/lang was asked)
+      try { if (!CODES.includes(localStorage.getItem(PICKED))) localStorage.setItem(PICKED, code); } catch (e) { /* storage off: chosen again next visit */ }
       return code;
     }
   }
