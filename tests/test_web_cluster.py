@@ -505,7 +505,7 @@ def test_the_owner_drained_with_sigterm_hands_its_room_over(cluster, redis_serve
         with pytest.raises(ConnectionClosed) as closed:
             on_a.until(lambda m: False, timeout=15)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012, closed.value
-        assert a.proc.wait(30) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled
+        assert a.proc.wait(30) == 0  # a drained stop is a clean exit
         assert leases.get(f"getaway:lease:{code}") != held  # given up, not left to expire (2 s)
         leases.close()
         back = Sock(f"{b.ws}/ws/{code}", asha["token"])  # the page reconnects, through the front: to B
