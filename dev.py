@@ -109,6 +109,7 @@ WEB_TESTS = [
     "tests/test_web_front.py",
     "tests/test_web_cluster.py",  # 3 processes, one PostgreSQL, one Redis (skipped on SQLite)
     "tests/test_web_cluster_bench.py",  # bench/web_cluster.py at a tiny size (skipped on SQLite)
+    "tests/test_deploy_topology.py",  # deploy/compose.yaml's processes without containers (skipped on SQLite)
 ]
 #: Where Debian's redis-server is; the cluster tests start their own servers from it (on free
 #: loopback ports, with a password: they stop and restart Redis mid-deal).

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 import time
@@ -11,9 +12,11 @@ import httpx
 import pytest
 from starlette.testclient import WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
+from websockets.exceptions import ConnectionClosed
 
 from getaway.web.rooms import RESTART_CLOSE, Room
-from web_helpers import Player, create_room, make_client, server_process
+from getaway.web.store import Store
+from web_helpers import Player, SyncSocket, create_room, make_client, server_process
 
 
 def started_room(client) -> dict:
@@ -36,6 +39,7 @@ def test_healthz_is_ok_then_503_while_draining(tmp_path):
 
 def test_healthz_says_unavailable_and_nothing_else_when_the_database_fails(tmp_path, monkeypatch):
     with make_client(tmp_path) as client:
+
         def broken() -> None:
             raise OSError("connection to /var/run/secret-socket refused (password=hunter2)")
 
@@ -119,6 +123,42 @@ def test_a_failing_drain_callback_does_not_stop_the_others(tmp_path, caplog):
         client.portal.call(service.drain)
         assert ran == ["fine"]
         assert "lease server gone" in caplog.text
+
+
+def test_a_drained_serve_process_exits_0_with_its_rooms_committed(tmp_path):
+    """One SIGTERM (``docker stop``, ``systemctl stop``): the room's socket is closed with 1012, the
+    process exits 0 (a supervisor reads anything else as a crash) and the log holds every move
+    the socket was told of (the next process rebuilds the room from it)."""
+    with server_process(tmp_path) as server:
+        made = httpx.post(f"{server.base}/api/rooms", json={"profile": "punjab", "players": 4, "name": "Asha",
+                                                            "options": {"takes": "off"}})  # fmt: skip
+        room = made.json()
+        auth = {"Authorization": f"Bearer {room['token']}"}
+        assert httpx.post(f"{server.base}/api/rooms/{room['code']}/start", headers=auth).status_code == 200
+        sock = SyncSocket(f"{server.ws}/ws/{room['code']}", room["token"])
+        try:
+            rng = random.Random(26)
+            for _ in range(3):
+                if not sock.mine():
+                    sock.until(lambda m: m["type"] in ("update", "sync") and sock.mine())
+                version = sock.last["version"]
+                action = rng.choice(sock.last["view"]["legal_actions"])
+                sock.ws.send(json.dumps({"type": "act", "action": action, "version": version}))
+                sock.until(lambda m, v=version: m["type"] == "update" and m["version"] > v)
+            server.proc.send_signal(signal.SIGTERM)
+            with pytest.raises(ConnectionClosed) as closed:
+                sock.until(lambda m: False, timeout=15)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == RESTART_CLOSE
+            seen = sock.last["version"]
+        finally:
+            sock.close()
+        assert server.proc.wait(20) == 0
+    assert "Traceback" not in server.log(), server.log()
+    store = Store(f"sqlite:///{tmp_path / 'server.db'}")
+    try:
+        assert Room.restore(store.load_room(room["code"])).version >= seen
+    finally:
+        store.close()
 
 
 def test_sigterm_drains_and_a_second_one_stops_at_once(tmp_path):

@@ -12,7 +12,6 @@ missing nginx fails. ``python3 dev.py test`` installs Debian's ``nginx`` with ap
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import random
@@ -26,14 +25,14 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import connect
 
 from web_helpers import (
     NGINX,
     NGINX_SITE,
     NGINX_UPSTREAM,
+    FrontSocket,
     Player,
+    client_from,
     free_port,
     fresh_database,
     front_command,
@@ -69,34 +68,6 @@ def pair(tmp_path):
         servers = [f"127.0.0.1:{a.port} max_fails=1 fail_timeout=30s", f"127.0.0.1:{b.port} backup"]
         with running_front(tmp_path, servers) as front:
             yield a, b, front
-
-
-def client_from(address: str) -> httpx.Client:
-    """An HTTP client whose connections come from ``address``."""
-    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10)
-
-
-class FrontSocket:
-    """A room socket through the front from client ``address``, with the test Player's API."""
-
-    def __init__(self, base: str, code: str, address: str) -> None:
-        host, port = urlsplit(base).hostname, urlsplit(base).port
-        sock = socket.create_connection((host, port), timeout=10, source_address=(address, 0))
-        self.stack = contextlib.ExitStack()  # closed with the socket (the server closes it, or the test ends)
-        self.ws = self.stack.enter_context(connect(f"ws://{host}:{port}/ws/{code}", sock=sock, open_timeout=5))
-
-    def send_text(self, text: str) -> None:
-        self.ws.send(text)
-
-    def receive_text(self) -> str:
-        return self.ws.recv(timeout=10)
-
-    def close_code(self) -> int | None:
-        """Read until the server closes the socket; its close code."""
-        with contextlib.suppress(ConnectionClosed):
-            while True:
-                self.ws.recv(timeout=15)
-        return self.ws.close_code
 
 
 def start_room(http: httpx.Client, base: str) -> dict:

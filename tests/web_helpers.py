@@ -14,6 +14,7 @@ import pwd
 import random
 import re
 import resource
+import secrets
 import shutil
 import socket
 import subprocess
@@ -21,11 +22,13 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from getaway.web.app import create_app
@@ -315,20 +318,40 @@ def free_port() -> int:
 CLUSTER_SECRET = "the-tests-cluster-secret-" + os.urandom(8).hex()
 
 
+#: The environment variables of the serve settings (``GETAWAY_*``, ``DATABASE_URL``, ``REDIS_URL``).
+SETTINGS_ENV = re.compile(r"^(GETAWAY_|DATABASE_URL$|REDIS_URL$)")
+
+
 class ServerProcess:
     """One ``getaway serve`` in a subprocess on a free loopback port (bots without thinking
     time, ``--grace 60``, and the options ``more``), on ``database`` (default: a SQLite file in
-    ``tmp``); its output goes to ``tmp/<name>.log``. :meth:`kill` is SIGKILL (no clean shutdown)."""
+    ``tmp``); its output goes to ``tmp/<name>.log``. :meth:`kill` is SIGKILL (no clean shutdown).
 
-    def __init__(self, tmp: Path, *more: str, database: str | None = None, name: str = "server") -> None:
+    ``settings_env`` (a settings file's variables, deploy/getaway.env): the settings come from it
+    alone, as in a container: neither the test flags above nor any settings variable of the tests'
+    own environment (:data:`SETTINGS_ENV`), only ``--port`` and ``more``."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        *more: str,
+        database: str | None = None,
+        name: str = "server",
+        settings_env: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = tmp / f"{name}.log"
         cmd = [sys.executable, "-m", "getaway", "serve", "--port", str(self.port)]
-        cmd += ["--database", database or str(tmp / f"{name}.db"), "--bot-delay", "0", "--grace", "60", *more]
+        if settings_env is None:
+            cmd += ["--database", database or str(tmp / f"{name}.db"), "--bot-delay", "0", "--grace", "60"]
+        cmd += more
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
         env = dict(os.environ, PYTHONUTF8="1")
-        env.setdefault("GETAWAY_CLUSTER_SECRET", CLUSTER_SECRET)  # used with --redis-url only
+        if settings_env is None:
+            env.setdefault("GETAWAY_CLUSTER_SECRET", CLUSTER_SECRET)  # used with --redis-url only
+        else:
+            env = {key: value for key, value in env.items() if not SETTINGS_ENV.match(key)} | settings_env
         self.proc = subprocess.Popen(cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while True:
@@ -478,8 +501,73 @@ def running_front(tmp: Path, servers: list[str], connections: int | None = None,
             proc.wait(10)
 
 
+def client_from(address: str) -> httpx.Client:
+    """An HTTP client whose connections come from ``address``."""
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10)
+
+
+class FrontSocket:
+    """A room socket through the front from client ``address``, with the test Player's API."""
+
+    def __init__(self, base: str, code: str, address: str) -> None:
+        host, port = urlsplit(base).hostname, urlsplit(base).port
+        sock = socket.create_connection((host, port), timeout=10, source_address=(address, 0))
+        self.stack = contextlib.ExitStack()  # closed with the socket (the server closes it, or the test ends)
+        self.ws = self.stack.enter_context(connect(f"ws://{host}:{port}/ws/{code}", sock=sock, open_timeout=5))
+
+    def send_text(self, text: str) -> None:
+        self.ws.send(text)
+
+    def receive_text(self) -> str:
+        return self.ws.recv(timeout=10)
+
+    def close_code(self) -> int | None:
+        """Read until the server closes the socket; its close code."""
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                self.ws.recv(timeout=15)
+        return self.ws.close_code
+
+
 #: Debian's redis-server for the cluster tests (dev.py passes it as GETAWAY_REDIS_SERVER).
 REDIS_BINARY = os.environ.get("GETAWAY_REDIS_SERVER") or shutil.which("redis-server")
+
+
+class RedisServer:
+    """A redis-server of one test, on a free loopback port, nothing saved to disk, with a
+    password (``requirepass``, as docs/web.md says to run it; by default a new random one):
+    ``url`` has it."""
+
+    def __init__(self, tmp: Path, password: str | None = None) -> None:
+        self.port = free_port()
+        self.password = password or secrets.token_hex(16)
+        self.url = f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+        self.tmp = tmp
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        assert REDIS_BINARY is not None
+        cmd = [REDIS_BINARY, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        cmd += ["--dir", str(self.tmp), "--requirepass", self.password]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import redis
+
+        client = redis.Redis(port=self.port, password=self.password, socket_connect_timeout=1)
+        deadline = time.time() + 10
+        while True:
+            try:
+                client.ping()
+                client.close()
+                return
+            except redis.ConnectionError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
 
 
 def cluster_skip(what: str, *, nginx: bool = False) -> list[pytest.MarkDecorator]:

@@ -8,8 +8,8 @@ and handed them over. :class:`DrainingServer` runs :meth:`RoomService.drain
 listening: ``/healthz`` answers 503 ``draining``, new sockets, rooms and commands are refused
 with 503 (the front sends them to another process), the rooms are stopped cleanly, and their
 sockets are closed with 1012 (the page reconnects at once). After ``drain_seconds`` more of
-refusing (for a load balancer that polls ``/healthz``), uvicorn's shutdown runs as usual. A
-second signal stops at once (uvicorn's handling).
+refusing (for a load balancer that polls ``/healthz``), uvicorn's shutdown runs as usual and the
+process exits 0. A second signal stops at once (uvicorn's handling: the process dies of it).
 """
 
 from __future__ import annotations
@@ -78,4 +78,7 @@ class DrainingServer(uvicorn.Server):
         except Exception:  # the shutdown must go on
             log.exception("drain failed")
         finally:
-            super().handle_exit(sig, None)  # uvicorn's shutdown from here on
+            # uvicorn's shutdown from here on. Not its handle_exit: that records the signal and
+            # raises it again once the server has stopped, and a drained process would die of it
+            # (exit -15) instead of exiting 0, which a supervisor (systemd, Docker) reads as a failure.
+            self.should_exit = True
