@@ -22,11 +22,15 @@ them round-robin over the processes: a room is created on one process, its socke
   at ``--bot-delay``, ``--deals`` deals, takes off (a person's lead in a take window is held for
   the bot delay, which is no latency of the server's). Reported: move → echo (the client's act
   to the update with the new version), the bots' lateness (their update minus the update that
-  began their turn plus the delay), lost actions (a move the server echoed that is not in the
-  room's log at the next version, as that client's seat's act), the log audited (versions
-  1, 2, 3 … once each, every act by the seat's controller), and every finished deal's record
-  downloaded through the front and replayed with ``core.record.deal_from_record``.
-  Targets: echo p99 ≤ 100 ms, bot lateness p99 ≤ 250 ms, 0 lost, every record replays.
+  began their turn plus the delay, or the trick's linger for a lead: ``HumanRoom.planned``),
+  lost actions (a move the server echoed that is not in the room's log at the next version, as
+  that client's seat's act), the log audited (versions 1, 2, 3 … once each, every act by the
+  seat's controller), and every finished deal's record downloaded through the front and
+  replayed with ``core.record.deal_from_record``. Targets (``TARGETS``): echo p99 ≤ 100 ms, bot
+  lateness p99 ≤ 250 ms, 0 lost, every record replays.
+- ``capacity``: ``play`` for each count of ``--processes`` (``1,2,4``) at each of ``--rooms``
+  sizes (``100,200,300``), ``--repeat`` times each, up to the first size that misses a target
+  in a run: the largest size that met them all, each run's figures.
 - ``throughput``: the same rooms at bot delay 0, for each count of ``--processes`` (e.g.
   ``1,2,4``): actions per second (the ``act`` entries of every room's log over the time from
   the first room created to the last room finished).
@@ -65,7 +69,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import httpx
 from cost_profile import Sampler, Statements
@@ -403,6 +407,67 @@ def run(
     }
 
 
+#: Issue 14's targets for ``play`` (issue 26 item 4): echo p99 and bot lateness p99 in ms.
+TARGETS: Final = {"echo_p99_ms": 100.0, "bot_lateness_p99_ms": 250.0}
+
+
+def meets(result: dict[str, Any]) -> list[str]:
+    """What a ``play`` result misses of :data:`TARGETS` (0 lost, every finished deal's record
+    replayed, every room finished), as short phrases; ``[]`` when it meets them all."""
+    missed = []
+    if result["echo_ms"]["p99"] > TARGETS["echo_p99_ms"]:
+        missed.append(f"echo p99 {result['echo_ms']['p99']} ms")
+    if result["bot_lateness_ms"]["p99"] > TARGETS["bot_lateness_p99_ms"]:
+        missed.append(f"bot lateness p99 {result['bot_lateness_ms']['p99']} ms")
+    if result["lost_actions"]:
+        missed.append(f"{result['lost_actions']} lost")
+    if result["records_failed"] or result["records_replayed"] < result["rooms_finished"] * result["deals"]:
+        missed.append(f"records replayed {result['records_replayed']}")
+    if result["rooms_finished"] < result["rooms"]:
+        missed.append(f"rooms finished {result['rooms_finished']} of {result['rooms']}")
+    return missed
+
+
+def capacity(
+    tmp: Path, database: str, processes: list[int], sizes: list[int], repeat: int, deals: int, bot_delay: float,
+    level: str, timeout: float, more: tuple[str, ...],
+) -> dict[str, Any]:  # fmt: skip
+    """For each count of ``processes``, ``play`` at each of ``sizes`` rooms (ascending), ``repeat``
+    times, until a size misses a target (:func:`meets`) in any of its runs: the largest size
+    that met them in every run, and each run's figures (one JSON line each on stderr as it ends).
+
+    Returns:
+        ``{"targets", "runs": [{"processes", "rooms", "missed", "echo_p99_ms",
+        "bot_lateness_p99_ms", "cluster_cpu_ms_per_action", "generator_cpu_ms_per_action",
+        "actions_per_s", "load_average"}], "largest": {processes: rooms or None}}``.
+    """
+    runs: list[dict[str, Any]] = []
+    largest: dict[int, int | None] = {}
+    for n in processes:
+        largest[n] = None
+        for rooms in sorted(sizes):
+            ok = True
+            for i in range(repeat):
+                sub = tmp / f"p{n}-r{rooms}-{i}"
+                sub.mkdir()
+                result = run(sub, database, n, rooms, deals, bot_delay, level, timeout, more)
+                cpu = result["cpu_ms_per_action"]
+                row = {
+                    "processes": n, "rooms": rooms, "missed": meets(result),
+                    "echo_p99_ms": result["echo_ms"]["p99"], "bot_lateness_p99_ms": result["bot_lateness_ms"]["p99"],
+                    "cluster_cpu_ms_per_action": cpu["cluster"],
+                    "generator_cpu_ms_per_action": cpu["load generator"],
+                    "actions_per_s": result["actions_per_s"], "load_average": result["load_average"],
+                }  # fmt: skip
+                print(json.dumps(row), file=sys.stderr, flush=True)
+                runs.append(row)
+                ok = ok and not row["missed"]
+            if not ok:
+                break
+            largest[n] = rooms
+    return {"targets": TARGETS, "runs": runs, "largest": largest}
+
+
 def _postmaster(database: str) -> int:
     """The pid of the PostgreSQL server of ``database`` (the parent of a backend's process): its
     CPU and its backends' (live and ended) are PostgreSQL's share. Needs the server on this machine."""
@@ -473,12 +538,17 @@ def renew(tmp: Path, counts: list[int]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["play", "throughput", "renew"])
+    parser.add_argument("mode", choices=["play", "throughput", "capacity", "renew"])
     parser.add_argument("--leases", default="1000,5000", help="renew: the counts of leases (default 1000,5000)")
-    parser.add_argument("--processes", default=None, help="serve processes (play: 4; throughput: a list, 1,2,4)")
     parser.add_argument(
-        "--rooms", type=int, default=None, help="rooms, one scripted client each (play 1000, throughput 40)"
+        "--processes", default=None, help="serve processes (play: 4; throughput, capacity: a list, 1,2,4)"
     )
+    parser.add_argument(
+        "--rooms",
+        default=None,
+        help="rooms, one scripted client each (play 1000, throughput 40; capacity: a list of sizes, 100,200,300)",
+    )
+    parser.add_argument("--repeat", type=int, default=2, help="capacity: runs of each size (default 2)")
     parser.add_argument("--deals", type=int, default=3, help="deals per room (default 3)")
     parser.add_argument("--bot-delay", type=float, default=0.7, help="the servers' bot delay, s (play; throughput: 0)")
     parser.add_argument("--level", default="medium", help="the 3 bots' level (default medium)")
@@ -509,15 +579,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no database: --database or {DATABASE_ENV} (a PostgreSQL URL; it is emptied)")
     more = tuple(x for opt in args.serve_option for x in shlex.split(opt))
     with tempfile.TemporaryDirectory(prefix="getaway-cluster-") as tmp:
-        if args.mode == "play":
+        if args.mode == "capacity":
+            processes = [int(x) for x in (args.processes or "1,2,4").split(",")]
+            sizes = [int(x) for x in (args.rooms or "100,200,300").split(",")]
+            result = capacity(
+                Path(tmp), args.database, processes, sizes, args.repeat, args.deals, args.bot_delay, args.level,
+                args.timeout, more,
+            )  # fmt: skip
+        elif args.mode == "play":
             processes = int(args.processes or 4)
-            rooms = args.rooms if args.rooms is not None else 1000
+            rooms = int(args.rooms) if args.rooms is not None else 1000
             result = run(
                 Path(tmp), args.database, processes, rooms, args.deals, args.bot_delay, args.level, args.timeout, more,
                 alone=args.alone, profile=args.profile,
             )  # fmt: skip
         else:
-            rooms = args.rooms if args.rooms is not None else 40
+            rooms = int(args.rooms) if args.rooms is not None else 40
             result = {"mode": "throughput", "runs": []}
             for n in [int(x) for x in (args.processes or "1,2,4").split(",")]:
                 sub = Path(tmp) / f"p{n}"

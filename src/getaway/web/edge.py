@@ -151,6 +151,9 @@ class Limits:
         self.storage = storage_from_string(storage)
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.fallback = MovingWindowRateLimiter(storage_from_string("memory://"))
+        # a socket's messages: counted where the socket is (one process holds it), never in
+        # the shared storage (a round trip to Redis per message, on the event loop)
+        self.local = MovingWindowRateLimiter(storage_from_string("memory://"))
         self.unreachable = False
         self.rooms = RateLimitItemPerMinute(max(1, round(2 * rooms_per_minute)), 2)
         self.messages = RateLimitItemPerSecond(max(1, round(burst)), max(1, round(burst / max(rate, 1e-9))))
@@ -191,8 +194,9 @@ class Limits:
         return max(1, math.ceil(reset - time.time()))
 
     def message(self, socket: str) -> bool:
-        """Count a message of socket ``socket`` (a unique id); ``False``: over the limit (drop it)."""
-        return self._hit(self.messages, "socket", socket)
+        """Count a message of socket ``socket`` (a unique id) in this process, which holds the
+        socket (never in the shared storage); ``False``: over the limit (drop it)."""
+        return self.local.hit(self.messages, "socket", socket)
 
     def chat(self, code: str, seat: int) -> bool:
         """Count a quick chat of seat ``seat`` of room ``code`` (:data:`CHATS_PER_WINDOW` per
