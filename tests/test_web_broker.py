@@ -577,3 +577,26 @@ def test_a_command_whose_owner_died_before_answering_is_applied_once(tmp_path, l
             await _stop([a, b])
 
     asyncio.run(scenario())
+
+
+def test_a_record_read_on_a_mirror_a_moment_behind_is_the_stored_one(tmp_path):
+    """A deal's record asked on a process whose mirror has not heard of the deal's end yet is
+    the record the owner stored, not ``not_over`` (seen through nginx right after the last update:
+    the download reached the other process)."""
+    from getaway.web.rooms.state import Room
+
+    async def scenario() -> None:
+        hub, (a, b), code, (owner, _), (mirror, _) = await _finished(tmp_path, 5)
+        try:
+            stored = b.store.load_room(code)
+            stored.log = stored.log[:-1]  # the mirror as it was before the last move's news
+            mirror.room = Room.restore(stored)
+            assert mirror.room.status == "playing"
+            assert await b.reads.read_record(code, 0) == owner.room.record(0)
+            with pytest.raises(RoomError) as info:
+                await b.reads.read_record(code, 3)
+            assert info.value.code == "not_found"
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())

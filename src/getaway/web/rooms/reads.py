@@ -125,7 +125,8 @@ class Reads:
 
     async def read_record(self, code: str, index: int) -> dict[str, Any]:
         """``GET /api/rooms/{code}/deals/{index}/record``: the record stored when the deal ended
-        (one row read; a live room's from memory).
+        (one row read; a live room's from memory, but a mirror's that has not heard of the deal's
+        end yet: the row its owner stored).
 
         Raises:
             RoomError: ``room_not_found``, ``not_found`` (no such deal, 404), ``not_over`` (409).
@@ -133,7 +134,11 @@ class Reads:
         code = str(code).upper()
         handle = self.service.rooms.get(code)
         if handle is not None:
-            return handle.room.record(index)
+            try:
+                return handle.room.record(index)
+            except RoomError as exc:  # a mirror a moment behind its owner: the stored record
+                if not (handle.mirror and exc.code == "not_over"):
+                    raise
         summary, snap = await self.summary(code)
         record = self.records.get((code, index))
         if record is None:
