@@ -55,6 +55,18 @@ async def _until(pred, timeout: float = 5.0) -> None:
     raise AssertionError("not in time")
 
 
+async def _seated(a: RoomService, b: RoomService, config: dict = CONFIG):
+    """A room made on A by Asha (the owner's), joined on B by Ben (a mirror), a socket each.
+    Returns the code, Asha's answer and each one's (handle, socket)."""
+    made = await a.create(config, "Asha")
+    code = made["code"]
+    joined = await b.join(code, "Ben")
+    owner, mirror = a.rooms[code], await b.handle(code)
+    asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
+    ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
+    return code, made, (owner, asha), (mirror, ben)
+
+
 async def _play(players: list[tuple[RoomService, RoomHandle, object]], rng: random.Random) -> None:
     """The humans (each a socket on its own service) play random legal moves until the deal is
     over, each from its own process's room once that has caught up with the newest one (the
@@ -145,12 +157,7 @@ def test_a_mirror_applies_the_entries_the_news_carries_and_reads_the_log_after_a
 
         b.broker.on_news = lossy
         try:
-            made = await a.create(CONFIG, "Asha")
-            code = made["code"]
-            joined = await b.join(code, "Ben")
-            owner, mirror = a.rooms[code], await b.handle(code)
-            asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
-            ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
+            code, made, (owner, asha), (mirror, ben) = await _seated(a, b)
             await _until(lambda: 1 in owner.connected())
             await a.start_match(code, made["host_token"])
             await _play([(a, owner, asha), (b, mirror, ben)], random.Random(7))
@@ -336,12 +343,7 @@ def test_a_service_that_hands_over_its_rooms_lets_another_take_them(tmp_path):
     async def scenario() -> None:
         hub, (a, b) = await _services(tmp_path)
         try:
-            made = await a.create(CONFIG, "Asha")
-            code = made["code"]
-            joined = await b.join(code, "Ben")
-            owner, mirror = a.rooms[code], await b.handle(code)
-            asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
-            ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
+            code, made, (owner, asha), (mirror, ben) = await _seated(a, b)
             await a.start_match(code, made["host_token"])
             await a.hand_over()  # A drains: B takes the room at its next heartbeat
             assert owner.mirror and owner.lease is None and hub.live(code) is None
@@ -371,12 +373,7 @@ async def _finished(tmp_path, seed: int):
     """Two services sharing a room: Asha (host) on A, the owner, Ben on B, a mirror; the deal
     played to its end. Returns the services, the code and each one's (handle, socket)."""
     hub, (a, b) = await _services(tmp_path)
-    made = await a.create({**CONFIG, "public": True}, "Asha")
-    code = made["code"]
-    joined = await b.join(code, "Ben")
-    owner, mirror = a.rooms[code], await b.handle(code)
-    asha = await a.attach(owner, {"token": made["token"], "lang": "en"})
-    ben = await b.attach(mirror, {"token": joined["token"], "lang": "en"})
+    code, made, (owner, asha), (mirror, ben) = await _seated(a, b, {**CONFIG, "public": True})
     await _until(lambda: 1 in owner.connected())
     await a.start_match(code, made["host_token"])
     await _play([(a, owner, asha), (b, mirror, ben)], random.Random(seed))
