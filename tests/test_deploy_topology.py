@@ -31,6 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
+import yaml
 from sqlalchemy import create_engine, text
 
 from getaway.core.record import deal_from_record
@@ -52,8 +53,6 @@ from web_helpers import (
     play_deal,
     running_front,
 )
-
-yaml = pytest.importorskip("yaml", reason="PyYAML is needed to read deploy/compose.yaml")
 
 DEPLOY = ROOT / "deploy"
 
