@@ -597,3 +597,25 @@ def test_a_record_read_on_a_mirror_a_moment_behind_is_the_stored_one(tmp_path):
             await _stop([a, b])
 
     asyncio.run(scenario())
+
+
+def test_the_owner_paces_the_room_at_the_slowest_socket_of_every_process(tmp_path):
+    """A socket's speed on a mirror reaches the owner with the presence (at once when it
+    changes): the owner times the bots and the leads at the slowest speed of the room's sockets
+    wherever they are (web/rooms/timers.py ``Timers.pace``)."""
+
+    async def scenario() -> None:
+        hub, (a, b) = await _services(tmp_path)
+        try:
+            _code, _made, (owner, _asha), (mirror, ben) = await _seated(a, b)
+            await _until(lambda: 1 in owner.connected())
+            assert a.timers.pace(owner) == 1.0
+            await b.message(mirror, ben, {"type": "speed", "speed": "relaxed"})
+            await _until(lambda: a.timers.pace(owner) == 1.6)
+            assert b.timers.pace(mirror) == 1.6 and a.timers.local_pace(owner) == 1.0
+            await b.message(mirror, ben, {"type": "speed", "speed": "fast"})
+            await _until(lambda: a.timers.pace(owner) == 1.0)  # Asha's normal is the slowest now
+        finally:
+            await _stop([a, b])
+
+    asyncio.run(scenario())

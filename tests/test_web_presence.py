@@ -25,7 +25,11 @@ class _Broker:
 
 def _mirror() -> tuple[Mirror, SimpleNamespace, _Broker]:
     broker = _Broker()
-    service = SimpleNamespace(broker=broker, background=lambda coro: asyncio.get_running_loop().create_task(coro))
+    service = SimpleNamespace(
+        broker=broker,
+        background=lambda coro: asyncio.get_running_loop().create_task(coro),
+        timers=SimpleNamespace(local_pace=lambda handle: 1.0),
+    )
     seats = {1}
     handle = SimpleNamespace(
         room=SimpleNamespace(code="R1"), conns=set(), told=None, told_beats=0, local_seats=lambda: set(seats)
@@ -47,7 +51,8 @@ def test_unchanged_presence_is_told_every_few_beats_and_a_change_at_once():
         mirror.tell_presence(handle)  # not a beat: always told
         await asyncio.sleep(0)
         assert len(broker.told) == counts[-1] + 1
-        assert broker.told[-1] == {"kind": "presence", "process": "p-mirror", "seats": [1, 2], "host": False}
+        told = {"kind": "presence", "process": "p-mirror", "seats": [1, 2], "host": False, "pace": 1.0}
+        assert broker.told[-1] == told
         return counts
 
     counts = asyncio.run(scenario())

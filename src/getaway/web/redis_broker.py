@@ -138,7 +138,7 @@ class _News(_Shape):
 
 class _Request(_Shape):
     """A forwarded request: a mirror's ``presence`` (its ``process`` has sockets for ``seats``,
-    and one of a seat-less host if ``host``), a ``chat`` (``seats``: the sender's; ``payload``:
+    and one of a seat-less host if ``host``, the slowest at ``pace``), a ``chat`` (``seats``: the sender's; ``payload``:
     its ``phrase``), or a command (``kind``, ``payload``, ``version``,
     ``address``; checked by the room itself). A command's ``payload`` is its fields
     (:mod:`getaway.web.rooms.commands`: written and read from its class, so a new field of a
@@ -148,6 +148,8 @@ class _Request(_Shape):
     process: str | None = None
     seats: list[_Seat] | None = None
     host: bool | None = None
+    #: a presence's slowest pace of its sockets (web/rooms/timers.py ``PACES``)
+    pace: Annotated[float, Field(ge=0.5, le=2.0, allow_inf_nan=False)] | None = None
     payload: dict[str, Any] | None = None
     version: int | None = None
     address: str | None = None

@@ -305,11 +305,13 @@ class Cluster:
         kind = body["kind"]
         if kind == "presence":
             seats, host = frozenset(int(s) for s in body["seats"]), bool(body.get("host"))
+            pace = float(body.get("pace") or 1.0)
             if any(s >= len(handle.room.seats) for s in seats):
                 log.warning("room %s: dropped a presence naming seats it does not have: %s", code, sorted(seats))
                 return {"ok": True}
             presence = Job(
-                label="presence", call=lambda: self.service.mirror.presence(handle, body["process"], seats, host)
+                label="presence",
+                call=lambda: self.service.mirror.presence(handle, body["process"], seats, host, pace),
             )
             handle.queue.put_nowait(presence)
             return {"ok": True}
@@ -399,7 +401,7 @@ class Cluster:
                 handle.queue.put_nowait(Job(label="lost", call=lambda h=handle, old=lease: self.lost(h, old)))
                 continue
             limit = PRESENCE_STALE_BEATS * period
-            stale = [p for p, (_, when) in handle.remote.items() if self.service.timer() - when > limit]
+            stale = [p for p, (_, when, _) in handle.remote.items() if self.service.timer() - when > limit]
             if stale:
 
                 def drop(handle: RoomHandle = handle, stale: list[str] = stale) -> None:

@@ -197,7 +197,8 @@ class RoomHandle:
         # ``mirror`` while another does (commands are forwarded, the room follows the log).
         self.lease: Lease | None = None
         self.mirror = False
-        self.remote: dict[str, tuple[frozenset[int], float]] = {}  # owner: seats on other processes, when told
+        # owner: seats on other processes, when told, and the slowest pace of their sockets there
+        self.remote: dict[str, tuple[frozenset[int], float, float]] = {}
         self.hosting: set[str] = set()  # owner: the processes of ``remote`` with a seat-less host's socket
         self.reported: frozenset[int] = frozenset()  # mirror: the seats the owner says are connected
         self.taken: Lease | None = None  # mirror: a lease the heartbeat took, for the worker to promote with
@@ -208,7 +209,7 @@ class RoomHandle:
         self.public: tuple[str, str] | None = None
         self.expiry: asyncio.TimerHandle | None = None  # its leaving the lobby, planned (Matchmaking.listed)
         self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after QUIET_BEATS)
-        self.told: tuple[tuple[int, ...], bool] | None = None  # mirror: the presence last told (seats, host)
+        self.told: tuple[tuple[int, ...], bool, float] | None = None  # mirror: the presence last told
         self.told_beats = 0  # mirror: heartbeats since then
         # owner of a shared room: the log entries written since its last news, which carries them
         # ([version, kind, payload, time]; a join's, with a token hash, is never carried: None)
@@ -228,6 +229,6 @@ class RoomHandle:
     def connected(self) -> set[int]:
         """Seats with at least one open socket (on any process of a cluster)."""
         seats = self.local_seats() | self.reported
-        for remote, _when in self.remote.values():
+        for remote, _when, _pace in self.remote.values():
             seats |= remote
         return seats

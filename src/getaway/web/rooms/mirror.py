@@ -35,14 +35,17 @@ class Mirror:
         #: the other components), not imported here: the arrows point to it, not from it
         self.service = service
 
-    def presence(self, handle: RoomHandle, process: str, seats: frozenset[int], host: bool = False) -> None:
+    def presence(
+        self, handle: RoomHandle, process: str, seats: frozenset[int], host: bool = False, pace: float = 1.0
+    ) -> None:
         """Process ``process`` has sockets for ``seats`` of the owned room, and one of the host
-        without a seat if ``host`` (run by the worker)."""
+        without a seat if ``host``, the slowest of them at ``pace`` (:meth:`Timers.pace`; run
+        by the worker)."""
         if handle.mirror:
             return
         before = handle.connected()
         if seats or host:
-            handle.remote[process] = (seats, self.service.timer())
+            handle.remote[process] = (seats, self.service.timer(), pace)
         else:
             handle.remote.pop(process, None)
         if host:
@@ -73,19 +76,21 @@ class Mirror:
             self.service.sockets.broadcast(handle)
 
     def tell_presence(self, handle: RoomHandle, *, beat: bool = False) -> None:
-        """Tell the owner of a mirrored room which seats have sockets here (in the background;
+        """Tell the owner of a mirrored room which seats have sockets here and the slowest pace
+        of its sockets (in the background;
         the heartbeat tells it again, so a lost message or a new owner is mended). ``beat``: the
         heartbeat's, sent only if the seats changed since last told or every
         :data:`~.handles.PRESENCE_BEATS` beats (the owner forgets them after
         :data:`~.handles.PRESENCE_STALE_BEATS`)."""
         host = any(c.host and c.seat is None and not c.closed for c in handle.conns)
         seats = sorted(handle.local_seats())
-        told = (tuple(seats), host)
+        pace = self.service.timers.local_pace(handle)
+        told = (tuple(seats), host, pace)
         handle.told_beats += 1
         if beat and told == handle.told and handle.told_beats < PRESENCE_BEATS:
             return
         handle.told, handle.told_beats = told, 0
-        body = {"kind": "presence", "process": self.service.broker.process, "seats": seats, "host": host}
+        body = {"kind": "presence", "process": self.service.broker.process, "seats": seats, "host": host, "pace": pace}
 
         async def tell() -> None:
             with contextlib.suppress(NoOwner, BrokerDown, TimeoutError):

@@ -125,6 +125,8 @@ class Sockets:
                 return
             case protocol.SetSpeed(speed=speed):
                 conn.speed = speed  # read when a bot's move or a lead is timed (Timers.pace)
+                if handle.mirror:  # the owner times the room: it hears of the pace at once
+                    self.service.mirror.tell_presence(handle)
                 return
             case protocol.SetLang(lang=lang):
                 handle.queue.put_nowait(Job(label="lang", call=lambda: self.relang(handle, conn, lang)))

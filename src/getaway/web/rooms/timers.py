@@ -77,10 +77,14 @@ class Timers:
             await self.service.sleep(wait)
 
     def pace(self, handle: RoomHandle) -> float:
-        """The room's pace factor: the slowest speed among the open sockets of the room on this
-        process (:data:`PACES`: 1.6 relaxed, 1 normal, 0.6 fast; spectators' too), 1 with none.
-        With many processes, the sockets of the other processes are not counted (their speed
-        is not in the presence they tell)."""
+        """The room's pace factor: the slowest speed among the open sockets of the room
+        (:data:`PACES`: 1.6 relaxed, 1 normal, 0.6 fast; spectators' too), 1 with none: on this
+        process (:meth:`local_pace`) and, for the owner of a shared room, on the others (the
+        pace each tells with its presence)."""
+        return max([self.local_pace(handle), *(pace for _, _, pace in handle.remote.values())])
+
+    def local_pace(self, handle: RoomHandle) -> float:
+        """The slowest speed among the open sockets of the room on this process (:meth:`pace`)."""
         return max((PACES.get(c.speed, 1.0) for c in handle.conns if not c.closed), default=1.0)
 
     def delay(self, handle: RoomHandle) -> float:
