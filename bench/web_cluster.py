@@ -537,8 +537,19 @@ def renew(tmp: Path, counts: list[int]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["play", "throughput", "capacity", "renew"])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0]
+        + " Needs a PostgreSQL database it may empty (--database), redis-server and nginx (dev.py installs them).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="modes:\n"
+        "  play        --rooms rooms (one scripted client and 3 bots each) on --processes processes: latencies,\n"
+        "              lost moves, records replayed, CPU per action of each part (--alone: one process)\n"
+        "  throughput  the same rooms at bot delay 0, for each of --processes (1,2,4): actions/s\n"
+        "  capacity    play at each of --rooms (100,200,300) for each of --processes (1,2,4), --repeat times,\n"
+        "              up to the first size that misses a target: the largest that met them (long: tens of runs)\n"
+        "  renew       one broker renewing --leases leases (no server, no database)",
+    )
+    parser.add_argument("mode", choices=["play", "throughput", "capacity", "renew"], help="what to measure (below)")
     parser.add_argument("--leases", default="1000,5000", help="renew: the counts of leases (default 1000,5000)")
     parser.add_argument(
         "--processes", default=None, help="serve processes (play: 4; throughput, capacity: a list, 1,2,4)"

@@ -148,13 +148,15 @@ def test_the_build_context_leaves_out_local_builds_databases_and_the_venv():
 def test_compose_runs_the_migrations_once_before_the_app_processes():
     assert set(SERVICES) == {"postgres", "redis", "migrate", *APPS, "nginx"} and len(APPS) == 2
     postgres = SERVICES["postgres"]
-    assert postgres["image"] == "postgres:15" and "pg_isready" in " ".join(postgres["healthcheck"]["test"])
+    ready = " ".join(postgres["healthcheck"]["test"])
+    # over TCP as the apps connect: the image's first-start server listens on its socket only
+    assert postgres["image"] == "postgres:15" and "pg_isready -h 127.0.0.1" in ready
     assert any(volume.endswith(":/var/lib/postgresql/data") for volume in postgres["volumes"])
     assert SERVICES["redis"]["image"] == "redis:7" and "--requirepass" in " ".join(SERVICES["redis"]["command"])
     migrate = SERVICES["migrate"]
     assert migrate["command"][:3] == ["alembic", "-c", "/opt/getaway/migrations/alembic.ini"]
     assert migrate["command"][3:] == ["upgrade", "head"]
-    assert migrate["restart"] == "no"  # one shot
+    assert migrate["restart"] == "no" and migrate["healthcheck"] == {"disable": True}  # one shot, no server
     assert migrate["depends_on"] == {"postgres": {"condition": "service_healthy"}}
     assert migrate["env_file"] == "getaway.env"
     # the drain's longest time: the rooms, GETAWAY_DRAIN_SECONDS of 503s, the requests still running

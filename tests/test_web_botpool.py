@@ -21,7 +21,7 @@ from getaway.web.botpool import BotPool, spec_of
 from getaway.web.rooms import RoomService
 from getaway.web.store import Store
 from sleepy_bot import SleepyBot, broken_hint, sleepy_hint
-from web_helpers import create_room, make_client
+from web_helpers import OPERATOR, create_room, make_client
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -322,7 +322,11 @@ def test_the_pool_reports_its_busy_workers_and_its_queue():
 
 
 def test_an_operator_reads_the_bot_workers_counts_at_stats(tmp_path):
-    with make_client(tmp_path, bot_workers=1) as client:
+    with make_client(tmp_path, bot_workers=1) as outsider:  # not on the machine: no counts (they move with bot turns)
+        refused = outsider.get("/stats")
+        assert refused.status_code == 404 and refused.json()["error"]["code"] == "not_found"
+        assert "bots" not in refused.text
+    with make_client(tmp_path, peer=OPERATOR, bot_workers=1) as client:
         first = client.get("/stats")
         assert first.status_code == 200 and first.headers["cache-control"] == "no-store"
         counts = first.json()

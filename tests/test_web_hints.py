@@ -10,7 +10,7 @@ from getaway.bots.hints import best_hint
 from getaway.core.cards import Card
 from getaway.web.hints import hint_text
 from getaway.web.protocol import SERVER
-from web_helpers import Player, create_room, make_client
+from web_helpers import OPERATOR, Player, create_room, make_client
 
 
 def _my_turn(client, room, lang="en") -> tuple[Player, object]:
@@ -78,7 +78,7 @@ def test_no_hint_when_it_is_not_your_decision():
 
 
 def test_with_bot_workers_the_hint_is_searched_in_one_and_is_the_same_hint_to_that_socket_only(tmp_path):
-    with make_client(tmp_path, bot_workers=1) as client:
+    with make_client(tmp_path, peer=OPERATOR, bot_workers=1) as client:  # on the machine: it reads /stats
         room = create_room(client)
         me, ws = _my_turn(client, room, lang="it")
         try:

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 import httpx
@@ -71,11 +71,16 @@ def fresh_database(tmp_path=None) -> str:
     return f"sqlite:///{tmp_path / 'web.db'}" if tmp_path is not None else "sqlite://"
 
 
-def make_client(tmp_path=None, **settings: Any) -> TestClient:
-    """A TestClient (use it as a context manager) on a fresh database, no bot delay."""
+#: The address of a client on the server's own machine (an operator: ``GET /stats``).
+OPERATOR: Final = ("127.0.0.1", 50000)
+
+
+def make_client(tmp_path=None, peer: tuple[str, int] = ("testclient", 50000), **settings: Any) -> TestClient:
+    """A TestClient (use it as a context manager) on a fresh database, no bot delay; ``peer``:
+    the client's address and port as the server sees them (:data:`OPERATOR`: on the machine)."""
     url = settings.pop("database_url", None) or fresh_database(tmp_path)
     settings.setdefault("bot_delay", 0)
-    return TestClient(create_app(url, **settings))
+    return TestClient(create_app(url, **settings), client=peer)
 
 
 def create_room(client: TestClient, name: str | None = "Asha", **config: Any) -> dict[str, Any]:

@@ -1,17 +1,20 @@
 """``/healthz`` (is this process ready, for a load balancer) and ``/stats`` (what an operator
-reads of it). Imports: :mod:`.common`, the models, the service."""
+reads of it, on the machine only). Imports: :mod:`.common`, the models, the service, the errors."""
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from typing import Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from ...text.i18n import N_
 from .. import protocol
+from ..rooms.errors import RoomError
 from ..rooms.service import RoomService
-from .common import service_of
+from .common import address_of, service_of
 
 __all__ = ["HEALTH_TIMEOUT", "router"]
 
@@ -47,7 +50,24 @@ async def stats(request: Request) -> Response:
     """What an operator reads of this process (docs/web.md "Behind a front"): its rooms,
     its bot workers (searches, fallbacks, busy workers, the queue), its lease heartbeat and its
     review workers. Counts in memory only (never the database), nothing about a room's players,
-    cards or a client's address."""
+    cards or a client's address. Answered to the operator only, on the machine itself
+    (:func:`local_client`); anyone else gets 404 ``not_found``, as the front answers: the bot
+    counters move with each bot's decision, and a search skipped says that a bot held one legal
+    card (an outsider polling them at a bot's turn learnt it).
+
+    Raises:
+        RoomError: ``not_found`` (404) for a client that is not on the loopback."""
+    if not local_client(request):
+        raise RoomError("not_found", N_("no such page or method: {path}"), 404, path=request.url.path)
     counts = {**service_of(request).report(), "reviews": request.app.state.reviews.report()}
     report = protocol.Stats.model_validate(counts).model_dump()
     return JSONResponse(report, headers={"Cache-Control": "no-store"})
+
+
+def local_client(request: Request) -> bool:
+    """Whether the client is on this machine: a loopback address (the connection's peer, or the
+    client a trusted proxy names: ``forwarded_allow_ips``, so a browser behind nginx is not)."""
+    try:
+        return ipaddress.ip_address(address_of(request)).is_loopback
+    except ValueError:  # not an address (an in-process test client's "testclient")
+        return False
