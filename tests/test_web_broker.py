@@ -125,7 +125,7 @@ def test_a_room_owned_by_one_service_is_played_from_another(tmp_path):
             assert last["view"]["outcome"] is not None and last["view"]["seat"] == 1
             await _until(lambda: a.store.load_room(code).status == "finished")
             check_authority(a.store.load_room(code).log, 4)
-            assert news and all(set(n) <= {"v", "connected", "turn_ends_in", "absent", "log"} for n in news)
+            assert news and all(set(n) <= {"v", "lease", "connected", "turn_ends_in", "absent", "log"} for n in news)
             carried = [e for n in news for e in n.get("log", ())]
             assert carried and all(kind != "join" and "token_hash" not in payload for _, kind, payload, _ in carried)
         finally:
@@ -617,5 +617,38 @@ def test_the_owner_paces_the_room_at_the_slowest_socket_of_every_process(tmp_pat
             await _until(lambda: a.timers.pace(owner) == 1.0)  # Asha's normal is the slowest now
         finally:
             await _stop([a, b])
+
+    asyncio.run(scenario())
+
+
+def test_a_new_owner_hears_the_mirrors_seats_at_once_not_at_their_next_presence(tmp_path):
+    """A mirror tells its unchanged seats only every PRESENCE_BEATS beats, but at once when the
+    room's news comes from a new owner (a new lease token in it): the new owner knows the seats
+    of the other process's sockets well before the next presence is due."""
+    from getaway.web.rooms.handles import PRESENCE_BEATS
+
+    async def scenario() -> None:
+        hub, (a, b, c) = await _services(tmp_path, n=3, lease_ms=4000)  # a beat: 1 s
+        try:
+            made = await a.create(CONFIG, "Asha")  # A owns the room; its sockets: Asha's on B, Ben's on C
+            code = made["code"]
+            joined = await c.join(code, "Ben")
+            on_b, on_c = await b.handle(code), await c.handle(code)
+            await b.attach(on_b, {"token": made["token"], "lang": "en"})
+            await c.attach(on_c, {"token": joined["token"], "lang": "en"})
+            owner = a.rooms[code]
+            await _until(lambda: owner.connected() == {0, 1})
+            await a.start_match(code, made["host_token"])
+            await a.hand_over()  # A drains: B or C (each has a socket) takes the room at its next beat
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            await _until(lambda: on_b.lease is not None or on_c.lease is not None, timeout=10)
+            new = on_b if on_b.lease is not None else on_c
+            await _until(lambda: new.connected() == {0, 1}, timeout=10)  # the other process's seat too
+            assert loop.time() - began < PRESENCE_BEATS * 1.0 / 2, loop.time() - began
+            other = on_c if new is on_b else on_b
+            assert other.mirror and other.owner_token == new.lease.token
+        finally:
+            await _stop([a, b, c])
 
     asyncio.run(scenario())

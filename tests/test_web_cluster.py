@@ -212,7 +212,7 @@ def test_a_room_with_sockets_on_two_processes_plays_a_whole_deal(cluster, redis_
     for channel, data in seen:
         message = _message(data)
         if channel.startswith("getaway:room:"):
-            assert set(message["news"]) <= {"v", "connected", "turn_ends_in", "absent", "log"}, message
+            assert set(message["news"]) <= {"v", "lease", "connected", "turn_ends_in", "absent", "log"}, message
             # the entries it carries: public commands (moves made), never a join (a token's hash)
             assert all(kind != "join" for _, kind, _, _ in message["news"].get("log", ())), message
         assert "hand" not in data and "token" not in data, data

@@ -42,7 +42,7 @@ def test_unchanged_presence_is_told_every_few_beats_and_a_change_at_once():
     async def scenario() -> list[int]:
         mirror, handle, broker = _mirror()
         counts = []
-        for beat in range(12):
+        for beat in range(4 * PRESENCE_BEATS):
             if beat == 5:
                 handle.seats.add(2)  # a socket came (sockets.py tells it at once too)
             mirror.tell_presence(handle, beat=True)

@@ -124,6 +124,8 @@ class _News(_Shape):
     quick chat's news carries the version and the chat alone)."""
 
     v: Annotated[int, Field(ge=0)]
+    #: the owner's lease token (a new owner's is larger: the mirrors tell it their seats at once)
+    lease: Annotated[int, Field(ge=0)] | None = None
     connected: list[_Seat] = []
     turn_ends_in: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
     #: seconds left of the take window a bot's lead waits for (docs/web.md "Takes")

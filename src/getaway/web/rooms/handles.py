@@ -33,10 +33,12 @@ SEARCH_SHARE: Final = 0.6
 #: socket here is forgotten (more than a socket may wait for its hello: ``serve --hello-timeout``).
 QUIET_BEATS: Final = 90
 
-#: A mirror tells the owner its unchanged seats every this many heartbeats (a change at once:
-#: a socket's arrival or departure): a presence is a sealed request and answer through Redis per
-#: room, the largest cost of a mirrored room (docs/web.md "Where a serve process's CPU goes").
-PRESENCE_BEATS: Final = 2
+#: A mirror tells the owner its unchanged seats every this many heartbeats (4 s with the default
+#: lease; a change at once: a socket's arrival or departure, its speed, and a new owner, whose
+#: news carries a new lease token): a presence is a sealed request and answer through Redis per
+#: room, about one per action at 200 rooms when told every beat (docs/web.md "Where a serve
+#: process's CPU goes"). What it mends: a presence lost on the way.
+PRESENCE_BEATS: Final = 8
 
 #: Heartbeats without a presence after which the owner forgets a process's seats (its sockets
 #: are taken for gone): :data:`PRESENCE_BEATS` and 3 beats of slack for a late one.
@@ -211,6 +213,7 @@ class RoomHandle:
         self.quiet = 0  # mirror: heartbeats since it last had a socket here (forgotten after QUIET_BEATS)
         self.told: tuple[tuple[int, ...], bool, float] | None = None  # mirror: the presence last told
         self.told_beats = 0  # mirror: heartbeats since then
+        self.owner_token: int | None = None  # mirror: the lease token of the owner whose news it heard last
         # owner of a shared room: the log entries written since its last news, which carries them
         # ([version, kind, payload, time]; a join's, with a token hash, is never carried: None)
         self.unsent: list[list[Any] | None] = []

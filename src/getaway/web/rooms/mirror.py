@@ -126,6 +126,7 @@ class Mirror:
             return
         news: dict[str, Any] = {
             "v": handle.room.version,
+            "lease": handle.lease.token,  # a new owner's is larger: its mirrors tell it their seats at once
             "connected": sorted(handle.connected()),
             "turn_ends_in": self.service.timers.turn_left(handle),
         }
@@ -159,6 +160,11 @@ class Mirror:
         send the sockets here their updates (and an absence notice) if anything changed."""
         if not handle.mirror:
             return
+        token = news.get("lease")
+        if token is not None and token != handle.owner_token:  # a new owner (or the first news heard)
+            handle.owner_token = token
+            if handle.conns:
+                self.tell_presence(handle)
         changed = await self.catch_up(handle, news.get("v"), news.get("log"))
         room = handle.room
         reported = frozenset(int(s) for s in news.get("connected", ()))
