@@ -76,10 +76,9 @@ class Mirror:
             self.service.sockets.broadcast(handle)
 
     def tell_presence(self, handle: RoomHandle, *, beat: bool = False) -> None:
-        """Tell the owner of a mirrored room which seats have sockets here and the slowest pace
-        of its sockets (in the background;
-        the heartbeat tells it again, so a lost message or a new owner is mended). ``beat``: the
-        heartbeat's, sent only if the seats changed since last told or every
+        """Tell the owner of a mirrored room which seats have sockets here and their slowest pace
+        (in the background; the heartbeat tells it again, so a lost message is mended). ``beat``:
+        the heartbeat's, sent only if that changed since last told or every
         :data:`~.handles.PRESENCE_BEATS` beats (the owner forgets them after
         :data:`~.handles.PRESENCE_STALE_BEATS`)."""
         host = any(c.host and c.seat is None and not c.closed for c in handle.conns)
