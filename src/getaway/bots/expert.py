@@ -56,6 +56,7 @@ from ..core.rules import Rules
 from ..core.view import PlayerView
 from ..core.worlds import Inconsistent, World, deal_of, sample
 from .heuristic import HeuristicBot
+from .learned import ValueModel, features, leaf_key, shipped
 from .model import heuristic_action
 from .settings import Setting
 
@@ -375,9 +376,19 @@ class ExpertBot:
             a random legal card at a card decision of a rollout instead of the heuristic's
             (robustness against opponents that do not play like the heuristic); ``None``: the
             profile's default (:data:`OPPONENT_NOISE`). The endgame search keeps the exact model.
+        leaf: ``"rollout"`` (play each world to the deal's end) or ``"value"`` (play it with the
+            heuristic to the end of the current trick and ``leaf_tricks`` more, then score the
+            position with the learned value network, :mod:`getaway.bots.learned`; where no model
+            is shipped for the profile and player count, full rollouts). Needs ``rollout="heuristic"``.
+        leaf_tricks: with ``leaf="value"``, the finished tricks after the current one before the
+            value network scores the position.
+        model: with ``leaf="value"``, the :class:`~getaway.bots.learned.ValueModel` to use instead
+            of the shipped one (training, tests); not a setting.
 
     Raises:
-        ValueError: a setting out of its range (iterations, time_limit, budget, opponent_noise).
+        ValueError: a setting out of its range (iterations, time_limit, budget, opponent_noise,
+            leaf_tricks), ``leaf="value"`` with ``rollout="light"``, or a ``model`` for another
+            player count than the deal's (at the first decision).
     """
 
     name = "expert"
@@ -396,6 +407,8 @@ class ExpertBot:
         Setting("check_tricks", int, 0),
         Setting("budget", int, None, low=1, optional=True),
         Setting("opponent_noise", float, None, low=0.0, high=1.0, optional=True),
+        Setting("leaf", str, "rollout", choices=("rollout", "value")),
+        Setting("leaf_tricks", int, 1, low=0),
     )
 
     def __init__(
@@ -412,6 +425,9 @@ class ExpertBot:
         check_tricks: int = 0,
         budget: int | None = None,
         opponent_noise: float | None = None,
+        leaf: str = "rollout",
+        leaf_tricks: int = 1,
+        model: ValueModel | None = None,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations: at least 1, not {iterations}")
@@ -436,6 +452,15 @@ class ExpertBot:
         if rollout not in ("heuristic", "light"):
             raise ValueError(f"rollout: 'heuristic' or 'light', not {rollout!r}")
         self.rollout = rollout
+        if leaf not in ("rollout", "value"):
+            raise ValueError(f"leaf: 'rollout' or 'value', not {leaf!r}")
+        if leaf == "value" and rollout != "heuristic":
+            raise ValueError("leaf='value' needs rollout='heuristic'")
+        if leaf_tricks < 0:
+            raise ValueError(f"leaf_tricks: at least 0, not {leaf_tricks}")
+        self.leaf = leaf
+        self.leaf_tricks = leaf_tricks
+        self.model = model
         self.resample = resample
         self.check_tricks = check_tricks
         self._plan: CheckPlan | None = None
@@ -528,6 +553,9 @@ class ExpertBot:
             worlds_target = max(1, min(worlds_target, 24))
         worlds = 0
         failures = 0
+        value_model = self._value_model(view.rules, view.players) if self.leaf == "value" else None
+        stop = view.tricks_played + 1 + self.leaf_tricks if value_model is not None else None
+        pending: list[tuple[Action, tuple[int, ...]]] = []  # positions the value network scores, in one batch
         self._nodes_left = self.iterations * self.exact_nodes_per_iteration
         self._moves = 0
         while worlds < worlds_target:
@@ -571,13 +599,24 @@ class ExpertBot:
                     if world is base:
                         base.push(action, me)
                     if facts is not None:
-                        value = self._model_rollout(world, me, facts.copy(), noise, rollout_seed)
+                        value = self._model_rollout(world, me, facts.copy(), noise, rollout_seed, stop)
+                        if value is None:  # stopped at a trick's start: the network scores it below
+                            pending.append((action, leaf_key(world, me)))
                     else:
                         value = self._rollout(world, me, random.Random(rollout_seed))
                     _pop_to(base, 0)
+                    if value is None:
+                        continue
                 totals[action] += value
                 counts[action] += 1
                 lost[action] += value < 0.5
+        if pending:
+            assert value_model is not None
+            chances = value_model.predict(features([key for _, key in pending], view.players))
+            for (action, _), p in zip(pending, chances.tolist(), strict=True):
+                totals[action] += 1.0 - p
+                counts[action] += 1
+                lost[action] += p
         if not worlds:
             return self._fallback.choose(view, legal)[0], {}, 0
         stats = {a: totals[a] / counts[a] for a in legal if counts[a]}
@@ -632,12 +671,24 @@ class ExpertBot:
         active = n - sum(view.got_away)
         return active > 2 and (view.hand_sizes[target] <= self.take_search_cards or view.hand_sizes[me] <= 3)
 
-    def _model_rollout(self, deal: Deal, me: int, facts: Knowledge, noise: float = 0.0, seed: int = 0) -> float:
+    def _value_model(self, rules: Rules, players: int) -> ValueModel | None:
+        """The value network for ``leaf="value"``: ``model`` if given, else the shipped one for the
+        profile and seat count (``None``: there is none)."""
+        if self.model is not None:
+            if self.model.meta.get("players") != players:
+                raise ValueError(f"model: made for {self.model.meta.get('players')} players, not {players}")
+            return self.model
+        return shipped(rules.profile, players)
+
+    def _model_rollout(
+        self, deal: Deal, me: int, facts: Knowledge, noise: float = 0.0, seed: int = 0, stop: int | None = None
+    ) -> float | None:
         """Play ``deal`` out with the heuristic in every seat (``facts``: the public knowledge
         it follows); with ``noise`` (:meth:`noise_for`), at each card decision another seat
         plays a random legal card instead with that chance, drawn from a generator seeded with
         ``seed``. Returns ``me``'s result (:func:`_settled`; 0.5 if the deal does not end
-        within 2,000 moves)."""
+        within 2,000 moves), or ``None`` once ``stop`` tricks are done and no card is on the
+        table (a position for the value network: ``leaf="value"``)."""
         bot = self._fallback
         limit = 2000
         rng = random.Random(seed) if noise else None
@@ -646,6 +697,9 @@ class ExpertBot:
             if value is not None:
                 self._moves += 2000 - limit
                 return value
+            if stop is not None and deal.tricks_played >= stop and not deal.trick:
+                self._moves += 2000 - limit
+                return None
             if not limit:
                 self._moves += 2000
                 return 0.5

@@ -1,0 +1,136 @@
+"""The value network: a small multilayer perceptron in numpy, and the models shipped in the package.
+
+A model maps a batch of :func:`~getaway.bots.learned.features.features` vectors to the chance,
+for the seat they are seen from, of losing the deal from that position (its utility for the
+search is one minus that). Inference needs numpy only (a base dependency), so the shipped
+models load without the ``train`` extra. A model file is an ``.npz`` archive (no pickles: a
+file is data, never code) holding the layers ``w0, b0, w1, b1, …`` and its ``meta``: the
+profile and player count it was trained for, the feature size, and what trained it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .features import feature_size
+
+__all__ = ["ModelError", "ValueModel", "shipped", "SHIPPED"]
+
+#: the models in the package (``getaway/bots/learned/models/<profile>-<players>.npz``)
+SHIPPED = "models"
+
+
+class ModelError(ValueError):
+    """A model file that is missing, corrupt, or made for other positions (the message says which)."""
+
+
+@dataclass
+class ValueModel:
+    """A ReLU perceptron: ``layers`` is ``[(w0, b0), (w1, b1), …]``, ``w_i`` of shape
+    ``(in, out)`` (``float32``), the last layer one output (a logit of the losing chance).
+
+    Attributes:
+        layers: the weights and biases, input side first.
+        meta: ``profile``, ``players``, ``feature_size`` and the training's own facts (steps,
+            samples, seed): what :meth:`save` writes beside the weights.
+    """
+
+    layers: list[tuple[np.ndarray, np.ndarray]]
+    meta: dict[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def init(cls, inputs: int, hidden: tuple[int, ...], rng: np.random.Generator, **meta: object) -> ValueModel:
+        """A fresh model (He initialisation) for ``inputs`` features and ``hidden`` layer widths."""
+        sizes = (inputs, *hidden, 1)
+        layers = [
+            (
+                (rng.standard_normal((a, b)) * np.sqrt(2.0 / a)).astype(np.float32),
+                np.zeros(b, dtype=np.float32),
+            )
+            for a, b in zip(sizes, sizes[1:], strict=False)
+        ]
+        return cls(layers, {"feature_size": inputs, "hidden": list(hidden), **meta})
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """The losing chance's logit for each row of ``x`` (``(B, features)`` → ``(B,)``)."""
+        h = x
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if i < last:
+                np.maximum(h, 0.0, out=h)
+        return h[:, 0]
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """The chance (0 to 1) of losing the deal for each row of ``x`` (``(B, features)`` → ``(B,)``)."""
+        return 1.0 / (1.0 + np.exp(-self.logits(x)))
+
+    def save(self, path: str | Path) -> None:
+        """Write the model to ``path`` (an ``.npz`` archive; see the module docstring)."""
+        arrays: dict[str, np.ndarray] = {}
+        for i, (w, b) in enumerate(self.layers):
+            arrays[f"w{i}"] = w.astype(np.float32)
+            arrays[f"b{i}"] = b.astype(np.float32)
+        arrays["meta"] = np.frombuffer(json.dumps(self.meta, sort_keys=True).encode(), dtype=np.uint8)
+        np.savez_compressed(path, **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path, players: int | None = None) -> ValueModel:
+        """Read a model written by :meth:`save`.
+
+        Args:
+            path: the ``.npz`` file.
+            players: if given, the seat count the model must be for.
+
+        Raises:
+            ModelError: the file is missing or not a model archive, a layer's shape does not
+                follow the one before, or the model is for another feature size or seat count.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(bytes(data["meta"]).decode())
+                layers = []
+                i = 0
+                while f"w{i}" in data:
+                    layers.append((data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)))
+                    i += 1
+        except (OSError, KeyError, ValueError, UnicodeDecodeError) as exc:
+            raise ModelError(f"{path}: not a value model ({exc})") from None
+        if not isinstance(meta, dict) or not layers:
+            raise ModelError(f"{path}: not a value model (no layers or no meta)")
+        width = meta.get("feature_size")
+        size = layers[0][0].shape[0] if layers[0][0].ndim == 2 else None
+        for k, (w, b) in enumerate(layers):
+            if w.ndim != 2 or b.shape != (w.shape[1],) or w.shape[0] != size:
+                raise ModelError(f"{path}: layer {k} has shape {w.shape} after {size} inputs")
+            size = w.shape[1]
+        if size != 1:
+            raise ModelError(f"{path}: the last layer has {size} outputs, not 1")
+        seats = meta.get("players")
+        if not isinstance(seats, int) or width != feature_size(seats) or layers[0][0].shape[0] != width:
+            raise ModelError(f"{path}: feature size {width} does not match {seats!r} players")
+        if players is not None and seats != players:
+            raise ModelError(f"{path}: a model for {seats} players, not {players}")
+        return cls(layers, meta)
+
+
+@cache
+def shipped(profile: str, players: int) -> ValueModel | None:
+    """The model shipped in the package for ``profile`` (``punjab`` or ``classic``, RULES.md §2–3)
+    and ``players`` seats, or ``None`` when there is none (the expert then plays full rollouts).
+
+    Raises:
+        ModelError: the packaged file is corrupt (a broken install).
+    """
+    name = f"{profile}-{players}.npz"
+    ref = resources.files(__package__).joinpath(SHIPPED, name)
+    if not ref.is_file():
+        return None
+    with resources.as_file(ref) as path:
+        return ValueModel.load(path, players)
