@@ -93,6 +93,8 @@ def _tiny(tmp_path, *extra: str) -> list[str]:
         "2",
         "--eval-deals",
         "1",
+        "--eval-iterations",
+        "2",
         "--held-out-deals",
         "4",
         "-q",

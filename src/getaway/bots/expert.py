@@ -44,7 +44,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..core.cards import JOKER_INDEX, SPADES, SUIT_MASKS, Card
 from ..core.deal import Deal, trick_winner
@@ -56,9 +56,11 @@ from ..core.rules import Rules
 from ..core.view import PlayerView
 from ..core.worlds import Inconsistent, World, deal_of, sample
 from .heuristic import HeuristicBot
-from .learned import ValueModel, features, leaf_key, shipped
 from .model import heuristic_action
 from .settings import Setting
+
+if TYPE_CHECKING:  # the learned value needs numpy: imported when used (the page's offline bots run without it)
+    from .learned import ValueModel
 
 __all__ = ["ExpertBot", "Inconsistent", "rebuild", "rollout_policy"]
 
@@ -556,6 +558,8 @@ class ExpertBot:
         value_model = self._value_model(view.rules, view.players) if self.leaf == "value" else None
         stop = view.tricks_played + 1 + self.leaf_tricks if value_model is not None else None
         pending: list[tuple[Action, tuple[int, ...]]] = []  # positions the value network scores, in one batch
+        if value_model is not None:
+            from .learned import features, leaf_key
         self._nodes_left = self.iterations * self.exact_nodes_per_iteration
         self._moves = 0
         while worlds < worlds_target:
@@ -678,6 +682,8 @@ class ExpertBot:
             if self.model.meta.get("players") != players:
                 raise ValueError(f"model: made for {self.model.meta.get('players')} players, not {players}")
             return self.model
+        from .learned import shipped
+
         return shipped(rules.profile, players)
 
     def _model_rollout(

@@ -366,6 +366,13 @@ def _plot(rows: list[dict[str, str]], path: Path) -> None:
 @click.option("--updates", type=click.IntRange(min=1), default=32, show_default=True, help="Adam steps per step.")
 @click.option("--eval-every", type=click.IntRange(min=1), default=25, show_default=True)
 @click.option("--eval-deals", type=click.IntRange(min=1), default=25, show_default=True)
+@click.option(
+    "--eval-iterations",
+    type=click.IntRange(min=1),
+    default=40,
+    show_default=True,
+    help="The evaluated expert's rollouts per decision.",
+)
 @click.option("--held-out-deals", type=click.IntRange(min=1), default=300, show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="No line per evaluation.")
 def main(
@@ -379,6 +386,7 @@ def main(
     updates: int,
     eval_every: int,
     eval_deals: int,
+    eval_iterations: int,
     held_out_deals: int,
     quiet: bool,
 ) -> None:
@@ -400,6 +408,7 @@ def main(
             updates=updates,
             eval_every=eval_every,
             eval_deals=eval_deals,
+            eval_iterations=eval_iterations,
             held_out_deals=held_out_deals,
         )
         trainer = Trainer(settings)
