@@ -152,12 +152,17 @@ def test_the_value_leaf_scores_positions_with_the_network_in_one_batch():
     view = _decision()
     for p in (0.0, 1.0):
         model = _Constant(p)
-        bot = ExpertBot(iterations=40, leaf="value", leaf_tricks=0, model=model)  # type: ignore[arg-type]
+        bot = ExpertBot(iterations=40, leaf="value", leaf_tricks=0)
+        bot.model = model  # type: ignore[assignment]
         losses, worlds = bot.estimate(view, view.legal_actions, random.Random(1))
         assert worlds and model.calls == 1
         # a world settled before the leaf keeps its true result; every other one is the network's p
         assert all(v == p for v in losses.values()) or p == 1.0 and max(losses.values()) == 1.0
-    sure, doomed = (ExpertBot(iterations=40, leaf="value", leaf_tricks=0, model=_Constant(q)) for q in (0.0, 1.0))
+    sure, doomed = (
+        ExpertBot(iterations=40, leaf="value", leaf_tricks=0),
+        ExpertBot(iterations=40, leaf="value", leaf_tricks=0),
+    )
+    sure.model, doomed.model = _Constant(0.0), _Constant(1.0)  # type: ignore[assignment]
     a = sure.estimate(view, view.legal_actions, random.Random(1))[0]
     b = doomed.estimate(view, view.legal_actions, random.Random(1))[0]
     assert a != b
@@ -174,7 +179,9 @@ def test_the_value_expert_is_deterministic_and_legal_and_checks_its_settings():
         ExpertBot(leaf="value", leaf_tricks=-1)
     six = ValueModel.init(feature_size(6), (4,), np.random.default_rng(0), profile="punjab", players=6)
     with pytest.raises(ValueError, match="made for 6 players, not 4"):
-        ExpertBot(leaf="value", model=six).act(view, view.legal_actions, random.Random(3))
+        bot = ExpertBot(leaf="value")
+        bot.model = six
+        bot.act(view, view.legal_actions, random.Random(3))
 
 
 def test_without_a_shipped_model_the_value_expert_plays_full_rollouts():

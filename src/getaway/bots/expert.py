@@ -382,10 +382,10 @@ class ExpertBot:
             heuristic to the end of the current trick and ``leaf_tricks`` more, then score the
             position with the learned value network, :mod:`getaway.bots.learned`; where no model
             is shipped for the profile and player count, full rollouts). Needs ``rollout="heuristic"``.
+            Another :class:`~getaway.bots.learned.ValueModel` than the shipped one (training,
+            tests) is assigned to the bot's ``model`` attribute (it is not a setting).
         leaf_tricks: with ``leaf="value"``, the finished tricks after the current one before the
             value network scores the position.
-        model: with ``leaf="value"``, the :class:`~getaway.bots.learned.ValueModel` to use instead
-            of the shipped one (training, tests); not a setting.
 
     Raises:
         ValueError: a setting out of its range (iterations, time_limit, budget, opponent_noise,
@@ -429,7 +429,6 @@ class ExpertBot:
         opponent_noise: float | None = None,
         leaf: str = "rollout",
         leaf_tricks: int = 1,
-        model: ValueModel | None = None,
     ) -> None:
         if iterations < 1:
             raise ValueError(f"iterations: at least 1, not {iterations}")
@@ -462,7 +461,7 @@ class ExpertBot:
             raise ValueError(f"leaf_tricks: at least 0, not {leaf_tricks}")
         self.leaf = leaf
         self.leaf_tricks = leaf_tricks
-        self.model = model
+        self.model: ValueModel | None = None  # another value network than the shipped one
         self.resample = resample
         self.check_tricks = check_tricks
         self._plan: CheckPlan | None = None
@@ -682,8 +681,10 @@ class ExpertBot:
             if self.model.meta.get("players") != players:
                 raise ValueError(f"model: made for {self.model.meta.get('players')} players, not {players}")
             return self.model
-        from .learned import shipped
-
+        try:
+            from .learned import shipped
+        except ImportError:  # the page's offline bots (Pyodide, no numpy, no models): full rollouts
+            return None
         return shipped(rules.profile, players)
 
     def _model_rollout(

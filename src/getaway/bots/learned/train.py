@@ -244,7 +244,9 @@ class Trainer:
         for i in range(self.s.eval_deals):
             for seat in range(self.s.players):
                 bots: list[Bot] = [HeuristicBot() for _ in range(self.s.players)]
-                bots[seat] = ExpertBot(iterations=self.s.eval_iterations, leaf=leaf, model=self.model)
+                expert = ExpertBot(iterations=self.s.eval_iterations, leaf=leaf)
+                expert.model = self.model
+                bots[seat] = expert
                 deal = Deal(self.rules, dealer=i % self.s.players, seed=900_000 + i)
                 play_deal(deal, bots, random.Random(i))
                 assert deal.outcome is not None
