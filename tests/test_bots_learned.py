@@ -3,6 +3,7 @@ training and the expert's ``leaf="value"``."""
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -133,7 +134,7 @@ class _Constant:
 
     def __init__(self, p: float) -> None:
         self.p = p
-        self.meta = {"players": 4}
+        self.meta = {"players": 4, "profile": "punjab"}
         self.calls = 0
 
     def predict(self, x: np.ndarray) -> np.ndarray:
@@ -191,3 +192,86 @@ def test_without_a_shipped_model_the_value_expert_plays_full_rollouts():
     view = player_view(deal, deal.to_act)
     rollouts = ExpertBot(iterations=20).act(view, view.legal_actions, random.Random(5))
     assert ExpertBot(iterations=20, leaf="value").act(view, view.legal_actions, random.Random(5)) == rollouts
+
+
+def test_truncated_empty_or_non_finite_model_files_are_refused_by_name(tmp_path):
+    model = ValueModel.init(feature_size(4), (8,), np.random.default_rng(0), profile="punjab", players=4)
+    model.save(tmp_path / "m.npz")
+    whole = (tmp_path / "m.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "empty.npz").write_bytes(b"")
+    for name in ("cut.npz", "empty.npz"):
+        with pytest.raises(ModelError, match="not a value model"):
+            ValueModel.load(tmp_path / name)
+    model.layers[0][0][0, 0] = np.nan
+    model.save(tmp_path / "nan.npz")
+    with pytest.raises(ModelError, match="not finite"):
+        ValueModel.load(tmp_path / "nan.npz")
+    with pytest.raises(ValueError, match=r"expected shape \(B, 496\)"):
+        model.predict(np.zeros(496, np.float32))
+
+
+def test_a_key_out_of_range_and_a_model_of_another_profile_are_refused():
+    key = list(leaf_key(_mid_deal(), 0))
+    for i, bad in ((0, 1 << 60), (9, 4), (11, 1 << 4), (12, 8)):
+        wrong = key.copy()
+        wrong[i] = bad
+        with pytest.raises(ValueError, match="out of range"):
+            features([wrong], 4)
+    with pytest.raises(ValueError, match="seat 4 does not exist"):
+        leaf_key(_mid_deal(), 4)
+    view = _decision(12)
+    bot = ExpertBot(leaf="value")
+    bot.model = ValueModel.init(feature_size(4), (4,), np.random.default_rng(0), profile="classic", players=4)
+    with pytest.raises(ValueError, match="made for 'classic', not 'punjab'"):
+        bot.act(view, view.legal_actions, random.Random(3))
+
+
+def _edit_checkpoint(path, **changes):
+    with np.load(path) as data:
+        arrays = dict(data)
+    state = json.loads(bytes(arrays["state"]).decode())
+    for key, value in changes.items():
+        if key in arrays:
+            arrays[key] = value
+        elif key in state["settings"]:
+            state["settings"][key] = value
+        else:
+            state[key] = value
+    arrays["state"] = np.frombuffer(json.dumps(state).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+
+
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        ({"w0": np.zeros((100, 256), np.float32)}, "the first layer takes 100 features"),
+        ({"keys": np.zeros((3, 4), np.uint64)}, "rows of 13 bit sets"),
+        ({"players": 5}, "a model for 4 players, not 5"),
+        ({"updates": 0}, "updates: 0 is out of range"),
+        ({"rng": {"bit_generator": "nope"}}, "not a training checkpoint"),
+    ],
+)
+def test_a_crafted_checkpoint_is_refused_before_training_and_left_as_it_was(tmp_path, change, says):
+    runner = CliRunner()
+    assert runner.invoke(train_main, [*_tiny(tmp_path), "--steps", "2"]).exit_code == 0
+    path = tmp_path / "checkpoint.npz"
+    _edit_checkpoint(path, **change)
+    before = path.read_bytes()
+    result = runner.invoke(train_main, ["--out", str(tmp_path), "--steps", "3", "--resume"])
+    assert result.exit_code == 2 and says in result.output, result.output
+    assert path.read_bytes() == before
+
+
+def test_resume_names_the_options_it_ignores_and_refuses_a_broken_curve(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(train_main, [*_tiny(tmp_path), "--steps", "2"]).exit_code == 0
+    again = runner.invoke(train_main, ["--out", str(tmp_path), "--steps", "2", "--resume", "--profile", "classic"])
+    assert again.exit_code == 0 and "ignored with --resume" in again.output and "--profile" in again.output
+    assert "nothing to do" in again.output
+    (tmp_path / "curve.csv").write_text("step,positions\nabc,1\n")
+    broken = runner.invoke(train_main, ["--out", str(tmp_path), "--steps", "3", "--resume"])
+    assert broken.exit_code == 2 and "not a training curve" in broken.output
+    assert runner.invoke(train_main, [*_tiny(tmp_path / "x"), "--steps", "1", "--seed", "-1"]).exit_code == 2
+    missing = runner.invoke(train_main, ["--out", str(tmp_path / "none"), "--steps", "1", "--resume"])
+    assert missing.exit_code == 2 and not (tmp_path / "none").exists()

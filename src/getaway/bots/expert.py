@@ -390,7 +390,7 @@ class ExpertBot:
     Raises:
         ValueError: a setting out of its range (iterations, time_limit, budget, opponent_noise,
             leaf_tricks), ``leaf="value"`` with ``rollout="light"``, or a ``model`` for another
-            player count than the deal's (at the first decision).
+            player count or profile than the deal's (at the first decision).
     """
 
     name = "expert"
@@ -680,6 +680,8 @@ class ExpertBot:
         if self.model is not None:
             if self.model.meta.get("players") != players:
                 raise ValueError(f"model: made for {self.model.meta.get('players')} players, not {players}")
+            if self.model.meta.get("profile") != rules.profile:
+                raise ValueError(f"model: made for {self.model.meta.get('profile')!r}, not {rules.profile!r}")
             return self.model
         try:
             from .learned import shipped

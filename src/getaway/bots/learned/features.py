@@ -56,8 +56,13 @@ def leaf_key(deal: Deal, me: int) -> tuple[int, ...]:
         act); ``out`` is the relative bit set of the seats that got away; ``flags`` bit 0: the
         take poll is the decision (R-P-TAKE), bit 1: a lead forced by a blind draw, bit 2: the
         first trick is done.
+
+    Raises:
+        ValueError: ``me`` is not a seat of the deal.
     """
     n = deal.players
+    if not 0 <= me < n:
+        raise ValueError(f"me: seat {me} does not exist with {n} players")
     hands = deal._hands
     trick = [0] * n
     for seat, card in deal.trick:
@@ -92,7 +97,8 @@ def features(keys: Sequence[tuple[int, ...]] | np.ndarray, players: int) -> np.n
         A ``(B, feature_size(n))`` ``float32`` array (the layout in the module docstring).
 
     Raises:
-        ValueError: a key of the wrong length.
+        ValueError: a key of the wrong length, or a value out of its range (a bit set beyond the
+            53 cards or the seats, a seat index or flags that no position has).
     """
     n = players
     width = 2 * n + 5
@@ -100,6 +106,14 @@ def features(keys: Sequence[tuple[int, ...]] | np.ndarray, players: int) -> np.n
     if arr.ndim != 2 or arr.shape[1] != width:
         raise ValueError(f"keys: expected rows of {width} integers for {n} seats, got shape {arr.shape}")
     b = arr.shape[0]
+    small = arr[:, 2 * n + 1 :]
+    if b and (
+        int(arr[:, : 2 * n + 1].max()) >> NUM_CARDS
+        or int(small[:, :2].max()) >= n
+        or int(small[:, 2].max()) >> n
+        or int(small[:, 3].max()) >> 3
+    ):
+        raise ValueError(f"keys: a value out of range for {n} seats (not a leaf_key of {n} players)")
     planes = np.ascontiguousarray(arr[:, : 2 * n + 1]).astype("<u8")
     bits = np.unpackbits(planes.view(np.uint8).reshape(b, 2 * n + 1, 8), axis=2, bitorder="little")[:, :, :NUM_CARDS]
     out = np.zeros((b, feature_size(n)), dtype=np.float32)
@@ -108,7 +122,7 @@ def features(keys: Sequence[tuple[int, ...]] | np.ndarray, players: int) -> np.n
     out[:, k : k + n] = bits[:, :n].sum(axis=2) / 13.0
     k += n
     rows = np.arange(b)
-    small = arr[:, 2 * n + 1 :].astype(np.int64)
+    small = small.astype(np.int64)
     out[rows, k + small[:, 0]] = 1.0
     k += n
     out[rows, k + small[:, 1]] = 1.0

@@ -11,6 +11,7 @@ profile and player count it was trained for, the feature size, and what trained 
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -24,6 +25,9 @@ __all__ = ["ModelError", "ValueModel", "shipped", "SHIPPED"]
 
 #: the models in the package (``getaway/bots/learned/models/<profile>-<players>.npz``)
 SHIPPED = "models"
+
+#: what numpy and the zip reader raise on a file that is not a whole ``.npz`` archive
+UNREADABLE = (OSError, EOFError, KeyError, ValueError, TypeError, UnicodeDecodeError, zipfile.BadZipFile)
 
 
 class ModelError(ValueError):
@@ -58,7 +62,14 @@ class ValueModel:
         return cls(layers, {"feature_size": inputs, "hidden": list(hidden), **meta})
 
     def logits(self, x: np.ndarray) -> np.ndarray:
-        """The losing chance's logit for each row of ``x`` (``(B, features)`` → ``(B,)``)."""
+        """The losing chance's logit for each row of ``x`` (``(B, features)`` → ``(B,)``).
+
+        Raises:
+            ValueError: ``x`` is not a ``(B, features)`` array of this model's width.
+        """
+        width = self.layers[0][0].shape[0]
+        if x.ndim != 2 or x.shape[1] != width:
+            raise ValueError(f"x: expected shape (B, {width}), got {x.shape}")
         h = x
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
@@ -68,8 +79,12 @@ class ValueModel:
         return h[:, 0]
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """The chance (0 to 1) of losing the deal for each row of ``x`` (``(B, features)`` → ``(B,)``)."""
-        return 1.0 / (1.0 + np.exp(-self.logits(x)))
+        """The chance (0 to 1) of losing the deal for each row of ``x`` (``(B, features)`` → ``(B,)``).
+
+        Raises:
+            ValueError: as :meth:`logits`.
+        """
+        return 0.5 * (1.0 + np.tanh(0.5 * self.logits(x)))  # the logistic, without overflow
 
     def save(self, path: str | Path) -> None:
         """Write the model to ``path`` (an ``.npz`` archive; see the module docstring)."""
@@ -95,29 +110,60 @@ class ValueModel:
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(bytes(data["meta"]).decode())
-                layers = []
-                i = 0
-                while f"w{i}" in data:
-                    layers.append((data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)))
-                    i += 1
-        except (OSError, KeyError, ValueError, UnicodeDecodeError) as exc:
-            raise ModelError(f"{path}: not a value model ({exc})") from None
+                layers = read_layers(data)
+        except UNREADABLE as exc:
+            raise ModelError(f"{path}: not a value model ({type(exc).__name__}: {exc})") from None
+        return cls.checked(layers, meta, str(path), players)
+
+    @classmethod
+    def checked(
+        cls, layers: list[tuple[np.ndarray, np.ndarray]], meta: object, source: str, players: int | None = None
+    ) -> ValueModel:
+        """A model of ``layers`` and ``meta`` once they are found sound (the one check of a model
+        file and of a training checkpoint): float layers whose shapes follow one another, down
+        to one output, finite weights, a ``meta`` naming a profile and the player count the
+        first layer's width is for (:func:`~.features.feature_size`).
+
+        Raises:
+            ModelError: what is wrong, prefixed with ``source`` (a file's name).
+        """
         if not isinstance(meta, dict) or not layers:
-            raise ModelError(f"{path}: not a value model (no layers or no meta)")
-        width = meta.get("feature_size")
+            raise ModelError(f"{source}: not a value model (no layers or no meta)")
         size = layers[0][0].shape[0] if layers[0][0].ndim == 2 else None
         for k, (w, b) in enumerate(layers):
+            if w.dtype.kind != "f" or b.dtype.kind != "f":
+                raise ModelError(f"{source}: layer {k} is not floating point ({w.dtype}, {b.dtype})")
             if w.ndim != 2 or b.shape != (w.shape[1],) or w.shape[0] != size:
-                raise ModelError(f"{path}: layer {k} has shape {w.shape} after {size} inputs")
+                raise ModelError(f"{source}: layer {k} has shape {w.shape} after {size} inputs")
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                raise ModelError(f"{source}: layer {k} has weights that are not finite numbers")
             size = w.shape[1]
         if size != 1:
-            raise ModelError(f"{path}: the last layer has {size} outputs, not 1")
-        seats = meta.get("players")
-        if not isinstance(seats, int) or width != feature_size(seats) or layers[0][0].shape[0] != width:
-            raise ModelError(f"{path}: feature size {width} does not match {seats!r} players")
+            raise ModelError(f"{source}: the last layer has {size} outputs, not 1")
+        seats, width = meta.get("players"), meta.get("feature_size")
+        if type(seats) is not int or not 2 <= seats <= 8 or width != feature_size(seats):
+            raise ModelError(f"{source}: feature size {width} does not match {seats!r} players")
+        if layers[0][0].shape[0] != width:
+            raise ModelError(f"{source}: the first layer takes {layers[0][0].shape[0]} features, not {width}")
+        if not isinstance(meta.get("profile"), str):
+            raise ModelError(f"{source}: no profile in the model's meta")
         if players is not None and seats != players:
-            raise ModelError(f"{path}: a model for {seats} players, not {players}")
-        return cls(layers, meta)
+            raise ModelError(f"{source}: a model for {seats} players, not {players}")
+        return cls([(w.astype(np.float32), b.astype(np.float32)) for w, b in layers], meta)
+
+
+def read_layers(data: object) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The layers ``w0, b0, w1, b1, …`` of an opened ``.npz`` archive (``np.load``'s result), as stored.
+
+    Raises:
+        KeyError: a ``w<i>`` without its ``b<i>``.
+    """
+    layers = []
+    i = 0
+    while f"w{i}" in data:  # type: ignore[operator]
+        layers.append((data[f"w{i}"], data[f"b{i}"]))  # type: ignore[index]
+        i += 1
+    return layers
 
 
 @cache

@@ -1,17 +1,21 @@
 """Self-play training of the value network, resumable: ``python -m getaway.bots.learned.train``.
 
 Each step plays ``--deals`` deals among a mix of players (each seat the heuristic with chance
-``--heuristic``, else one style of the panel, :data:`getaway.bots.styles.STYLES`, so that the
-value is not fitted to one way of playing), keeps every position at a trick's start (the
-positions the expert's search scores, :func:`~getaway.bots.learned.features.leaf_key`) from
-the side of every seat still playing, labelled 1 if that seat lost the deal, in a replay buffer
-of the last ``--buffer`` positions, then makes ``--updates`` Adam steps on minibatches of it
-(binary cross-entropy: the network fits the losing chance, a Monte Carlo value).
+:attr:`Settings.heuristic`, else one style of the panel, :data:`getaway.bots.styles.STYLES`, so
+that the value is not fitted to one way of playing), keeps a share (:attr:`Settings.keep`) of
+the positions at a trick's start (the positions the expert's search scores,
+:func:`~getaway.bots.learned.features.leaf_key`) from the side of every seat still playing,
+labelled 1 if that seat lost the deal, in a replay buffer of the last :attr:`Settings.buffer`
+positions, then makes ``--updates`` Adam steps on minibatches of it (binary cross-entropy: the
+network fits the losing chance, a Monte Carlo value). The settings without an option keep
+:class:`Settings`' values (Python: ``Trainer(Settings(...))``).
 
 The folder (``--out``) holds:
 
 - ``checkpoint.npz``: the model, Adam's moments, the buffer, the step and the generator's
-  state; ``--resume`` goes on from it where it stopped (the same run as one without the stop);
+  state, written at each evaluation (``--eval-every``) and at the end; ``--resume`` goes on from
+  it where it stopped (the same run as one without the stop; the checkpoint's settings are
+  kept, and the other options given are named as ignored);
 - ``model.npz``: the latest model alone, the file the package ships
   (``getaway/bots/learned/models/<profile>-<players>.npz``);
 - ``curve.csv`` and ``curve.png``: per evaluation, the held-out loss (positions of fixed deals)
@@ -42,7 +46,7 @@ from .. import Bot, make_bot, play_deal
 from ..heuristic import HeuristicBot
 from ..styles import STYLES
 from .features import feature_size, features, leaf_key
-from .model import ModelError, ValueModel
+from .model import UNREADABLE, ModelError, ValueModel, read_layers
 
 __all__ = ["Settings", "Trainer", "positions", "main"]
 
@@ -116,6 +120,34 @@ class Settings:
     eval_deals: int = 25
     eval_iterations: int = 40
     held_out_deals: int = 300
+
+    def check(self) -> None:
+        """Raises ``ValueError`` naming the first setting out of its range (a checkpoint's settings
+        are read back from a file)."""
+        whole = {
+            "players": (3, 8),
+            "deals": (1, None),
+            "updates": (1, None),
+            "batch": (1, None),
+            "buffer": (1, None),
+            "eval_every": (1, None),
+            "eval_deals": (1, None),
+            "eval_iterations": (1, None),
+            "held_out_deals": (1, None),
+            "seed": (0, None),
+        }
+        for name, (low, high) in whole.items():
+            value = getattr(self, name)
+            if type(value) is not int or value < low or (high is not None and value > high):
+                raise ValueError(f"{name}: {value!r} is out of range")
+        if self.profile not in ("punjab", "classic"):
+            raise ValueError(f"profile: {self.profile!r}")
+        if not self.hidden or any(type(h) is not int or h < 1 for h in self.hidden):
+            raise ValueError(f"hidden: {self.hidden!r}")
+        for name in ("lr", "heuristic", "keep", "decay"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0 <= value <= (1 if name != "lr" else 1.0):
+                raise ValueError(f"{name}: {value!r} is out of range")
 
 
 class Trainer:
@@ -286,29 +318,42 @@ class Trainer:
             ModelError: no checkpoint there, or one that is corrupt or of another format.
         """
         path = folder / "checkpoint.npz"
+        self = cls.__new__(cls)
         try:
             with np.load(path, allow_pickle=False) as data:
                 state = json.loads(bytes(data["state"]).decode())
-                if state.get("format") != FORMAT:
-                    raise ModelError(f"{path}: checkpoint format {state.get('format')!r}, not {FORMAT}")
+                if not isinstance(state, dict) or state.get("format") != FORMAT:
+                    format_ = state.get("format") if isinstance(state, dict) else None
+                    raise ModelError(f"{path}: checkpoint format {format_!r}, not {FORMAT}")
                 settings = Settings(**state["settings"])
-                self = cls.__new__(cls)
-                self.s = settings
-                self.rules = Rules.profile(settings.profile, players=settings.players)
-                n = len(settings.hidden) + 1
-                self.model = ValueModel([(data[f"w{i}"], data[f"b{i}"]) for i in range(n)], state["meta"])
-                self.m = [data[f"m{i}"] for i in range(2 * n)]
-                self.v = [data[f"v{i}"] for i in range(2 * n)]
+                settings.check()
+                layers = read_layers(data)
+                count = 2 * len(layers)
+                self.m = [data[f"m{i}"] for i in range(count)]
+                self.v = [data[f"v{i}"] for i in range(count)]
                 self.keys, self.labels = data["keys"], data["labels"]
-        except (OSError, KeyError, ValueError, TypeError, UnicodeDecodeError) as exc:
-            if isinstance(exc, ModelError):
-                raise
-            raise ModelError(f"{path}: not a training checkpoint ({exc})") from None
-        self.step, self.seen, self.adam_t = state["step"], state["seen"], state["adam_t"]
-        self.seconds = float(state.get("seconds", 0.0))
-        self.reference = tuple(state["reference"]) if state.get("reference") else None
-        self.rng = np.random.default_rng()
-        self.rng.bit_generator.state = state["rng"]
+            self.s = settings
+            self.model = ValueModel.checked(layers, state["meta"], str(path), settings.players)
+            shapes = [a.shape for layer in self.model.layers for a in layer]
+            if [len(settings.hidden) + 1, settings.profile] != [len(layers), self.model.meta.get("profile")]:
+                raise ModelError(f"{path}: the model is not the one its settings describe")
+            if [a.shape for a in self.m] != shapes or [a.shape for a in self.v] != shapes:
+                raise ModelError(f"{path}: Adam's moments do not match the model's layers")
+            width = 2 * settings.players + 5
+            if self.keys.dtype != np.uint64 or self.keys.ndim != 2 or self.keys.shape[1] != width:
+                raise ModelError(f"{path}: the buffer's positions are not rows of {width} bit sets")
+            if self.labels.shape != (len(self.keys),) or self.labels.dtype != np.float32:
+                raise ModelError(f"{path}: the buffer's labels do not match its positions")
+            self.rules = Rules.profile(settings.profile, players=settings.players)
+            self.step, self.seen, self.adam_t = int(state["step"]), int(state["seen"]), int(state["adam_t"])
+            self.seconds = float(state.get("seconds", 0.0))
+            self.reference = tuple(state["reference"]) if state.get("reference") else None
+            self.rng = np.random.default_rng()
+            self.rng.bit_generator.state = state["rng"]
+        except ModelError:
+            raise
+        except (*UNREADABLE, AttributeError, IndexError) as exc:
+            raise ModelError(f"{path}: not a training checkpoint ({type(exc).__name__}: {exc})") from None
         held = self.generate(settings.held_out_deals, np.random.default_rng([settings.seed, 1]))
         self.held_x, self.held_y = features(held[0], settings.players), held[1]
         return self
@@ -363,7 +408,7 @@ def _plot(rows: list[dict[str, str]], path: Path) -> None:
 @click.option("--resume", is_flag=True, help="Go on from the folder's checkpoint (its settings win).")
 @click.option("--profile", type=click.Choice(["punjab", "classic"]), default="punjab", show_default=True)
 @click.option("--players", "-n", type=click.IntRange(3, 8), default=4, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--deals", type=click.IntRange(min=1), default=800, show_default=True, help="Deals per step.")
 @click.option("--updates", type=click.IntRange(min=1), default=32, show_default=True, help="Adam steps per step.")
 @click.option("--eval-every", type=click.IntRange(min=1), default=25, show_default=True)
@@ -393,12 +438,22 @@ def main(
     quiet: bool,
 ) -> None:
     """The command (see the module docstring); exits 2 with a message on a bad folder or checkpoint."""
-    folder.mkdir(parents=True, exist_ok=True)
     if resume:
         try:
             trainer = Trainer.resume(folder)
         except ModelError as exc:
             raise click.UsageError(str(exc)) from None
+        context = click.get_current_context()
+        ignored = [
+            f"--{name.replace('_', '-')}"
+            for name in context.params
+            if name not in ("folder", "steps", "resume", "quiet")
+            and context.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+        ]
+        if ignored:
+            click.echo(f"ignored with --resume (the checkpoint's settings are kept): {', '.join(ignored)}", err=True)
+        if trainer.step >= steps:
+            click.echo(f"{folder}: already {trainer.step} steps, nothing to do (--steps {steps})", err=True)
     elif (folder / "checkpoint.npz").exists():
         raise click.UsageError(f"{folder} already holds a checkpoint: pass --resume, or another --out")
     else:
@@ -413,10 +468,18 @@ def main(
             eval_iterations=eval_iterations,
             held_out_deals=held_out_deals,
         )
+        folder.mkdir(parents=True, exist_ok=True)
         trainer = Trainer(settings)
     curve = folder / "curve.csv"
-    rows = list(csv.DictReader(curve.open())) if resume and curve.exists() else []
-    rows = [r for r in rows if int(r["step"]) <= trainer.step]
+    try:
+        rows = list(csv.DictReader(curve.open())) if resume and curve.exists() else []
+        rows = [r for r in rows if int(r["step"]) <= trainer.step]
+        for r in rows:
+            float(r["held_out_loss"]), float(r["expert_loss_rate"])
+    except (ValueError, KeyError, TypeError, csv.Error) as exc:
+        raise click.UsageError(
+            f"{curve}: not a training curve ({type(exc).__name__}: {exc}); move it away to resume"
+        ) from None
     for r in rows:  # rows of a curve written before the counts and the reference were
         plays = trainer.s.eval_deals * trainer.s.players
         r.setdefault("expert_plays", str(plays))
