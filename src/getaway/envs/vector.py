@@ -47,6 +47,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from ..bots.learned.features import card_bits
 from ..bots.random import RandomBot
 from ..core.batch import LearnerBatch
 from ..core.deal import Deal
@@ -188,8 +189,7 @@ class GetawayVectorEnv(gymnasium.vector.VectorEnv):
         planes' bit sets unpacked (bit ``c`` of row ``r`` is entry ``53 r + c``), then the other
         entries."""
         out = np.empty((self.num_envs, self._planes + self._small.shape[1]), dtype=np.float32)
-        bits = np.unpackbits(self._rows.astype("<u8", copy=False).view(np.uint8), bitorder="little")
-        out[:, : self._planes] = bits.reshape(self.num_envs, -1, 64)[:, :, :NUM_CARDS].reshape(self.num_envs, -1)
+        out[:, : self._planes] = card_bits(self._rows).reshape(self.num_envs, -1)
         out[:, self._planes :] = self._small
         return out
 

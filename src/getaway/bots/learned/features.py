@@ -34,11 +34,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.deal import Deal
+from ...core.observation import NUM_CARDS
 
-__all__ = ["NUM_CARDS", "feature_size", "features", "leaf_key"]
-
-#: cards in a bit set: 52 and the Joker (bit = the card's index)
-NUM_CARDS = 53
+__all__ = ["card_bits", "feature_size", "features", "leaf_key"]
 
 
 def feature_size(players: int) -> int:
@@ -86,6 +84,15 @@ def leaf_key(deal: Deal, me: int) -> tuple[int, ...]:
     )
 
 
+def card_bits(sets: np.ndarray) -> np.ndarray:
+    """The cards of bit sets, unpacked: a ``(B, K)`` integer array of bit sets (bit ``c`` = the
+    card of index ``c``) → a ``(B, K, 53)`` ``uint8`` array of 0 and 1 (the one unpacking of the
+    positions here and of the vector environment's card planes, :mod:`getaway.envs.vector`)."""
+    b, k = sets.shape
+    packed = np.ascontiguousarray(sets).astype("<u8", copy=False).view(np.uint8).reshape(b, k, 8)
+    return np.unpackbits(packed, axis=2, bitorder="little")[:, :, :NUM_CARDS]
+
+
 def features(keys: Sequence[tuple[int, ...]] | np.ndarray, players: int) -> np.ndarray:
     """The vectors of a batch of :func:`leaf_key` keys, all for ``players`` seats.
 
@@ -114,8 +121,7 @@ def features(keys: Sequence[tuple[int, ...]] | np.ndarray, players: int) -> np.n
         or int(small[:, 3].max()) >> 3
     ):
         raise ValueError(f"keys: a value out of range for {n} seats (not a leaf_key of {n} players)")
-    planes = np.ascontiguousarray(arr[:, : 2 * n + 1]).astype("<u8")
-    bits = np.unpackbits(planes.view(np.uint8).reshape(b, 2 * n + 1, 8), axis=2, bitorder="little")[:, :, :NUM_CARDS]
+    bits = card_bits(arr[:, : 2 * n + 1])
     out = np.zeros((b, feature_size(n)), dtype=np.float32)
     k = (2 * n + 1) * NUM_CARDS
     out[:, :k] = bits.reshape(b, k)

@@ -38,10 +38,8 @@ import click
 import numpy as np
 
 from ...core.deal import Deal
-from ...core.knowledge import Knowledge
 from ...core.rules import Rules
 from ...core.stats import wilson
-from ...core.view import player_view
 from .. import Bot, make_bot, play_deal
 from ..heuristic import HeuristicBot
 from ..styles import STYLES
@@ -69,21 +67,26 @@ def positions(
         ``(keys, labels)``: a :func:`leaf_key` per position and seat still playing, and 1.0 if
         that seat lost the deal, 0.0 if not (0.5 for all in a drawn deal: no loser).
     """
-    knowledge = [Knowledge.of(deal, s) for s in range(deal.players)]
     taken: list[tuple[int, tuple[int, ...]]] = []
     seen = -1
-    while not deal.is_over:
-        if not deal.trick and deal.tricks_played != seen:
+
+    def look(*_: object) -> None:  # before the first move and after each one
+        nonlocal seen
+        if not deal.is_over and not deal.trick and deal.tricks_played != seen:
             seen = deal.tricks_played
             if keep >= 1.0 or (pick is not None and pick.random() < keep):
-                taken += [(me, leaf_key(deal, me)) for me in range(deal.players) if not deal.out_mask >> me & 1]
-        seat = deal.to_act
-        assert seat is not None
-        view = player_view(deal, seat, knowledge[seat])
-        deal.apply(bots[seat].act(view, view.legal_actions, rng), seat)
+                taken.extend((me, leaf_key(deal, me)) for me in range(deal.players) if not deal.out_mask >> me & 1)
+
+    look()
+    play_deal(deal, bots, rng, look)
     assert deal.outcome is not None
     loser = deal.outcome.loser
     return [k for _, k in taken], [0.5 if loser is None else float(me == loser) for me, _ in taken]
+
+
+def _cross_entropy(z: np.ndarray, y: np.ndarray) -> float:
+    """Mean binary cross-entropy (nats) of logits ``z`` against labels ``y`` (0 to 1), without overflow."""
+    return float(np.mean(np.logaddexp(0.0, z) - y * z))
 
 
 @dataclass
@@ -177,8 +180,12 @@ class Trainer:
         self.reference: tuple[int, int] | None = None  # the evaluation of the expert without the model
         self.keys = np.zeros((0, 2 * settings.players + 5), dtype=np.uint64)
         self.labels = np.zeros(0, dtype=np.float32)
-        held = self.generate(settings.held_out_deals, np.random.default_rng([settings.seed, 1]))
-        self.held_x, self.held_y = features(held[0], settings.players), held[1]
+        self._held_out()
+
+    def _held_out(self) -> None:
+        """The held-out positions (fixed deals of their own generator: the same in a resumed run)."""
+        keys, self.held_y = self.generate(self.s.held_out_deals, np.random.default_rng([self.s.seed, 1]))
+        self.held_x = features(keys, self.s.players)
 
     # ------------------------------------------------------------------ data
 
@@ -211,8 +218,7 @@ class Trainer:
 
     def loss(self, x: np.ndarray, y: np.ndarray) -> float:
         """Mean binary cross-entropy (nats) of the model on ``x`` (features) and ``y`` (labels)."""
-        z = self.model.logits(x)
-        return float(np.mean(np.logaddexp(0.0, z) - y * z))
+        return _cross_entropy(self.model.logits(x), y)
 
     def _update(self, x: np.ndarray, y: np.ndarray) -> float:
         """One Adam step on a minibatch; returns its loss before the step."""
@@ -225,7 +231,7 @@ class Trainer:
                 h = np.maximum(h, 0.0)
             acts.append(h)
         z = acts[-1][:, 0]
-        loss = float(np.mean(np.logaddexp(0.0, z) - y * z))
+        loss = _cross_entropy(z, y)
         grad = ((1.0 / (1.0 + np.exp(-z)) - y) / len(y))[:, None].astype(np.float32)
         grads: list[np.ndarray] = []
         for i in range(len(layers) - 1, -1, -1):
@@ -354,8 +360,7 @@ class Trainer:
             raise
         except (*UNREADABLE, AttributeError, IndexError) as exc:
             raise ModelError(f"{path}: not a training checkpoint ({type(exc).__name__}: {exc})") from None
-        held = self.generate(settings.held_out_deals, np.random.default_rng([settings.seed, 1]))
-        self.held_x, self.held_y = features(held[0], settings.players), held[1]
+        self._held_out()
         return self
 
 
@@ -475,15 +480,16 @@ def main(
         rows = list(csv.DictReader(curve.open())) if resume and curve.exists() else []
         rows = [r for r in rows if int(r["step"]) <= trainer.step]
         for r in rows:
-            float(r["held_out_loss"]), float(r["expert_loss_rate"])
+            (
+                float(r["held_out_loss"]),
+                float(r["rollout_expert_loss_rate"]),
+                int(r["expert_losses"]),
+                int(r["expert_plays"]),
+            )
     except (ValueError, KeyError, TypeError, csv.Error) as exc:
         raise click.UsageError(
             f"{curve}: not a training curve ({type(exc).__name__}: {exc}); move it away to resume"
         ) from None
-    for r in rows:  # rows of a curve written before the counts and the reference were
-        plays = trainer.s.eval_deals * trainer.s.players
-        r.setdefault("expert_plays", str(plays))
-        r.setdefault("expert_losses", str(round(float(r["expert_loss_rate"]) * plays)))
     fields = [
         "step",
         "positions",
@@ -513,8 +519,6 @@ def main(
                 "rollout_expert_loss_rate": f"{trainer.reference[0] / trainer.reference[1]:.4f}",
                 "seconds": f"{time.perf_counter() - start:.1f}",  # since the run's first step
             }
-            for r in rows:
-                r.setdefault("rollout_expert_loss_rate", row["rollout_expert_loss_rate"])
             rows.append(row)
             trainer.seconds = time.perf_counter() - start
             trainer.save(folder)
