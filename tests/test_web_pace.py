@@ -113,7 +113,10 @@ async def _play(
 
 
 def test_a_finished_trick_lingers_before_a_bots_lead_with_takes_off():
-    got = asyncio.run(_play())
+    for _ in range(6):  # who wins the tricks is dealt (an unseeded shuffle): a deal with few bot leads, another
+        got = asyncio.run(_play())
+        if len(got["bot_leads"]) >= 3:
+            break
     assert len(got["bot_leads"]) >= 3, got
     assert set(got["bot_leads"]) == {HOLD}, got["bot_leads"]  # not the bot delay (0.7 s): 1.7 s
     assert set(got["bot_moves"]) == {DELAY}, got["bot_moves"]  # the other moves keep the bot delay
