@@ -3,6 +3,8 @@
 Rerun with::
 
     .venv/bin/python bench/web_rooms.py timing                # hard bots: time to move, by legal count
+    .venv/bin/python bench/web_rooms.py timing --level expert --profile classic --bot-delay 0 --workers 1
+                                                              # the learned leaf, in the bot pool
     .venv/bin/python bench/web_rooms.py starve                # 30 bot-only expert rooms + one human room
     .venv/bin/python bench/web_rooms.py starve --per-address 30 --max-bot-rooms 4   # 30 addresses
     .venv/bin/python bench/web_rooms.py reads                 # 4 readers of a 5,400-entry room + a live room
@@ -89,8 +91,10 @@ class HumanRoom:
         level: str = "medium",
         deals: int = 50,
         options: dict[str, Any] | None = None,
+        profile: str = "punjab",
     ) -> None:
         self.base = base
+        self.profile = profile
         self.options = options if options is not None else {"takes": "any"}
         self.bot_delay = bot_delay
         self.level = level
@@ -105,7 +109,7 @@ class HumanRoom:
         self.stop = False
 
     async def run(self, http: httpx.AsyncClient) -> None:
-        body = {"profile": "punjab", "players": 4, "deals": self.deals, "bot_level": self.level, "name": "Human"}
+        body = {"profile": self.profile, "players": 4, "deals": self.deals, "bot_level": self.level, "name": "Human"}
         body["options"] = self.options
         room = (await http.post("/api/rooms", json=body)).json()
         self.code = room["code"]
@@ -194,20 +198,22 @@ async def _bot_rooms(http: httpx.AsyncClient, n: int, level: str, players: int, 
 
 async def timing(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     from getaway.web.rooms import Room
+    from getaway.web.rooms.commands import logged
     from getaway.web.store import Store
 
     async with httpx.AsyncClient(base_url=server.base, timeout=60) as http:
-        rooms = [HumanRoom(server.base, args.bot_delay, i, args.level, args.deals) for i in range(args.rooms)]
+        rooms = [
+            HumanRoom(server.base, args.bot_delay, i, args.level, args.deals, profile=args.profile)
+            for i in range(args.rooms)
+        ]
         await asyncio.wait_for(asyncio.gather(*(r.run(http) for r in rooms)), args.timeout)
     arrivals = {r.code: r.arrivals for r in rooms}
     store = Store(f"sqlite:///{server.db}")
     groups: dict[str, list[float]] = {}
     for code, seen in arrivals.items():
         stored = store.load_room(code)
-        secret = getattr(stored, "secret", None)  # None: a room of an older server (--legacy)
-        room = Room(stored.code, stored.config, stored.seed, stored.host_hash, stored.created)
-        if secret is not None:
-            room = Room(stored.code, stored.config, stored.seed, stored.host_hash, stored.created, secret)
+        room = Room(stored.code, stored.config, stored.seed, stored.host_hash, stored.created, stored.secret)
+        room.replaying = True
         for entry in stored.log:
             if entry.kind == "act" and entry.payload["bot"]:
                 view = room.view(entry.payload["seat"])
@@ -216,7 +222,7 @@ async def timing(args: argparse.Namespace, server: Server) -> dict[str, Any]:
                 began, done = seen.get(entry.version - 1), seen.get(entry.version)
                 if began is not None and done is not None:
                     groups.setdefault(key, []).append(done - began)
-            room.apply(entry.kind, entry.payload, entry.time)
+            room.apply(logged(entry.kind, entry.payload), entry.time)
     store.close()
     return {"by_decision": {k: summary(v) for k, v in sorted(groups.items())}}
 
@@ -280,7 +286,7 @@ async def _lag_run(args: argparse.Namespace, server: Server) -> tuple[list[Human
         # takes off: a person's lead in a take window is held for the bot delay (docs/web.md "Takes"),
         # which is no latency of the server's
         rooms = [
-            HumanRoom(server.base, args.bot_delay, i, args.level, args.deals, {"takes": "off"})
+            HumanRoom(server.base, args.bot_delay, i, args.level, args.deals, {"takes": "off"}, args.profile)
             for i in range(args.rooms)
         ]
         tasks = [asyncio.create_task(r.run(http)) for r in rooms]
@@ -353,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("mode", choices=["timing", "starve", "reads", "lag"])
     parser.add_argument("--rooms", type=int, default=None, help="bot-only rooms (timing 4, starve 30)")
     parser.add_argument("--level", default=None, help="their bots' level (timing hard, starve expert)")
+    parser.add_argument("--profile", default="punjab", help="profile of the human rooms (timing, lag)")
     parser.add_argument("--players", type=int, default=8, help="seats of the starve mode's bot-only rooms")
     parser.add_argument("--deals", type=int, default=None, help="deals of the rooms (timing 3, starve 50)")
     parser.add_argument("--bot-delay", type=float, default=0.7, help="the server's bot delay, s (default 0.7)")
@@ -363,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entries", type=int, default=5400, help="log entries of the reads mode's long room")
     parser.add_argument("--readers", type=int, default=4, help="reading connections (reads)")
     parser.add_argument("--rate", type=float, default=8, help="requests per second per reader (reads)")
-    parser.add_argument("--workers", type=int, default=None, help="bot worker processes (lag; default cores - 1)")
+    parser.add_argument("--workers", type=int, default=None, help="bot worker processes (lag: default cores - 1; timing, starve: default threads)")
     parser.add_argument("--timeout", type=float, default=600, help="give up after this many seconds")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument(
@@ -396,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
             db, args.long_room = _long_room(Path(tmp), args.entries)
         if args.mode == "timing":
             settings["max_bot_rooms"] = settings["bot_rooms_per_address"] = max(args.rooms, args.max_bot_rooms)
+        if args.workers is not None:
+            settings["bot_workers"] = args.workers
         if args.legacy:
             settings = {"bot_delay": args.bot_delay}
         server = Server(db, free_port(), **settings)

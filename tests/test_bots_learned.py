@@ -194,6 +194,29 @@ def test_without_a_shipped_model_the_value_expert_plays_full_rollouts():
     assert ExpertBot(iterations=20, leaf="value").act(view, view.legal_actions, random.Random(5)) == rollouts
 
 
+def test_the_leaf_defaults_by_profile_and_the_expert_level_plays_the_value_at_classic():
+    from getaway.bots.expert import LEAF
+
+    classic, punjab = Rules.profile("classic"), Rules.profile("punjab")
+    assert LEAF["classic"] == "value" and LEAF["punjab"] == "rollout"
+    assert ExpertBot()._leaf(classic) == "value" and ExpertBot()._leaf(punjab) == "rollout"
+    assert ExpertBot(rollout="light")._leaf(classic) == "rollout"  # the hard level: light rollouts
+    assert ExpertBot(leaf="rollout")._leaf(classic) == "rollout"
+    assert ExpertBot(leaf="value")._leaf(punjab) == "value"
+    deal = Deal(classic, dealer=0, seed=9)
+    rng = random.Random(9)
+    while len(deal.legal_actions()) < 3:
+        deal.apply(rng.choice(deal.legal_actions()))
+    view = player_view(deal, deal.to_act)
+    spent = []
+    for spec in ("expert:iterations=40", "expert:leaf=value+iterations=40", "expert:leaf=rollout+iterations=40"):
+        bot = make_bot(spec)
+        losses, _ = bot.estimate(view, view.legal_actions, random.Random(4))
+        spent.append(losses)
+    # the expert level at classic is the value leaf, seed for seed; full rollouts score otherwise
+    assert spent[0] == spent[1] != spent[2]
+
+
 def test_truncated_empty_or_non_finite_model_files_are_refused_by_name(tmp_path):
     model = ValueModel.init(feature_size(4), (8,), np.random.default_rng(0), profile="punjab", players=4)
     model.save(tmp_path / "m.npz")

@@ -81,6 +81,14 @@ DEFAULT_ITERATIONS = 160
 #: holds every style to 5 %. docs/bots.md "A noisy opponent model at classic" has the runs.
 OPPONENT_NOISE: dict[str, float] = {"punjab": 0.0, "classic": 0.15}
 
+#: Per profile, the default leaf (``leaf``) of a search with heuristic rollouts: ``"value"`` where
+#: the shipped value network, on the same duplicate deals, beat full rollouts head to head. Classic
+#: 4p against three ISMCTS, 600 deals: 119 losses against 147, paired −0.19 a set (95 % CI −0.37
+#: to −0.01), in less time. At punjab the rollouts stay: against three heuristics the network lost
+#: 46 deals in 600 to their 39 (within luck, leaning against it). docs/bots.md "The learned
+#: evaluation (issue 27)" has the runs.
+LEAF: dict[str, str] = {"punjab": "rollout", "classic": "value"}
+
 
 def rebuild(
     view: PlayerView, world: World, seed: int, model: HeuristicBot | None = None, public: Knowledge | None = None
@@ -378,10 +386,12 @@ class ExpertBot:
             a random legal card at a card decision of a rollout instead of the heuristic's
             (robustness against opponents that do not play like the heuristic); ``None``: the
             profile's default (:data:`OPPONENT_NOISE`). The endgame search keeps the exact model.
-        leaf: ``"rollout"`` (play each world to the deal's end) or ``"value"`` (play it with the
+        leaf: ``"rollout"`` (play each world to the deal's end), ``"value"`` (play it with the
             heuristic to the end of the current trick and ``leaf_tricks`` more, then score the
             position with the learned value network, :mod:`getaway.bots.learned`; where no model
-            is shipped for the profile and player count, full rollouts). Needs ``rollout="heuristic"``.
+            is shipped for the profile and player count, full rollouts), or ``None``: the profile's
+            default (:data:`LEAF`) with ``rollout="heuristic"``, full rollouts with ``"light"``.
+            ``"value"`` needs ``rollout="heuristic"``.
             Another :class:`~getaway.bots.learned.ValueModel` than the shipped one (training,
             tests) is assigned to the bot's ``model`` attribute (it is not a setting).
         leaf_tricks: with ``leaf="value"``, the finished tricks after the current one before the
@@ -409,7 +419,7 @@ class ExpertBot:
         Setting("check_tricks", int, 0),
         Setting("budget", int, None, low=1, optional=True),
         Setting("opponent_noise", float, None, low=0.0, high=1.0, optional=True),
-        Setting("leaf", str, "rollout", choices=("rollout", "value")),
+        Setting("leaf", str, None, choices=("rollout", "value"), optional=True),
         Setting("leaf_tricks", int, 1, low=0),
     )
 
@@ -427,7 +437,7 @@ class ExpertBot:
         check_tricks: int = 0,
         budget: int | None = None,
         opponent_noise: float | None = None,
-        leaf: str = "rollout",
+        leaf: str | None = None,
         leaf_tricks: int = 1,
     ) -> None:
         if iterations < 1:
@@ -453,7 +463,7 @@ class ExpertBot:
         if rollout not in ("heuristic", "light"):
             raise ValueError(f"rollout: 'heuristic' or 'light', not {rollout!r}")
         self.rollout = rollout
-        if leaf not in ("rollout", "value"):
+        if leaf not in (None, "rollout", "value"):
             raise ValueError(f"leaf: 'rollout' or 'value', not {leaf!r}")
         if leaf == "value" and rollout != "heuristic":
             raise ValueError("leaf='value' needs rollout='heuristic'")
@@ -554,7 +564,7 @@ class ExpertBot:
             worlds_target = max(1, min(worlds_target, 24))
         worlds = 0
         failures = 0
-        value_model = self._value_model(view.rules, view.players) if self.leaf == "value" else None
+        value_model = self._value_model(view.rules, view.players) if self._leaf(view.rules) == "value" else None
         stop = view.tricks_played + 1 + self.leaf_tricks if value_model is not None else None
         pending: list[tuple[Action, tuple[int, ...]]] = []  # positions the value network scores, in one batch
         if value_model is not None:
@@ -673,6 +683,13 @@ class ExpertBot:
             target = me
         active = n - sum(view.got_away)
         return active > 2 and (view.hand_sizes[target] <= self.take_search_cards or view.hand_sizes[me] <= 3)
+
+    def _leaf(self, rules: Rules) -> str:
+        """The leaf of this bot's searches under ``rules``: ``leaf`` if set, else :data:`LEAF`
+        for the rules' profile with heuristic rollouts (full rollouts with light ones)."""
+        if self.leaf is not None:
+            return self.leaf
+        return LEAF.get(rules.profile, "rollout") if self.rollout == "heuristic" else "rollout"
 
     def _value_model(self, rules: Rules, players: int) -> ValueModel | None:
         """The value network for ``leaf="value"``: ``model`` if given, else the shipped one for the
