@@ -370,7 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entries", type=int, default=5400, help="log entries of the reads mode's long room")
     parser.add_argument("--readers", type=int, default=4, help="reading connections (reads)")
     parser.add_argument("--rate", type=float, default=8, help="requests per second per reader (reads)")
-    parser.add_argument("--workers", type=int, default=None, help="bot worker processes (lag: default cores - 1; timing, starve: default threads)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="bot worker processes (lag: default cores - 1; else threads)"
+    )
     parser.add_argument("--timeout", type=float, default=600, help="give up after this many seconds")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument(
